@@ -1,0 +1,161 @@
+# riot: one static binary from Debian's packages.
+#   make            build ./riot (runs `make deps` first)
+#   make check      build, then run every test (unit, integration, fuzz)
+#   make asan       build with ASan+UBSan into build/asan and run the tests
+#   make fuzz       run the log-reader fuzz target (FUZZ_SECONDS, default 60)
+#   make bench      benchmarks/ (riot against its peers)
+#   make demo       the main job on the bundled workload
+#   make install    PREFIX=/usr/local
+#   V=1             show full commands
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BUILD     ?= build
+CC        ?= cc
+ifeq ($(origin CC),default)
+CC        := gcc
+endif
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+ARCH      := x86
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# Debian packages the build, the tests and the demo need.
+DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
+	liburing-dev libsqlite3-dev libclang-rt-14-dev linux-perf file python3 \
+	xfsprogs btrfs-progs tar git strace chromium
+
+WARN      := -Wall -Wextra -Werror -Wno-unused-parameter
+CFLAGS    ?= -O2 -g
+URING_VER := $(shell dpkg-query -W -f='$${Version}' liburing-dev 2>/dev/null)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -I$(BUILD) -I. \
+	-DRIOT_VERSION='"$(VERSION)"' -DRIOT_LIBURING_VERSION='"$(URING_VER)"' -D_GNU_SOURCE
+LIBS      := -lbpf -lelf -lz -lzstd -luring -lsqlite3 -lpthread -lm -ldl
+STATIC    ?= -static
+
+# Every .c in these folders is part of the program; riot.c is main().
+SRC_DIRS  := lib formats model capture replay report inspect
+LIB_SRCS  := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
+LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+TOOL_SRCS := $(sort $(wildcard tests/bin/*.c))
+TOOL_BINS := $(patsubst tests/bin/%.c,$(BUILD)/bin/%,$(TOOL_SRCS))
+HDRS      := $(wildcard */*.h) bpf/syscalls.def
+
+.PHONY: all deps check test asan fuzz bench demo install clean tools
+all: deps riot tools
+
+# Installs what is missing, and does nothing when all is there.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "  DEPS    installing:$$missing"; \
+		if [ "$$(id -u)" != 0 ]; then echo "make deps: need root to install:$$missing" >&2; exit 1; fi; \
+		apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null || exit 1; \
+	fi
+
+riot: $(BUILD)/riot
+	$(Q)cp $< $@
+
+$(BUILD)/riot: $(BUILD)/obj/riot.o $(BUILD)/libriot.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(STATIC) -o $@ $^ $(LIBS)
+
+$(BUILD)/libriot.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c $(HDRS) $(BPF_SKELS) | $(BUILD)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# report/schema.sql, embedded as a C string literal (report/db.c).
+$(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q){ echo 'static const char report_schema_sql[] ='; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
+		echo ';'; } > $@
+$(BUILD)/obj/report/db.o: $(BUILD)/report_schema.h
+
+# BPF: compiled against the committed vmlinux.h, embedded by a skeleton.
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/syscalls.def | $(BUILD)
+	$(call msg,BPF,$<)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+		-Wno-unused-function -I bpf -c $< -o $@
+	$(Q)llvm-strip -g $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+$(BUILD):
+	$(Q)mkdir -p $(BUILD)
+
+# Test programs and tools link the same library as riot.
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libriot.a
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS)
+
+$(BUILD)/bin/%: tests/bin/%.c $(BUILD)/libriot.a
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS) -lpthread
+
+tools: $(UNIT_BINS) $(TOOL_BINS)
+
+# Sanitizer builds cannot be static: a second tree under build/asan.
+ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined
+check: all
+	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin TESTS=$(CURDIR)/$(BUILD)/tests \
+		FUZZ_SECONDS=$${FUZZ_SECONDS:-20} MAKE_FUZZ="$(MAKE) --no-print-directory fuzz" \
+		bash tests/run.sh
+
+asan: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan STATIC= CFLAGS="$(ASAN_FLAGS)" \
+		build/asan/riot build/asan/libriot.a \
+		$(patsubst $(BUILD)/%,build/asan/%,$(UNIT_BINS) $(TOOL_BINS))
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		RIOT=$(CURDIR)/build/asan/riot BIN=$(CURDIR)/build/asan/bin \
+		TESTS=$(CURDIR)/build/asan/tests NO_FUZZ=1 bash tests/run.sh
+
+# libFuzzer target for the log reader; clang's runtime from libclang-rt-14-dev.
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS := $(wildcard formats/*.c lib/*.c)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(HDRS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
+		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) -lzstd -lz -lpthread
+fuzz: deps $(BUILD)/fuzz/fuzz_reader $(BUILD)/bin/genlog
+	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
+
+bench: all
+	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin bash benchmarks/run.sh
+
+demo: all
+	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin bash scripts/demo.sh
+
+install: riot
+	install -D -m 0755 riot $(DESTDIR)$(PREFIX)/bin/riot
+
+clean:
+	rm -rf build riot

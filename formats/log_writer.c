@@ -1,0 +1,693 @@
+/* formats/log_writer.c: writes a .riot log (FORMAT.md): header, then
+ * self-contained columnar blocks, each compressed and written with one
+ * write(), then the end record. */
+#include "log.h"
+#include "log_codec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define NSTREAMS	(STREAM_FIELD0 + F_KNOWN)
+#define STR_SLOTS	(2 * BLK_STR_MAX)	/* open addressing, load <= 1/2 */
+
+struct str_entry {
+	uint32_t hash;
+	uint32_t off, len;	/* in the blob stream */
+	bool truncated;
+};
+
+/* One record on its way into the streams. */
+struct rec_enc {
+	uint8_t type;
+	uint64_t mask;
+	uint64_t v[F_KNOWN];
+	const void *blob;
+};
+
+struct riot_writer {
+	int fd;
+	int err;		/* sticky: the first failure */
+	int level;
+	size_t block_bytes;
+	bool sync;
+	ZSTD_CCtx *zc;
+
+	/* the open block */
+	struct bytes st[NSTREAMS];
+	size_t raw_len;		/* sum of stream lengths */
+	uint32_t nrec;
+	bool have_t;
+	uint64_t first_t;
+	struct log_pred pred;
+	struct str_entry *strs;
+	uint32_t nstr;
+	uint32_t *slots;	/* index + 1 into strs, 0: free */
+
+	struct bytes out;	/* the framed block being written */
+	uint64_t bytes_ok;	/* file length up to the last complete block */
+	uint64_t blocks;
+	uint64_t counts[LOG_TYPES_MAX];
+	uint64_t syscalls[RIOT_SYS_COUNT];
+	uint64_t drops;
+	uint64_t t_last;
+};
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Appends at the end of the log; on failure cuts the file back to the last
+ * complete block so it stays readable, and the writer stays failed. */
+static int append_frame(struct riot_writer *w, const uint8_t *p, size_t n)
+{
+	int rc = write_all(w->fd, p, n);
+
+	if (rc) {
+		if (ftruncate(w->fd, (off_t)w->bytes_ok) == 0)
+			lseek(w->fd, (off_t)w->bytes_ok, SEEK_SET);
+		w->err = rc;
+		return rc;
+	}
+	w->bytes_ok += n;
+	if (w->sync && fdatasync(w->fd) < 0) {
+		w->err = -errno;
+		return w->err;
+	}
+	return 0;
+}
+
+/* ---- header ---- */
+
+static int put_tlv_str(struct bytes *b, unsigned key, const char *s)
+{
+	if (!s)
+		return 0;
+	size_t n = strlen(s);
+	int rc = put_varint(b, key);
+	if (!rc)
+		rc = put_varint(b, n);
+	if (!rc)
+		rc = put_mem(b, s, n);
+	return rc;
+}
+
+static int put_tlv_u64(struct bytes *b, unsigned key, uint64_t v)
+{
+	uint8_t tmp[10];
+	struct bytes val = { .p = tmp, .len = 0, .cap = sizeof(tmp) };
+
+	put_varint_raw(&val, v);
+	int rc = put_varint(b, key);
+	if (!rc)
+		rc = put_varint(b, val.len);
+	if (!rc)
+		rc = put_mem(b, tmp, val.len);
+	return rc;
+}
+
+static int header_payload(struct bytes *b, const struct riot_log_header *h)
+{
+	int rc = 0;
+
+	rc = rc ? rc : put_tlv_str(b, TLV_HOST, h->host);
+	rc = rc ? rc : put_tlv_str(b, TLV_KERNEL, h->kernel);
+	rc = rc ? rc : put_tlv_str(b, TLV_ARCH, h->arch);
+	rc = rc ? rc : put_tlv_str(b, TLV_RIOT_VERSION, h->riot_version);
+	rc = rc ? rc : put_tlv_str(b, TLV_CMDLINE, h->cmdline);
+	rc = rc ? rc : put_tlv_str(b, TLV_OPTIONS, h->options);
+	rc = rc ? rc : put_tlv_str(b, TLV_TARGET, h->target);
+	rc = rc ? rc : put_tlv_u64(b, TLV_BOOT_TO_WALL, zz_enc(h->boot_to_wall_ns));
+	rc = rc ? rc : put_tlv_u64(b, TLV_START_T, h->start_t);
+	return rc;
+}
+
+static int write_header(struct riot_writer *w, const struct riot_log_header *h)
+{
+	struct bytes payload = { 0 };
+	int rc = header_payload(&payload, h);
+
+	if (!rc && payload.len > LOG_HDR_PAYLOAD_MAX)
+		rc = -E2BIG;
+	if (!rc)
+		rc = bytes_reserve(&w->out, LOG_HDR_FIXED + payload.len + 4);
+	if (!rc) {
+		uint8_t *p = w->out.p;
+		memcpy(p, LOG_MAGIC, LOG_MAGIC_LEN);
+		put_le16(p + 8, RIOT_FMT_MAJOR);
+		put_le16(p + 10, RIOT_FMT_MINOR);
+		put_le32(p + 12, (uint32_t)payload.len);
+		if (payload.len)
+			memcpy(p + LOG_HDR_FIXED, payload.p, payload.len);
+		size_t n = LOG_HDR_FIXED + payload.len;
+		put_le32(p + n, (uint32_t)crc32(0, p, (uInt)n));
+		rc = append_frame(w, p, n + 4);
+	}
+	free(payload.p);
+	return rc;
+}
+
+/* ---- blocks ---- */
+
+static void block_reset(struct riot_writer *w)
+{
+	for (unsigned i = 0; i < NSTREAMS; i++)
+		w->st[i].len = 0;
+	w->raw_len = 0;
+	w->nrec = 0;
+	w->have_t = false;
+	w->first_t = 0;
+	pred_reset(&w->pred, 0);
+	if (w->nstr)
+		memset(w->slots, 0, STR_SLOTS * sizeof(*w->slots));
+	w->nstr = 0;
+}
+
+/* Stream directory, then the streams: the raw block payload, compressed
+ * as one zstd frame into dst. A flush at the end of each large stream starts
+ * a new zstd block there, so each such stream gets its own entropy tables
+ * (mixing the statistics of time deltas and, say, masks costs ~8 %). */
+#define STREAM_OWN_BLOCK 1024
+
+static size_t block_compress(struct riot_writer *w, uint8_t *dst, size_t cap,
+			     size_t *raw_len)
+{
+	uint8_t dir[10 * (NSTREAMS + 1)];
+	struct bytes d = { .p = dir, .len = 0, .cap = sizeof(dir) };
+	ZSTD_outBuffer out = { dst, cap, 0 };
+	size_t rc;
+
+	put_varint_raw(&d, NSTREAMS);
+	for (unsigned i = 0; i < NSTREAMS; i++)
+		put_varint_raw(&d, w->st[i].len);
+	*raw_len = d.len + w->raw_len;
+	ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
+	rc = ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->level);
+	if (!ZSTD_isError(rc))
+		rc = ZSTD_CCtx_setPledgedSrcSize(w->zc, *raw_len);
+	for (unsigned i = 0; !ZSTD_isError(rc) && i <= NSTREAMS; i++) {
+		const struct bytes *b = i == 0 ? &d : &w->st[i - 1];
+		ZSTD_inBuffer in = { b->p, b->len, 0 };
+		bool last = i == NSTREAMS;
+		ZSTD_EndDirective mode = last ? ZSTD_e_end :
+			b->len >= STREAM_OWN_BLOCK ? ZSTD_e_flush : ZSTD_e_continue;
+		do {
+			rc = ZSTD_compressStream2(w->zc, &out, &in, mode);
+		} while (!ZSTD_isError(rc) && (in.pos < in.size || (mode != ZSTD_e_continue && rc)));
+	}
+	return ZSTD_isError(rc) ? rc : out.pos;
+}
+
+static int block_write(struct riot_writer *w)
+{
+	size_t raw_len, bound = ZSTD_compressBound(w->raw_len + 10 * (NSTREAMS + 1)) +
+				 NSTREAMS * 8;
+	int rc;
+
+	w->out.len = 0;
+	rc = bytes_reserve(&w->out, BLK_HDR_SIZE + bound);
+	if (rc)
+		goto out;
+	uint8_t *h = w->out.p;
+	size_t clen = block_compress(w, h + BLK_HDR_SIZE, bound, &raw_len);
+	if (ZSTD_isError(clen)) {
+		rc = -EIO;
+		goto out;
+	}
+	memcpy(h, BLK_MAGIC, FRAME_MAGIC_LEN);
+	put_le32(h + 4, (uint32_t)clen);
+	put_le32(h + 8, (uint32_t)raw_len);
+	put_le32(h + 12, w->nrec);
+	put_le64(h + 16, w->first_t);
+	put_le32(h + 24, (uint32_t)crc32(0, h + BLK_HDR_SIZE, (uInt)clen));
+	put_le32(h + 28, (uint32_t)crc32(0, h, BLK_HDR_CRC_OFF));
+	rc = append_frame(w, h, BLK_HDR_SIZE + clen);
+	if (!rc)
+		w->blocks++;
+out:
+	if (rc && !w->err)
+		w->err = rc;
+	return rc;
+}
+
+int riot_writer_flush(struct riot_writer *w)
+{
+	if (w->err)
+		return w->err;
+	if (w->nrec == 0)
+		return 0;
+	int rc = block_write(w);
+	block_reset(w);
+	return rc;
+}
+
+/* ---- records ---- */
+
+static int rec_emit(struct riot_writer *w, const struct rec_enc *e)
+{
+	size_t before = 0, after = 0;
+	uint64_t m = e->mask;
+	int rc;
+
+	for (unsigned i = 0; i < NSTREAMS; i++)
+		before += w->st[i].len;
+	rc = put_varint(&w->st[STREAM_TYPE], e->type);
+	if (!rc)
+		rc = put_varint(&w->st[STREAM_MASK], e->mask);
+	while (!rc && m) {
+		unsigned k = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		rc = put_varint(&w->st[STREAM_FIELD0 + k], e->v[k]);
+	}
+	if (!rc && (e->mask & (1ull << F_BLOB)))
+		rc = put_mem(&w->st[STREAM_BLOB], e->blob, e->v[F_BLOB]);
+	if (rc) {
+		w->err = rc;
+		return rc;
+	}
+	for (unsigned i = 0; i < NSTREAMS; i++)
+		after += w->st[i].len;
+	w->raw_len += after - before;
+	w->nrec++;
+	w->counts[e->type]++;
+	return 0;
+}
+
+static void set(struct rec_enc *e, unsigned k, uint64_t v)
+{
+	e->mask |= 1ull << k;
+	e->v[k] = v;
+}
+
+/* Fields outside a syscall's fixed set are written only when not 0: an
+ * absent field reads as encoded 0, so this is lossless. */
+static void set_nz(struct rec_enc *e, unsigned k, uint64_t v)
+{
+	if (v)
+		set(e, k, v);
+}
+
+/* Time fields of a record of thread `key` (what goes in field 4). F_TIME is
+ * always written so the reader runs the time predictor on this record too
+ * (it skips records with none of fields 1, 2, 4). */
+static struct task_slot *enc_time(struct riot_writer *w, struct rec_enc *e,
+				  uint64_t key, uint64_t t, uint64_t dur, bool always)
+{
+	if (!w->have_t) {
+		w->have_t = true;
+		w->first_t = t;
+		w->pred.prev_end = t;
+	}
+	struct task_slot *ts = pred_task(&w->pred, key);
+	set(e, F_TIME, zz_diff(t, ts->end));
+	if (always)
+		set(e, F_DUR, dur);
+	else
+		set_nz(e, F_DUR, dur);
+	pred_task_end(&w->pred, ts, t + dur);
+	if (t + dur > w->t_last)
+		w->t_last = t + dur;
+	return ts;
+}
+
+static uint32_t str_hash(const char *s, size_t n, bool truncated)
+{
+	uint32_t h = 2166136261u ^ (truncated ? 0x9e3779b9u : 0);
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+/* The id of s in this block, emitting its STRING record on first use. The
+ * caller has made sure the table has room. */
+static int intern(struct riot_writer *w, const struct riot_str *s, uint64_t *id)
+{
+	size_t n = strnlen(s->s, STR_MAX + 1);
+	bool truncated = s->truncated || n > STR_MAX;
+
+	if (n > STR_MAX)
+		n = STR_MAX;
+	uint32_t h = str_hash(s->s, n, truncated);
+	uint32_t i = h % STR_SLOTS;
+	for (; w->slots[i]; i = (i + 1) % STR_SLOTS) {
+		const struct str_entry *e = &w->strs[w->slots[i] - 1];
+		if (e->hash == h && e->len == n && e->truncated == truncated &&
+		    memcmp(w->st[STREAM_BLOB].p + e->off, s->s, n) == 0) {
+			*id = w->slots[i] - 1;
+			return 0;
+		}
+	}
+	struct rec_enc r = { .type = RIOT_REC_STRING, .blob = s->s };
+	set_nz(&r, F_BLOB, n);
+	set_nz(&r, F_KIND, truncated ? STRING_TRUNCATED : 0);
+	uint32_t off = (uint32_t)w->st[STREAM_BLOB].len;
+	int rc = rec_emit(w, &r);
+	if (rc)
+		return rc;
+	w->strs[w->nstr] = (struct str_entry){ h, off, (uint32_t)n, truncated };
+	w->slots[i] = ++w->nstr;
+	*id = w->nstr - 1;
+	return 0;
+}
+
+/* A string field: present iff the string is. */
+static int set_str(struct riot_writer *w, struct rec_enc *e, unsigned k,
+		   const struct riot_str *s)
+{
+	uint64_t id;
+	int rc;
+
+	if (!s->s)
+		return 0;
+	rc = intern(w, s, &id);
+	if (!rc)
+		set(e, k, id);
+	return rc;
+}
+
+static uint64_t sc_value(const struct riot_syscall *sc, unsigned field)
+{
+	switch (field) {
+	case F_FD2: return zz_enc(sc->fd2);
+	case F_DIRFD: return zz_enc(sc->dirfd);
+	case F_DIRFD2: return zz_enc(sc->dirfd2);
+	case F_OFF2: return sc->off2;
+	case F_FLAGS: return sc->flags;
+	case F_MODE: return sc->mode;
+	case F_CMD: return sc->cmd;
+	case F_ARG: return sc->arg;
+	case F_IOVCNT: return sc->iovcnt;
+	case F_UID: return sc->uid;
+	case F_GID: return sc->gid;
+	case F_SIZE: return sc->size;
+	case F_FTYPE: return sc->ftype;
+	case F_INO: return sc->ino;
+	case F_DEV: return sc->dev;
+	case F_CREATED: return sc->created;
+	}
+	return 0;	/* the predicted fields are encoded by enc_predicted() */
+}
+
+/* pid, fd, count, ret and off: stored as errors of their predictions. */
+static void enc_predicted(struct riot_writer *w, const struct riot_syscall *sc,
+			  struct task_slot *ts, struct rec_enc *e)
+{
+	uint32_t has = sc->has;
+	struct file_slot *fs = NULL;
+
+	set(e, F_PID, zz_diff(sc->pid, ts->pid));
+	ts->pid = sc->pid;
+	if (has & RIOT_HAS_FD) {
+		set(e, F_FD, zz_enc((int64_t)sc->fd - ts->fd));
+		ts->fd = sc->fd;
+		if (has & (RIOT_HAS_OFF | RIOT_HAS_COUNT))
+			fs = pred_file(&w->pred, sc->pid, sc->fd);
+	}
+	if (has & RIOT_HAS_COUNT)
+		set(e, F_COUNT, zz_diff(sc->count, fs ? fs->count : 0));
+	set(e, F_RET, zz_diff((uint64_t)sc->ret, (has & RIOT_HAS_COUNT) ? sc->count : 0));
+	if (has & RIOT_HAS_OFF)
+		set(e, F_OFF, zz_diff(sc->off, fs ? fs->next : 0));
+	if (fs && (has & RIOT_HAS_OFF))
+		fs->next = sc->off + (sc->ret > 0 ? (uint64_t)sc->ret : 0);
+	if (fs && (has & RIOT_HAS_COUNT))
+		fs->count = sc->count;
+}
+
+static const uint32_t sc_predicted = RIOT_HAS_FD | RIOT_HAS_PATH | RIOT_HAS_PATH2 |
+				     RIOT_HAS_OFF | RIOT_HAS_COUNT;
+
+static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
+		       struct rec_enc *e)
+{
+	struct riot_syscall c = *sc;
+	int rc = 0;
+
+	c.has &= SC_HAS_ALL;
+	if (c.sys >= RIOT_SYS_COUNT)
+		return -EINVAL;
+	if (((c.has & RIOT_HAS_PATH) && !c.path.s) ||
+	    ((c.has & RIOT_HAS_PATH2) && !c.path2.s))
+		return -EINVAL;
+	if (c.has & RIOT_HAS_PATH)
+		rc = set_str(w, e, F_PATH, &c.path);
+	if (!rc && (c.has & RIOT_HAS_PATH2))
+		rc = set_str(w, e, F_PATH2, &c.path2);
+	if (rc)
+		return rc;
+	struct task_slot *ts = enc_time(w, e, c.tid, c.t, c.dur, true);
+	set(e, F_KIND, c.sys);
+	set(e, F_TID, c.tid);
+	enc_predicted(w, &c, ts, e);
+	for (unsigned f = F_FD; f < F_KNOWN; f++) {
+		uint32_t bit = 1u << (f - SC_HAS_SHIFT);
+		if ((c.has & bit) && !(sc_predicted & bit))
+			set(e, f, sc_value(&c, f));
+	}
+	w->syscalls[c.sys]++;
+	return 0;
+}
+
+static int enc_proc(struct riot_writer *w, const struct riot_proc *p,
+		    struct rec_enc *e)
+{
+	int rc = set_str(w, e, F_PATH, &p->path);
+
+	if (!rc)
+		rc = set_str(w, e, F_PATH2, &p->comm);
+	if (rc)
+		return rc;
+	enc_time(w, e, p->tid, p->t, 0, false);
+	set_nz(e, F_KIND, p->kind);
+	set_nz(e, F_TID, p->tid);
+	set_nz(e, F_PID, zz_diff(p->pid, p->tid));
+	set_nz(e, F_RET, zz_enc(p->exit_code));
+	set_nz(e, F_FD, p->child_tid);
+	set_nz(e, F_FD2, zz_diff(p->child_pid, p->child_tid));
+	set_nz(e, F_FLAGS, p->clone_flags);
+	return 0;
+}
+
+static int enc_snap_proc(struct riot_writer *w, const struct riot_snap_proc *p,
+			 struct rec_enc *e)
+{
+	int rc = set_str(w, e, F_PATH, &p->cwd);
+
+	if (!rc)
+		rc = set_str(w, e, F_PATH2, &p->comm);
+	if (rc)
+		return rc;
+	enc_time(w, e, p->pid, p->t, 0, false);
+	set_nz(e, F_TID, p->pid);
+	set_nz(e, F_PID, zz_diff(p->ppid, p->pid));
+	return 0;
+}
+
+static int enc_snap_fd(struct riot_writer *w, const struct riot_snap_fd *f,
+		       struct rec_enc *e)
+{
+	int rc = set_str(w, e, F_PATH, &f->path);
+
+	if (rc)
+		return rc;
+	enc_time(w, e, f->pid, f->t, 0, false);
+	set_nz(e, F_TID, f->pid);
+	set_nz(e, F_FD, zz_enc(f->fd));
+	set_nz(e, F_FLAGS, f->flags);
+	set_nz(e, F_OFF, f->pos);
+	set_nz(e, F_SIZE, f->size);
+	set_nz(e, F_FTYPE, f->ftype);
+	set_nz(e, F_INO, f->ino);
+	set_nz(e, F_DEV, f->dev);
+	return 0;
+}
+
+static void enc_drop(struct riot_writer *w, const struct riot_drop *d,
+		     struct rec_enc *e)
+{
+	enc_time(w, e, 0, d->t_first, d->t_last - d->t_first, false);
+	set_nz(e, F_KIND, d->cpu);
+	set_nz(e, F_COUNT, d->count);
+	w->drops += d->count;
+}
+
+int riot_writer_add(struct riot_writer *w, const struct riot_rec *r)
+{
+	struct rec_enc e;
+	int rc;
+
+	if (w->err)
+		return w->err;
+	if (r->type == RIOT_REC_STRING || r->type == 0 || r->type >= RIOT_REC_TYPE_MAX)
+		return -EINVAL;
+	/* A record defines at most two strings; they and it share a block. */
+	if (w->nstr + 2 > BLK_STR_MAX && (rc = riot_writer_flush(w)))
+		return rc;
+	e.type = r->type;
+	e.mask = 0;
+	switch (r->type) {
+	case RIOT_REC_SYSCALL:
+		rc = enc_syscall(w, &r->sc, &e);
+		break;
+	case RIOT_REC_PROC:
+		rc = enc_proc(w, &r->proc, &e);
+		break;
+	case RIOT_REC_SNAP_PROC:
+		rc = enc_snap_proc(w, &r->sproc, &e);
+		break;
+	case RIOT_REC_SNAP_FD:
+		rc = enc_snap_fd(w, &r->sfd, &e);
+		break;
+	default:
+		enc_drop(w, &r->drop, &e);
+		rc = 0;
+		break;
+	}
+	if (!rc)
+		rc = rec_emit(w, &e);
+	if (rc)
+		return rc;
+	if (w->raw_len >= w->block_bytes)
+		return riot_writer_flush(w);
+	return 0;
+}
+
+/* ---- lifecycle ---- */
+
+static void writer_free(struct riot_writer *w)
+{
+	for (unsigned i = 0; i < NSTREAMS; i++)
+		free(w->st[i].p);
+	free(w->out.p);
+	free(w->strs);
+	free(w->slots);
+	ZSTD_freeCCtx(w->zc);
+	free(w);
+}
+
+struct riot_writer *riot_writer_open(const char *path,
+				     const struct riot_log_header *h,
+				     const struct riot_writer_opts *o)
+{
+	struct riot_writer *w = calloc(1, sizeof(*w));
+	int rc = -ENOMEM;
+
+	if (!w)
+		return NULL;
+	w->fd = -1;
+	w->level = o && o->zstd_level ? o->zstd_level : 3;
+	w->block_bytes = o && o->block_bytes ? o->block_bytes : BLK_BYTES_DEFAULT;
+	if (w->block_bytes > BLK_BYTES_MAX)
+		w->block_bytes = BLK_BYTES_MAX;
+	w->sync = o && o->sync;
+	w->zc = ZSTD_createCCtx();
+	w->strs = calloc(BLK_STR_MAX, sizeof(*w->strs));
+	w->slots = calloc(STR_SLOTS, sizeof(*w->slots));
+	if (!w->zc || !w->strs || !w->slots)
+		goto fail;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	block_reset(w);
+	rc = write_header(w, h);
+	if (rc) {
+		close(w->fd);
+		unlink(path);
+		w->fd = -1;
+		goto fail;
+	}
+	return w;
+fail:
+	if (w->fd >= 0)
+		close(w->fd);
+	writer_free(w);
+	errno = -rc;
+	return NULL;
+}
+
+/* The end record: a frame header like a block's (magic REND, payload
+ * stored uncompressed), then the totals. */
+static int write_end(struct riot_writer *w)
+{
+	struct bytes b = { 0 };
+	int rc = bytes_reserve(&b, BLK_HDR_SIZE);
+
+	if (rc)
+		return rc;
+	memset(b.p, 0, BLK_HDR_SIZE);
+	b.len = BLK_HDR_SIZE;
+	rc = rc ? rc : put_varint(&b, END_FLAG_CLEAN);
+	rc = rc ? rc : put_varint(&b, w->blocks);
+	rc = rc ? rc : put_varint(&b, w->t_last);
+	rc = rc ? rc : put_varint(&b, w->drops);
+	rc = rc ? rc : put_varint(&b, RIOT_REC_TYPE_MAX);
+	for (unsigned i = 0; !rc && i < RIOT_REC_TYPE_MAX; i++)
+		rc = put_varint(&b, w->counts[i]);
+	rc = rc ? rc : put_varint(&b, RIOT_SYS_COUNT);
+	for (unsigned i = 0; !rc && i < RIOT_SYS_COUNT; i++)
+		rc = put_varint(&b, w->syscalls[i]);
+	if (!rc) {
+		uint32_t len = (uint32_t)(b.len - BLK_HDR_SIZE);
+		memcpy(b.p, END_MAGIC, FRAME_MAGIC_LEN);
+		put_le32(b.p + 4, len);
+		put_le32(b.p + 8, len);
+		put_le32(b.p + 24, (uint32_t)crc32(0, b.p + BLK_HDR_SIZE, len));
+		put_le32(b.p + 28, (uint32_t)crc32(0, b.p, BLK_HDR_CRC_OFF));
+		rc = append_frame(w, b.p, b.len);
+	}
+	free(b.p);
+	return rc;
+}
+
+int riot_writer_close(struct riot_writer *w)
+{
+	int rc = riot_writer_flush(w);
+
+	if (!rc)
+		rc = write_end(w);
+	if (!rc && w->sync && fdatasync(w->fd) < 0)
+		rc = -errno;
+	if (close(w->fd) < 0 && !rc)
+		rc = -errno;
+	writer_free(w);
+	return rc;
+}
+
+void riot_writer_abort(struct riot_writer *w)
+{
+	if (!w)
+		return;
+	riot_writer_flush(w);
+	close(w->fd);
+	writer_free(w);
+}
+
+uint64_t riot_writer_bytes(const struct riot_writer *w)
+{
+	return w->bytes_ok;
+}
+
+uint64_t riot_writer_count(const struct riot_writer *w, unsigned type)
+{
+	return type < LOG_TYPES_MAX ? w->counts[type] : 0;
+}

@@ -1,0 +1,64 @@
+/* formats/syscalls.c: names, classes and argument roles of the syscalls
+ * riot records, all derived from bpf/syscalls.def so the table has one
+ * source. */
+#include "log.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const struct riot_sys_info sys_table[RIOT_SYS_COUNT] = {
+#define RIOT_SYSCALL(name_, nr_, cls_, fl_, a0, a1, a2, a3, a4, a5) \
+	[RIOT_SYS_##name_] = { \
+		.name = #name_, \
+		.nr = nr_, \
+		.cls = RIOT_CLASS_##cls_, \
+		.flags = fl_, \
+		.args = { RIOT_ARG_##a0, RIOT_ARG_##a1, RIOT_ARG_##a2, \
+			  RIOT_ARG_##a3, RIOT_ARG_##a4, RIOT_ARG_##a5 }, \
+	},
+#include "../bpf/syscalls.def"
+#undef RIOT_SYSCALL
+};
+
+/* Indexed by enum riot_class; the names reports and --json print. */
+static const char *const class_names[RIOT_CLASS_COUNT] = {
+	[RIOT_CLASS_DATA_READ] = "data_read",
+	[RIOT_CLASS_DATA_WRITE] = "data_write",
+	[RIOT_CLASS_DATA_COPY] = "data_copy",
+	[RIOT_CLASS_OPEN] = "open",
+	[RIOT_CLASS_FD] = "fd",
+	[RIOT_CLASS_STAT] = "stat",
+	[RIOT_CLASS_DIR] = "dir",
+	[RIOT_CLASS_NAMESPACE] = "namespace",
+	[RIOT_CLASS_SYNC] = "sync",
+	[RIOT_CLASS_CWD] = "cwd",
+	[RIOT_CLASS_ATTR] = "attr",
+	[RIOT_CLASS_XATTR] = "xattr",
+	[RIOT_CLASS_MMAP] = "mmap",
+	[RIOT_CLASS_ASYNC] = "async",
+	[RIOT_CLASS_PROC] = "proc",
+};
+
+const struct riot_sys_info *riot_sys_info(unsigned sys)
+{
+	if (sys >= RIOT_SYS_COUNT)
+		return NULL;
+	return &sys_table[sys];
+}
+
+int riot_sys_by_name(const char *name)
+{
+	if (!name)
+		return -ENOENT;
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++)
+		if (strcmp(sys_table[i].name, name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+const char *riot_class_name(unsigned cls)
+{
+	if (cls >= RIOT_CLASS_COUNT || !class_names[cls])
+		return "unknown";
+	return class_names[cls];
+}

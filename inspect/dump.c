@@ -1,0 +1,294 @@
+/* inspect/dump.c: `riot dump FILE [--format text|csv|jsonl] [--limit N]`.
+ *
+ * One line per record, every field present, times in ns from the start of
+ * the capture. Syscall records also show what model/ resolved: absolute
+ * paths and file object ids beside the raw fds and paths. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+#include "formats/log.h"
+#include "inspect.h"
+#include "lib/cli.h"
+#include "model/model.h"
+
+const char cmd_dump_help[] =
+	"Usage: riot dump FILE [--format text|csv|jsonl] [--limit N]\n"
+	"\n"
+	"Prints one line per record of a .riot log with every field that is\n"
+	"present. Times (t) are ns since the start of the capture; dur is ns.\n"
+	"Syscall records carry the fields as captured (fd, path_raw, ...) and as\n"
+	"resolved by riot's model: path (absolute, normalised; for fd-based calls\n"
+	"the path of the file the fd refers to) and file (the id of the open file\n"
+	"description). String records show how the log interns paths.\n"
+	"\n"
+	"  --format F   text (default), csv (one header row, fixed columns) or\n"
+	"               jsonl (one JSON object per line)\n"
+	"  --limit N    stop after N records\n";
+
+struct dump {
+	struct emitter e;
+	uint64_t t0;		/* capture start: times are shown from here */
+	struct model *model;
+};
+
+static uint64_t rel(const struct dump *d, uint64_t t)
+{
+	return t >= d->t0 ? t - d->t0 : 0;
+}
+
+static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
+				const struct model_op *op)
+{
+	struct emitter *e = &d->e;
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+	uint32_t h = sc->has;
+
+	emit_u64(e, "t", rel(d, sc->t));
+	if (si)
+		emit_str(e, "op", si->name);
+	else
+		emit_u64(e, "op", sc->sys);
+	emit_u64(e, "pid", sc->pid);
+	emit_u64(e, "tid", sc->tid);
+	emit_u64(e, "dur", sc->dur);
+	emit_i64(e, "ret", sc->ret);
+	if (h & RIOT_HAS_FD)
+		emit_i64(e, "fd", sc->fd);
+	if (op->file)
+		emit_u64(e, "file", op->file);
+	if (h & RIOT_HAS_FD2)
+		emit_i64(e, "fd2", sc->fd2);
+	if (op->file2)
+		emit_u64(e, "file2", op->file2);
+	if (h & RIOT_HAS_DIRFD)
+		emit_i64(e, "dirfd", sc->dirfd);
+	if (h & RIOT_HAS_DIRFD2)
+		emit_i64(e, "dirfd2", sc->dirfd2);
+	emit_str(e, "path", op->path);
+	if (h & RIOT_HAS_PATH)
+		emit_str(e, "path_raw", sc->path.s);
+	emit_str(e, "path2", op->path2);
+	if (h & RIOT_HAS_PATH2)
+		emit_str(e, "path2_raw", sc->path2.s);
+	if (sc->path.truncated || sc->path2.truncated)
+		emit_bool(e, "path_truncated", true);
+	if (h & RIOT_HAS_OFF)
+		emit_u64(e, "off", sc->off);
+	if (h & RIOT_HAS_OFF2)
+		emit_u64(e, "off2", sc->off2);
+	if (h & RIOT_HAS_COUNT)
+		emit_u64(e, "count", sc->count);
+	if (h & RIOT_HAS_FLAGS)
+		emit_u64(e, "flags", sc->flags);
+	if (h & RIOT_HAS_MODE)
+		emit_u64(e, "mode", sc->mode);
+	if (h & RIOT_HAS_CMD)
+		emit_u64(e, "cmd", sc->cmd);
+	if (h & RIOT_HAS_ARG)
+		emit_u64(e, "arg", sc->arg);
+	if (h & RIOT_HAS_IOVCNT)
+		emit_u64(e, "iovcnt", sc->iovcnt);
+	if (h & RIOT_HAS_UID)
+		emit_u64(e, "uid", sc->uid);
+	if (h & RIOT_HAS_GID)
+		emit_u64(e, "gid", sc->gid);
+	if (h & RIOT_HAS_SIZE)
+		emit_u64(e, "size", sc->size);
+	if (h & RIOT_HAS_FTYPE)
+		emit_u64(e, "ftype", sc->ftype);
+	if (h & RIOT_HAS_INO)
+		emit_u64(e, "ino", sc->ino);
+	if (h & RIOT_HAS_DEV)
+		emit_u64(e, "dev", sc->dev);
+	if (h & RIOT_HAS_CREATED)
+		emit_u64(e, "created", sc->created);
+}
+
+static const char *proc_kind(unsigned k)
+{
+	switch (k) {
+	case RIOT_PROC_FORK: return "fork";
+	case RIOT_PROC_EXEC: return "exec";
+	case RIOT_PROC_EXIT: return "exit";
+	default: return "unknown";
+	}
+}
+
+static void emit_fields_proc(struct dump *d, const struct riot_proc *p)
+{
+	struct emitter *e = &d->e;
+
+	emit_str(e, "kind", proc_kind(p->kind));
+	emit_u64(e, "t", rel(d, p->t));
+	emit_u64(e, "pid", p->pid);
+	emit_u64(e, "tid", p->tid);
+	switch (p->kind) {
+	case RIOT_PROC_FORK:
+		emit_u64(e, "child_pid", p->child_pid);
+		emit_u64(e, "child_tid", p->child_tid);
+		emit_u64(e, "clone_flags", p->clone_flags);
+		break;
+	case RIOT_PROC_EXEC:
+		emit_str(e, "comm", p->comm.s);
+		emit_str(e, "path", p->path.s);
+		break;
+	case RIOT_PROC_EXIT:
+		emit_i64(e, "exit_code", p->exit_code);
+		break;
+	}
+}
+
+static void emit_record(struct dump *d, const struct riot_rec *r,
+			const struct model_op *op)
+{
+	struct emitter *e = &d->e;
+
+	switch (r->type) {
+	case RIOT_REC_SYSCALL:
+		emit_begin(e, "syscall");
+		emit_fields_syscall(d, &r->sc, op);
+		break;
+	case RIOT_REC_PROC:
+		emit_begin(e, "proc");
+		emit_fields_proc(d, &r->proc);
+		break;
+	case RIOT_REC_SNAP_PROC:
+		emit_begin(e, "snap_proc");
+		emit_u64(e, "t", rel(d, r->sproc.t));
+		emit_u64(e, "pid", r->sproc.pid);
+		emit_u64(e, "ppid", r->sproc.ppid);
+		emit_str(e, "cwd", r->sproc.cwd.s);
+		emit_str(e, "comm", r->sproc.comm.s);
+		break;
+	case RIOT_REC_SNAP_FD:
+		emit_begin(e, "snap_fd");
+		emit_u64(e, "t", rel(d, r->sfd.t));
+		emit_u64(e, "pid", r->sfd.pid);
+		emit_i64(e, "fd", r->sfd.fd);
+		if (op->file)
+			emit_u64(e, "file", op->file);
+		emit_str(e, "path", r->sfd.path.s);
+		emit_u64(e, "flags", r->sfd.flags);
+		emit_u64(e, "pos", r->sfd.pos);
+		emit_u64(e, "size", r->sfd.size);
+		emit_u64(e, "ftype", r->sfd.ftype);
+		emit_u64(e, "ino", r->sfd.ino);
+		emit_u64(e, "dev", r->sfd.dev);
+		break;
+	case RIOT_REC_DROP:
+		emit_begin(e, "drop");
+		emit_u64(e, "cpu", r->drop.cpu);
+		emit_u64(e, "count", r->drop.count);
+		emit_u64(e, "t_first", rel(d, r->drop.t_first));
+		emit_u64(e, "t_last", rel(d, r->drop.t_last));
+		break;
+	case RIOT_REC_STRING:
+		emit_begin(e, "string");
+		emit_u64(e, "id", r->string.id);
+		emit_str(e, "str", r->string.str.s);
+		emit_bool(e, "truncated", r->string.str.truncated);
+		break;
+	default:
+		emit_begin(e, "unknown");
+		emit_u64(e, "id", r->type);
+		break;
+	}
+	emit_end(e);
+}
+
+static int parse_format(const char *s, enum emit_format *fmt)
+{
+	if (strcmp(s, "text") == 0)
+		*fmt = EMIT_TEXT;
+	else if (strcmp(s, "csv") == 0)
+		*fmt = EMIT_CSV;
+	else if (strcmp(s, "jsonl") == 0 || strcmp(s, "json") == 0)
+		*fmt = EMIT_JSONL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Streams every record to stdout. 0, or -errno with the reason printed. */
+static int dump_log(struct dump *d, struct riot_reader *rd, const char *file,
+		    uint64_t limit)
+{
+	struct riot_rec rec;
+	struct model_op op;
+	uint64_t n = 0;
+	int rc;
+
+	while (n < limit && (rc = riot_reader_next(rd, &rec)) > 0) {
+		rc = model_apply(d->model, &rec, &op);
+		if (rc < 0) {
+			riot_err("%s: %s", file, strerror(-rc));
+			return rc;
+		}
+		emit_record(d, &rec, &op);
+		n++;
+	}
+	if (n < limit && rc < 0) {
+		fflush(stdout);
+		riot_err("%s: %s", file, riot_reader_error(rd));
+		return rc;
+	}
+	if (n < limit && !riot_reader_complete(rd))
+		fprintf(stderr, "riot: dump: %s: log is incomplete: %s\n", file,
+			riot_reader_incomplete_reason(rd));
+	return 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ 0 }
+	};
+	enum emit_format fmt = EMIT_TEXT;
+	uint64_t limit = UINT64_MAX;
+	struct riot_reader *rd;
+	struct dump d;
+	char err[512];
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "f:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (parse_format(optarg, &fmt))
+				return riot_usage("unknown format '%s' (text, csv or jsonl)", optarg);
+			break;
+		case 'n':
+			if (riot_parse_u64(optarg, &limit))
+				return riot_usage("--limit needs a whole number, not '%s'", optarg);
+			break;
+		default:
+			return riot_usage("unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return riot_usage("needs exactly one FILE");
+	rd = riot_reader_open(argv[optind], err, sizeof(err));
+	if (!rd) {
+		riot_err("%s", err);
+		return RIOT_EXIT_FAIL;
+	}
+	memset(&d, 0, sizeof(d));
+	d.t0 = riot_reader_header(rd)->start_t;
+	d.model = model_new();
+	if (!d.model) {
+		riot_err("out of memory");
+		riot_reader_close(rd);
+		return RIOT_EXIT_FAIL;
+	}
+	emit_init(&d.e, fmt, stdout);
+	rc = dump_log(&d, rd, argv[optind], limit);
+	emit_fini(&d.e);
+	model_free(d.model);
+	riot_reader_close(rd);
+	return rc ? RIOT_EXIT_FAIL : RIOT_EXIT_OK;
+}

@@ -1,0 +1,329 @@
+/* inspect/info.c: `riot info FILE [--json]`: what a log holds, in one read.
+ *
+ * Streams the log once through the reader and the resolver, so memory does
+ * not grow with the number of events. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "formats/log.h"
+#include "inspect.h"
+#include "lib/cli.h"
+#include "lib/json.h"
+#include "model/model.h"
+
+const char cmd_info_help[] =
+	"Usage: riot info FILE [--json]\n"
+	"\n"
+	"Summarises a .riot log: its header (host, kernel, riot version, command\n"
+	"line), time span, records per type and per syscall, processes, threads,\n"
+	"distinct paths, bytes read and written, errors, drops, fds that could not\n"
+	"be resolved, whether the log is complete, and its size in bytes per event.\n"
+	"\n"
+	"A log whose writer was killed is read up to its last complete block and\n"
+	"reported as incomplete (exit 0). A corrupt log is an error (exit 1).\n"
+	"\n"
+	"  --json   one JSON object; keys include events, drops, complete,\n"
+	"           duration_ns, bytes_per_event and ops (syscall -> count)\n";
+
+struct info {
+	uint64_t records[RIOT_REC_TYPE_MAX + 1];	/* last: unknown types */
+	uint64_t ops[RIOT_SYS_COUNT];
+	uint64_t errors[RIOT_SYS_COUNT];
+	uint64_t errors_total;
+	uint64_t events;		/* syscall + proc records */
+	uint64_t drops;
+	uint64_t bytes_read, bytes_written;
+	uint64_t t_first, t_last;	/* earliest entry, latest exit */
+	uint64_t truncated_paths;
+};
+
+static void note_time(struct info *in, uint64_t t, uint64_t end)
+{
+	if (!in->t_first || t < in->t_first)
+		in->t_first = t;
+	if (end > in->t_last)
+		in->t_last = end;
+}
+
+static void count_syscall(struct info *in, const struct riot_syscall *sc)
+{
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+
+	note_time(in, sc->t, sc->t + sc->dur);
+	if (!si)
+		return;
+	in->ops[sc->sys]++;
+	if (sc->ret < 0) {
+		in->errors[sc->sys]++;
+		in->errors_total++;
+		return;
+	}
+	switch (si->cls) {
+	case RIOT_CLASS_DATA_READ:
+		in->bytes_read += (uint64_t)sc->ret;
+		break;
+	case RIOT_CLASS_DATA_WRITE:
+		/* truncate, ftruncate and fallocate return 0: they add no bytes */
+		in->bytes_written += (uint64_t)sc->ret;
+		break;
+	case RIOT_CLASS_DATA_COPY:
+		in->bytes_read += (uint64_t)sc->ret;
+		in->bytes_written += (uint64_t)sc->ret;
+		break;
+	default:
+		break;
+	}
+	if (sc->path.truncated || sc->path2.truncated)
+		in->truncated_paths++;
+}
+
+static void count_record(struct info *in, const struct riot_rec *r)
+{
+	in->records[r->type < RIOT_REC_TYPE_MAX ? r->type : RIOT_REC_TYPE_MAX]++;
+	switch (r->type) {
+	case RIOT_REC_SYSCALL:
+		in->events++;
+		count_syscall(in, &r->sc);
+		break;
+	case RIOT_REC_PROC:
+		in->events++;
+		note_time(in, r->proc.t, r->proc.t);
+		break;
+	case RIOT_REC_DROP:
+		in->drops += r->drop.count;
+		break;
+	default:
+		break;
+	}
+}
+
+static const char *const rec_names[RIOT_REC_TYPE_MAX + 1] = {
+	[RIOT_REC_STRING] = "string",
+	[RIOT_REC_SYSCALL] = "syscall",
+	[RIOT_REC_PROC] = "proc",
+	[RIOT_REC_SNAP_PROC] = "snap_proc",
+	[RIOT_REC_SNAP_FD] = "snap_fd",
+	[RIOT_REC_DROP] = "drop",
+	[RIOT_REC_TYPE_MAX] = "unknown",
+};
+
+struct info_view {
+	const char *file;
+	const struct riot_log_header *h;
+	const struct info *in;
+	const struct model_stats *ms;
+	bool complete;
+	const char *incomplete;
+	uint64_t file_bytes, blocks;
+};
+
+static uint64_t view_duration(const struct info_view *v)
+{
+	uint64_t start = v->h->start_t && v->h->start_t <= v->in->t_first ?
+		v->h->start_t : v->in->t_first;
+
+	return v->in->t_last > start ? v->in->t_last - start : 0;
+}
+
+static double view_bytes_per_event(const struct info_view *v)
+{
+	return v->in->events ? (double)v->file_bytes / (double)v->in->events : 0;
+}
+
+static void wall_time(const struct riot_log_header *h, char *buf, size_t len)
+{
+	int64_t ns = (int64_t)h->start_t + h->boot_to_wall_ns;
+	time_t secs = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!h->start_t || !gmtime_r(&secs, &tm)) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void print_json(const struct info_view *v)
+{
+	const struct info *in = v->in;
+	char when[64];
+	struct json j;
+
+	wall_time(v->h, when, sizeof(when));
+	json_init(&j, stdout, true);
+	json_obj_open(&j, NULL);
+	json_str(&j, "file", v->file);
+	json_obj_open(&j, "header");
+	json_u64(&j, "format_major", v->h->major);
+	json_u64(&j, "format_minor", v->h->minor);
+	json_str(&j, "host", v->h->host);
+	json_str(&j, "kernel", v->h->kernel);
+	json_str(&j, "arch", v->h->arch);
+	json_str(&j, "riot_version", v->h->riot_version);
+	json_str(&j, "cmdline", v->h->cmdline);
+	json_str(&j, "options", v->h->options);
+	json_str(&j, "target", v->h->target);
+	json_str(&j, "start", when);
+	json_obj_close(&j);
+	json_bool(&j, "complete", v->complete);
+	json_str(&j, "incomplete_reason", v->incomplete);
+	json_u64(&j, "events", in->events);
+	json_u64(&j, "syscalls", in->records[RIOT_REC_SYSCALL]);
+	json_u64(&j, "drops", in->drops);
+	json_u64(&j, "duration_ns", view_duration(v));
+	json_u64(&j, "file_bytes", v->file_bytes);
+	json_u64(&j, "blocks", v->blocks);
+	json_double(&j, "bytes_per_event", view_bytes_per_event(v));
+	json_u64(&j, "bytes_read", in->bytes_read);
+	json_u64(&j, "bytes_written", in->bytes_written);
+	json_u64(&j, "errors", in->errors_total);
+	json_u64(&j, "processes", v->ms->processes);
+	json_u64(&j, "threads", v->ms->threads);
+	json_u64(&j, "paths", v->ms->paths);
+	json_u64(&j, "files", v->ms->files);
+	json_u64(&j, "unresolved_fds", v->ms->unresolved_fd);
+	json_u64(&j, "unknown_cwd", v->ms->unknown_cwd);
+	json_u64(&j, "truncated_paths", in->truncated_paths);
+	json_obj_open(&j, "records");
+	for (unsigned t = 1; t <= RIOT_REC_TYPE_MAX; t++)
+		if (in->records[t])
+			json_u64(&j, rec_names[t], in->records[t]);
+	json_obj_close(&j);
+	json_obj_open(&j, "ops");
+	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++)
+		if (in->ops[s])
+			json_u64(&j, riot_sys_info(s)->name, in->ops[s]);
+	json_obj_close(&j);
+	json_obj_open(&j, "op_errors");
+	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++)
+		if (in->errors[s])
+			json_u64(&j, riot_sys_info(s)->name, in->errors[s]);
+	json_obj_close(&j);
+	json_obj_close(&j);
+	json_end_line(&j);
+}
+
+static void print_text(const struct info_view *v)
+{
+	const struct info *in = v->in;
+	char when[64], size[32];
+
+	wall_time(v->h, when, sizeof(when));
+	printf("file:        %s (%s, %" PRIu64 " blocks)\n", v->file,
+	       riot_fmt_bytes(v->file_bytes, size, sizeof(size)), v->blocks);
+	printf("format:      %u.%u\n", v->h->major, v->h->minor);
+	printf("complete:    %s%s%s\n", v->complete ? "yes" : "no",
+	       v->incomplete ? ": " : "", v->incomplete ? v->incomplete : "");
+	printf("host:        %s (%s, %s)\n", v->h->host ? v->h->host : "?",
+	       v->h->kernel ? v->h->kernel : "?", v->h->arch ? v->h->arch : "?");
+	printf("written by:  riot %s: %s\n", v->h->riot_version ? v->h->riot_version : "?",
+	       v->h->cmdline ? v->h->cmdline : "?");
+	if (v->h->target)
+		printf("target:      %s\n", v->h->target);
+	printf("start:       %s\n", when);
+	printf("duration:    %.6f s\n", (double)view_duration(v) / 1e9);
+	printf("events:      %" PRIu64 " (%" PRIu64 " syscalls, %" PRIu64 " process events)\n",
+	       in->events, in->records[RIOT_REC_SYSCALL], in->records[RIOT_REC_PROC]);
+	printf("drops:       %" PRIu64 "%s\n", in->drops,
+	       in->drops ? " events lost: counts are lower bounds" : "");
+	printf("size:        %.2f bytes per event\n", view_bytes_per_event(v));
+	printf("processes:   %" PRIu64 " (%" PRIu64 " threads)\n", v->ms->processes, v->ms->threads);
+	printf("paths:       %" PRIu64 " distinct, %" PRIu64 " files opened\n",
+	       v->ms->paths, v->ms->files);
+	printf("bytes:       %" PRIu64 " read, %" PRIu64 " written\n",
+	       in->bytes_read, in->bytes_written);
+	printf("unresolved:  %" PRIu64 " fd operations, %" PRIu64
+	       " relative paths with unknown cwd, %" PRIu64 " truncated paths\n",
+	       v->ms->unresolved_fd, v->ms->unknown_cwd, in->truncated_paths);
+	printf("records:    ");
+	for (unsigned t = 1; t <= RIOT_REC_TYPE_MAX; t++)
+		if (in->records[t])
+			printf(" %s=%" PRIu64, rec_names[t], in->records[t]);
+	printf("\n%-20s %12s %10s\n", "syscall", "count", "errors");
+	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++)
+		if (in->ops[s])
+			printf("%-20s %12" PRIu64 " %10" PRIu64 "\n", riot_sys_info(s)->name,
+			       in->ops[s], in->errors[s]);
+}
+
+/* Reads the whole log into *in and the model. 0, or -errno with the reason
+ * printed. */
+static int scan_log(struct riot_reader *rd, const char *file, struct info *in,
+		    struct model *m)
+{
+	struct riot_rec rec;
+	struct model_op op;
+	int rc;
+
+	while ((rc = riot_reader_next(rd, &rec)) > 0) {
+		count_record(in, &rec);
+		rc = model_apply(m, &rec, &op);
+		if (rc < 0) {
+			riot_err("%s: %s", file, strerror(-rc));
+			return rc;
+		}
+	}
+	if (rc < 0) {
+		riot_err("%s: %s", file, riot_reader_error(rd));
+		return rc;
+	}
+	return 0;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { 0 } };
+	struct info *in = NULL;
+	struct riot_reader *rd = NULL;
+	struct model *m = NULL;
+	bool as_json = false;
+	char err[512];
+	int c, status = RIOT_EXIT_FAIL;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c != 'j')
+			return riot_usage("unknown option");
+		as_json = true;
+	}
+	if (argc - optind != 1)
+		return riot_usage("needs exactly one FILE");
+	rd = riot_reader_open(argv[optind], err, sizeof(err));
+	if (!rd) {
+		riot_err("%s", err);
+		return RIOT_EXIT_FAIL;
+	}
+	in = calloc(1, sizeof(*in));
+	m = model_new();
+	if (!in || !m) {
+		riot_err("out of memory");
+		goto out;
+	}
+	if (scan_log(rd, argv[optind], in, m) == 0) {
+		struct info_view v = {
+			.file = argv[optind],
+			.h = riot_reader_header(rd),
+			.in = in,
+			.ms = model_stats(m),
+			.complete = riot_reader_complete(rd),
+			.incomplete = riot_reader_incomplete_reason(rd),
+			.file_bytes = riot_reader_file_bytes(rd),
+			.blocks = riot_reader_blocks(rd),
+		};
+
+		if (as_json)
+			print_json(&v);
+		else
+			print_text(&v);
+		status = RIOT_EXIT_OK;
+	}
+out:
+	model_free(m);
+	free(in);
+	riot_reader_close(rd);
+	return status;
+}

@@ -1,0 +1,102 @@
+/* model/internal.h: the containers the model sources share; nothing outside model/
+ * includes it. */
+#ifndef RIOT_MODEL_INTERNAL_H
+#define RIOT_MODEL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* uint64 -> uint32 map: open addressing, linear probing, backward-shift
+ * deletion (no tombstones, so lookups stay short after many deletes).
+ * Keys are hashed with a per-model seed, so a hostile log cannot choose keys
+ * that all collide. UINT64_MAX is not a valid key. */
+#define MAP_EMPTY UINT64_MAX
+
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t cap;		/* 0 or a power of two */
+	uint32_t len;
+	uint64_t seed;
+};
+
+void map_init(struct u64map *mp, uint64_t seed);
+void map_fini(struct u64map *mp);
+/* Pointer to the value of key (valid until the next put), or NULL. */
+uint32_t *map_get(const struct u64map *mp, uint64_t key);
+/* Inserts or replaces. 0 or -ENOMEM. */
+int map_put(struct u64map *mp, uint64_t key, uint32_t val);
+/* Removes key; true when it was there (*old, if not NULL, gets its value). */
+bool map_del(struct u64map *mp, uint64_t key, uint32_t *old);
+/* Removes the entry in slot i. A caller walking the slots in ascending
+ * order while deleting must look at slot i again: a later entry may have
+ * moved into it (an entry may so be seen twice, never skipped). */
+void map_del_at(struct u64map *mp, uint32_t i);
+/* dst (uninitialised) becomes a copy of src. 0 or -ENOMEM. */
+int map_copy(struct u64map *dst, const struct u64map *src);
+
+/* Fixed-size records addressed by index (1..; 0 means none), recycled
+ * through a free stack. An index stays valid while the record is live; a
+ * pointer only until the next pool_alloc. Freed records are zeroed, so a
+ * record whose first field is a non-zero refcount tells live from free. */
+struct pool {
+	char *items;
+	size_t size;
+	uint32_t cap, top;	/* slots allocated, slots ever used (incl. 0) */
+	uint32_t *free;
+	uint32_t nfree, free_cap;
+	uint32_t live;
+};
+
+void pool_init(struct pool *p, size_t size);
+void pool_fini(struct pool *p);
+/* Index of a zeroed record, or 0 with errno = ENOMEM. */
+uint32_t pool_alloc(struct pool *p);
+void pool_put(struct pool *p, uint32_t i);
+
+static inline void *pool_at(const struct pool *p, uint32_t i)
+{
+	return p->items + (size_t)i * p->size;
+}
+
+/* Interned absolute paths: each distinct string gets an id (1..), the
+ * strings live in chunks that never move, so a string's pointer stays valid
+ * for the life of the table. */
+struct path_ent {
+	const char *s;
+	uint32_t len;
+	uint64_t hash;
+};
+
+struct path_table {
+	struct path_ent *ents;	/* ents[id]; ents[0] unused */
+	uint32_t n, cap;
+	uint32_t *index;	/* open addressing over ids, 0 = empty */
+	uint32_t index_cap;
+	char **chunks;
+	uint32_t nchunks, chunks_cap;
+	char *cur;
+	size_t cur_left;
+	uint64_t seed;
+};
+
+void paths_init(struct path_table *t, uint64_t seed);
+void paths_fini(struct path_table *t);
+/* Id of s[0..len), interning a copy when new; 0 with errno = ENOMEM. */
+uint32_t paths_intern(struct path_table *t, const char *s, size_t len);
+/* NULL for an id the table has not given out. */
+const char *paths_get(const struct path_table *t, uint32_t id);
+
+/* Lexical resolution of rel against base (an absolute, normalised path of
+ * blen bytes; ignored when rel is absolute) into out, which holds
+ * cap bytes (cap >= 2). Returns the length written (NUL-terminated).
+ * Whole components that do not fit are dropped and *truncated set; a `..`
+ * first cancels a dropped component, so only a result that is really longer
+ * than cap - 1 counts as truncated. */
+size_t path_resolve(char *out, size_t cap, const char *base, size_t blen,
+		    const char *rel, bool *truncated);
+
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+
+#endif

@@ -1,0 +1,992 @@
+/* model/model.c: processes, tasks, fd tables, cwds and file objects; the
+ * rules are in model.h. */
+#include "model.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1u << 1)
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1u << 2)
+#endif
+
+/* An fd table maps fd -> file slot << 1 | cloexec. */
+#define FD_CLOEXEC_BIT 1u
+
+struct fd_table {
+	uint32_t refs;		/* tasks and processes holding it */
+	struct u64map fds;
+};
+
+struct fs_info {		/* what CLONE_FS shares */
+	uint32_t refs;
+	uint32_t cwd;		/* path id; 0 unknown */
+};
+
+struct file_obj {
+	uint32_t refs;		/* fds referring to it */
+	struct model_file pub;
+};
+
+struct task {
+	uint32_t tid, pid;
+	uint32_t proc;		/* slot in procs */
+	uint32_t fdt, fs;	/* one reference each */
+};
+
+struct proc {
+	uint32_t pid;
+	uint32_t ntasks;
+	uint32_t fdt, fs;	/* what a thread first seen in a record
+				 * shares; one reference each */
+};
+
+enum { ROLE_PATH2 = 1u << 0 };	/* path2 is a path of the process */
+
+struct model {
+	uint64_t seed;
+	struct path_table paths;
+	struct pool fdts, fss, files, tasks, procs;
+	struct u64map task_by_tid, proc_by_pid, file_by_id;
+	uint32_t *released;	/* file slots freed at the next apply */
+	uint32_t nreleased, released_cap;
+	uint64_t next_file_id;
+	uint8_t role[RIOT_SYS_COUNT];
+	struct model_stats st;
+	char buf[MODEL_PATH_MAX];
+};
+
+static struct fd_table *FDT(struct model *m, uint32_t i) { return pool_at(&m->fdts, i); }
+static struct fs_info *FS(struct model *m, uint32_t i) { return pool_at(&m->fss, i); }
+static struct file_obj *FILEO(struct model *m, uint32_t i) { return pool_at(&m->files, i); }
+static struct task *TASK(struct model *m, uint32_t i) { return pool_at(&m->tasks, i); }
+static struct proc *PROC(struct model *m, uint32_t i) { return pool_at(&m->procs, i); }
+
+/* ---- file objects ---- */
+
+static void file_unref(struct model *m, uint32_t fi)
+{
+	struct file_obj *f = FILEO(m, fi);
+
+	if (--f->refs)
+		return;
+	if (m->nreleased == m->released_cap) {
+		uint32_t cap = m->released_cap ? m->released_cap * 2 : 64;
+		uint32_t *r = realloc(m->released, sizeof(*r) * cap);
+
+		if (!r) {	/* free now: only model_file() of it is lost */
+			map_del(&m->file_by_id, f->pub.id, NULL);
+			pool_put(&m->files, fi);
+			return;
+		}
+		m->released = r;
+		m->released_cap = cap;
+	}
+	m->released[m->nreleased++] = fi;
+}
+
+static void files_flush_released(struct model *m)
+{
+	for (uint32_t i = 0; i < m->nreleased; i++) {
+		uint32_t fi = m->released[i];
+
+		map_del(&m->file_by_id, FILEO(m, fi)->pub.id, NULL);
+		pool_put(&m->files, fi);
+	}
+	m->nreleased = 0;
+}
+
+/* A new file object with no fd yet (refs 0: the caller installs it). */
+static uint32_t file_new(struct model *m, uint32_t path_id, bool truncated)
+{
+	uint32_t fi = pool_alloc(&m->files);
+	struct file_obj *f;
+
+	if (!fi)
+		return 0;
+	f = FILEO(m, fi);
+	f->pub.id = ++m->next_file_id;
+	f->pub.path_id = path_id;
+	f->pub.flags = truncated ? MODEL_FILE_TRUNCATED : 0;
+	if (map_put(&m->file_by_id, f->pub.id, fi)) {
+		pool_put(&m->files, fi);
+		errno = ENOMEM;
+		return 0;
+	}
+	m->st.files++;
+	return fi;
+}
+
+/* ---- fd tables ---- */
+
+static uint32_t fdt_new(struct model *m)
+{
+	uint32_t ti = pool_alloc(&m->fdts);
+
+	if (!ti)
+		return 0;
+	FDT(m, ti)->refs = 1;
+	map_init(&FDT(m, ti)->fds, m->seed);
+	return ti;
+}
+
+static uint32_t fdt_ref(struct model *m, uint32_t ti)
+{
+	FDT(m, ti)->refs++;
+	return ti;
+}
+
+static void fdt_unref(struct model *m, uint32_t ti)
+{
+	struct fd_table *t = FDT(m, ti);
+
+	if (--t->refs)
+		return;
+	for (uint32_t i = 0; i < t->fds.cap; i++)
+		if (t->fds.keys[i] != MAP_EMPTY)
+			file_unref(m, t->fds.vals[i] >> 1);
+	map_fini(&t->fds);
+	pool_put(&m->fdts, ti);
+}
+
+/* A private copy (fork without CLONE_FILES, unshare). 0 + errno. */
+static uint32_t fdt_copy(struct model *m, uint32_t src)
+{
+	uint32_t ti = pool_alloc(&m->fdts);
+	struct fd_table *t;
+
+	if (!ti)
+		return 0;
+	t = FDT(m, ti);
+	if (map_copy(&t->fds, &FDT(m, src)->fds)) {
+		pool_put(&m->fdts, ti);
+		errno = ENOMEM;
+		return 0;
+	}
+	t->refs = 1;
+	for (uint32_t i = 0; i < t->fds.cap; i++)
+		if (t->fds.keys[i] != MAP_EMPTY)
+			FILEO(m, t->fds.vals[i] >> 1)->refs++;
+	return ti;
+}
+
+static bool fd_valid(int64_t fd)
+{
+	return fd >= 0 && fd <= INT32_MAX;
+}
+
+/* File slot behind fd in table ti, or 0. */
+static uint32_t fd_file(struct model *m, uint32_t ti, int64_t fd)
+{
+	uint32_t *v;
+
+	if (!fd_valid(fd))
+		return 0;
+	v = map_get(&FDT(m, ti)->fds, (uint64_t)fd);
+	return v ? *v >> 1 : 0;
+}
+
+static int fd_install(struct model *m, uint32_t ti, int64_t fd, uint32_t fi, bool cloexec)
+{
+	struct u64map *fds = &FDT(m, ti)->fds;
+	uint32_t *v, old = 0;
+
+	if (!fd_valid(fd))
+		return 0;
+	v = map_get(fds, (uint64_t)fd);
+	if (v)
+		old = *v >> 1;
+	if (map_put(fds, (uint64_t)fd, fi << 1 | (cloexec ? FD_CLOEXEC_BIT : 0)))
+		return -ENOMEM;
+	FILEO(m, fi)->refs++;
+	if (old)
+		file_unref(m, old);
+	return 0;
+}
+
+static void fd_close(struct model *m, uint32_t ti, int64_t fd)
+{
+	uint32_t v;
+
+	if (fd_valid(fd) && map_del(&FDT(m, ti)->fds, (uint64_t)fd, &v))
+		file_unref(m, v >> 1);
+}
+
+static void fd_set_cloexec(struct model *m, uint32_t ti, int64_t fd, bool on)
+{
+	uint32_t *v = fd_valid(fd) ? map_get(&FDT(m, ti)->fds, (uint64_t)fd) : NULL;
+
+	if (v)
+		*v = on ? *v | FD_CLOEXEC_BIT : *v & ~FD_CLOEXEC_BIT;
+}
+
+/* Closes (or, with mark, sets close-on-exec on) fds in [lo, hi] of table
+ * ti; only_cloexec limits closing to close-on-exec fds (exec). */
+static void fds_close_where(struct model *m, uint32_t ti, uint64_t lo, uint64_t hi,
+			    bool only_cloexec, bool mark)
+{
+	struct u64map *fds = &FDT(m, ti)->fds;
+
+	for (uint32_t i = 0; i < fds->cap;) {
+		uint64_t fd = fds->keys[i];
+		uint32_t v = fds->vals[i];
+
+		if (fd == MAP_EMPTY || fd < lo || fd > hi ||
+		    (only_cloexec && !(v & FD_CLOEXEC_BIT))) {
+			i++;
+			continue;
+		}
+		if (mark) {
+			fds->vals[i] |= FD_CLOEXEC_BIT;
+			i++;
+			continue;
+		}
+		map_del_at(fds, i);	/* slot i may now hold a later fd */
+		file_unref(m, v >> 1);
+	}
+}
+
+/* ---- cwd ---- */
+
+static uint32_t fs_new(struct model *m, uint32_t cwd)
+{
+	uint32_t si = pool_alloc(&m->fss);
+
+	if (!si)
+		return 0;
+	FS(m, si)->refs = 1;
+	FS(m, si)->cwd = cwd;
+	return si;
+}
+
+static uint32_t fs_ref(struct model *m, uint32_t si)
+{
+	FS(m, si)->refs++;
+	return si;
+}
+
+static void fs_unref(struct model *m, uint32_t si)
+{
+	if (--FS(m, si)->refs == 0)
+		pool_put(&m->fss, si);
+}
+
+/* ---- tasks and processes ---- */
+
+/* Frees task slot ki, already out of task_by_tid; keeps its process. */
+static void task_release(struct model *m, uint32_t ki)
+{
+	struct task t = *TASK(m, ki);
+
+	PROC(m, t.proc)->ntasks--;
+	fdt_unref(m, t.fdt);
+	fs_unref(m, t.fs);
+	pool_put(&m->tasks, ki);
+}
+
+/* Drops every task of process pi except keep. */
+static void proc_drop_tasks(struct model *m, uint32_t pi, uint32_t keep)
+{
+	struct u64map *mp = &m->task_by_tid;
+
+	for (uint32_t i = 0; i < mp->cap && PROC(m, pi)->ntasks > (keep ? 1 : 0);) {
+		uint32_t ki = mp->vals[i];
+
+		if (mp->keys[i] == MAP_EMPTY || ki == keep || TASK(m, ki)->proc != pi) {
+			i++;
+			continue;
+		}
+		map_del_at(mp, i);
+		task_release(m, ki);
+	}
+}
+
+static void proc_end(struct model *m, uint32_t pi)
+{
+	struct proc p;
+
+	proc_drop_tasks(m, pi, 0);
+	p = *PROC(m, pi);
+	map_del(&m->proc_by_pid, p.pid, NULL);
+	fdt_unref(m, p.fdt);
+	fs_unref(m, p.fs);
+	pool_put(&m->procs, pi);
+}
+
+static void task_exit(struct model *m, uint32_t ki)
+{
+	uint32_t pi = TASK(m, ki)->proc;
+
+	map_del(&m->task_by_tid, TASK(m, ki)->tid, NULL);
+	task_release(m, ki);
+	if (PROC(m, pi)->ntasks == 0)
+		proc_end(m, pi);
+}
+
+/* A process for pid owning the given references; a live process of that
+ * pid (its exit was lost) ends first. 0 + errno; the references are
+ * dropped on failure. */
+static uint32_t proc_new(struct model *m, uint32_t pid, uint32_t fdt, uint32_t fs)
+{
+	uint32_t *v = map_get(&m->proc_by_pid, pid);
+	uint32_t pi;
+
+	if (v)
+		proc_end(m, *v);
+	pi = pool_alloc(&m->procs);
+	if (!pi || map_put(&m->proc_by_pid, pid, pi)) {
+		if (pi)
+			pool_put(&m->procs, pi);
+		fdt_unref(m, fdt);
+		fs_unref(m, fs);
+		errno = ENOMEM;
+		return 0;
+	}
+	*PROC(m, pi) = (struct proc){ .pid = pid, .fdt = fdt, .fs = fs };
+	m->st.processes++;
+	return pi;
+}
+
+/* A process seen with nothing known: empty fd table, unknown cwd. */
+static uint32_t proc_new_unknown(struct model *m, uint32_t pid)
+{
+	uint32_t fdt = fdt_new(m), fs = fdt ? fs_new(m, 0) : 0;
+	uint32_t pi;
+
+	if (!fs) {
+		if (fdt)
+			fdt_unref(m, fdt);
+		errno = ENOMEM;
+		return 0;
+	}
+	pi = proc_new(m, pid, fdt, fs);
+	if (pi)
+		m->st.unknown_processes++;
+	return pi;
+}
+
+static uint32_t proc_find(struct model *m, uint32_t pid)
+{
+	uint32_t *v = map_get(&m->proc_by_pid, pid);
+
+	return v ? *v : 0;
+}
+
+/* Task tid of process pi owning the given references; a live task of that
+ * tid ends first. 0 + errno; the references are dropped on failure. */
+static uint32_t task_add(struct model *m, uint32_t pi, uint32_t tid, uint32_t fdt, uint32_t fs)
+{
+	uint32_t *v = map_get(&m->task_by_tid, tid);
+	uint32_t ki;
+
+	if (v) {
+		uint32_t old = *v, opi = TASK(m, old)->proc;
+
+		map_del(&m->task_by_tid, tid, NULL);
+		task_release(m, old);
+		if (opi != pi && PROC(m, opi)->ntasks == 0)
+			proc_end(m, opi);
+	}
+	ki = pool_alloc(&m->tasks);
+	if (!ki || map_put(&m->task_by_tid, tid, ki)) {
+		if (ki)
+			pool_put(&m->tasks, ki);
+		fdt_unref(m, fdt);
+		fs_unref(m, fs);
+		errno = ENOMEM;
+		return 0;
+	}
+	*TASK(m, ki) = (struct task){ .tid = tid, .pid = PROC(m, pi)->pid, .proc = pi,
+				      .fdt = fdt, .fs = fs };
+	PROC(m, pi)->ntasks++;
+	m->st.threads++;
+	return ki;
+}
+
+/* The task a record names, made when first seen. 0 + errno. */
+static uint32_t task_of(struct model *m, uint32_t pid, uint32_t tid)
+{
+	uint32_t *v = map_get(&m->task_by_tid, tid);
+	uint32_t pi;
+
+	if (v && TASK(m, *v)->pid == pid)
+		return *v;
+	pi = proc_find(m, pid);
+	if (!pi)
+		pi = proc_new_unknown(m, pid);
+	if (!pi)
+		return 0;
+	return task_add(m, pi, tid, fdt_ref(m, PROC(m, pi)->fdt),
+			fs_ref(m, PROC(m, pi)->fs));
+}
+
+/* Gives task ki a private fd table if it shares one. 0 or -ENOMEM. */
+static int task_unshare_fdt(struct model *m, uint32_t ki)
+{
+	uint32_t old = TASK(m, ki)->fdt, copy;
+
+	if (FDT(m, old)->refs == 1)
+		return 0;
+	copy = fdt_copy(m, old);
+	if (!copy)
+		return -ENOMEM;
+	TASK(m, ki)->fdt = copy;
+	fdt_unref(m, old);
+	return 0;
+}
+
+/* ---- paths ---- */
+
+static const char *path_str(struct model *m, uint32_t id, size_t *len)
+{
+	*len = id ? m->paths.ents[id].len : 0;
+	return paths_get(&m->paths, id);
+}
+
+static uint32_t intern(struct model *m, const char *s, size_t len)
+{
+	uint32_t id = paths_intern(&m->paths, s, len);
+
+	m->st.paths = m->paths.n ? m->paths.n - 1 : 0;
+	return id;
+}
+
+/* An absolute path from the start state or an exec, normalised; text that
+ * is not a path (pipe:[..]) kept as it is, cut to MODEL_PATH_MAX - 1. */
+static uint32_t intern_text(struct model *m, const struct riot_str *s, bool *truncated)
+{
+	size_t len;
+
+	*truncated = s->truncated;
+	if (s->s[0] == '/') {
+		len = path_resolve(m->buf, sizeof(m->buf), "/", 1, s->s, truncated);
+	} else {
+		len = strnlen(s->s, sizeof(m->buf));
+		if (len == sizeof(m->buf)) {
+			len--;
+			*truncated = true;
+		}
+		memcpy(m->buf, s->s, len);
+	}
+	if (*truncated)
+		m->st.truncated_paths++;
+	return intern(m, m->buf, len);
+}
+
+struct path_arg {
+	const struct riot_str *s;
+	bool has_dirfd;
+	int64_t dirfd;
+	uint32_t truncated_flag;	/* MODEL_OP_PATH(2)_TRUNCATED */
+};
+
+/* Resolves a recorded path for task ki. Returns 0 with *id set (0 when it
+ * cannot be resolved, the reason added to *flags), or -ENOMEM. */
+static int resolve(struct model *m, uint32_t ki, const struct path_arg *a,
+		   uint32_t *id, uint32_t *flags)
+{
+	const char *base = "/";
+	size_t blen = 1, len;
+	bool truncated = a->s->truncated;
+
+	*id = 0;
+	if (!a->s->s)
+		return 0;
+	if (a->s->s[0] != '/' && (!a->has_dirfd || a->dirfd == AT_FDCWD)) {
+		uint32_t cwd = FS(m, TASK(m, ki)->fs)->cwd;
+
+		if (!cwd) {
+			*flags |= MODEL_OP_CWD_UNKNOWN;
+			m->st.unknown_cwd++;
+			return 0;
+		}
+		base = path_str(m, cwd, &blen);
+	} else if (a->s->s[0] != '/') {
+		uint32_t fi = fd_file(m, TASK(m, ki)->fdt, a->dirfd);
+		const struct model_file *f = fi ? &FILEO(m, fi)->pub : NULL;
+
+		base = f ? path_str(m, f->path_id, &blen) : NULL;
+		if (!base || base[0] != '/') {
+			*flags |= MODEL_OP_DIRFD_UNKNOWN;
+			return 0;
+		}
+		truncated |= f->flags & MODEL_FILE_TRUNCATED;
+	}
+	len = path_resolve(m->buf, sizeof(m->buf), base, blen, a->s->s, &truncated);
+	if (truncated) {
+		*flags |= a->truncated_flag;
+		m->st.truncated_paths++;
+	}
+	*id = intern(m, m->buf, len);
+	return *id ? 0 : -ENOMEM;
+}
+
+/* ---- syscalls ---- */
+
+static uint64_t file_id(struct model *m, uint32_t fi)
+{
+	return fi ? FILEO(m, fi)->pub.id : 0;
+}
+
+static int sys_open(struct model *m, uint32_t ki, const struct riot_syscall *sc,
+		    struct model_op *op)
+{
+	uint64_t flags = sc->sys == RIOT_SYS_creat ? O_CREAT | O_WRONLY | O_TRUNC : sc->flags;
+	uint32_t fi;
+	struct model_file *f;
+
+	/* an unresolved path (path_id 0) still makes an object for the fd */
+	fi = file_new(m, op->path_id, op->flags & MODEL_OP_PATH_TRUNCATED);
+	if (!fi)
+		return -ENOMEM;
+	f = &FILEO(m, fi)->pub;
+	f->open_flags = flags;
+	f->mode = sc->mode;
+	f->has = sc->has & (RIOT_HAS_SIZE | RIOT_HAS_FTYPE | RIOT_HAS_INO |
+			    RIOT_HAS_DEV | RIOT_HAS_CREATED);
+	f->size = sc->size;
+	f->ino = sc->ino;
+	f->dev = sc->dev;
+	f->ftype = sc->ftype;
+	f->created = sc->created;
+	op->file = f->id;
+	return fd_install(m, TASK(m, ki)->fdt, sc->ret, fi, flags & O_CLOEXEC);
+}
+
+/* dup family: fd's object also at ret. */
+static int sys_dup(struct model *m, uint32_t ki, const struct riot_syscall *sc,
+		   uint32_t fi, bool cloexec, struct model_op *op)
+{
+	if (!fi)
+		return 0;	/* ret stays unknown: later use counts */
+	op->file2 = op->file;
+	if (sc->ret == sc->fd)	/* dup2(fd, fd): nothing changes */
+		return 0;
+	return fd_install(m, TASK(m, ki)->fdt, sc->ret, fi, cloexec);
+}
+
+static int sys_close_range(struct model *m, uint32_t ki, const struct riot_syscall *sc)
+{
+	uint64_t lo = (uint32_t)sc->fd;
+	uint64_t hi = sc->has & RIOT_HAS_FD2 ? (uint32_t)sc->fd2 : UINT32_MAX;
+
+	if (sc->flags & CLOSE_RANGE_UNSHARE && task_unshare_fdt(m, ki))
+		return -ENOMEM;
+	fds_close_where(m, TASK(m, ki)->fdt, lo, hi, false, sc->flags & CLOSE_RANGE_CLOEXEC);
+	return 0;
+}
+
+static int sys_fcntl(struct model *m, uint32_t ki, const struct riot_syscall *sc,
+		     uint32_t fi, struct model_op *op)
+{
+	switch (sc->cmd) {
+	case F_DUPFD:
+		return sys_dup(m, ki, sc, fi, false, op);
+	case F_DUPFD_CLOEXEC:
+		return sys_dup(m, ki, sc, fi, true, op);
+	case F_SETFD:
+		fd_set_cloexec(m, TASK(m, ki)->fdt, sc->fd, sc->arg & FD_CLOEXEC);
+		return 0;
+	}
+	return 0;
+}
+
+static void sys_chdir(struct model *m, uint32_t ki, uint32_t path_id, uint32_t op_flags)
+{
+	/* A cwd the model cannot name exactly is unknown from here on. */
+	if (op_flags & (MODEL_OP_PATH_TRUNCATED | MODEL_OP_FD_UNKNOWN))
+		path_id = 0;
+	if (path_id && paths_get(&m->paths, path_id)[0] != '/')
+		path_id = 0;
+	FS(m, TASK(m, ki)->fs)->cwd = path_id;
+}
+
+/* State changes of a syscall that succeeded (close: that did not fail with
+ * EBADF). fi is the fd's file slot. */
+static int sys_apply(struct model *m, uint32_t ki, const struct riot_syscall *sc,
+		     uint32_t fi, struct model_op *op)
+{
+	switch (sc->sys) {
+	case RIOT_SYS_open:
+	case RIOT_SYS_openat:
+	case RIOT_SYS_openat2:
+	case RIOT_SYS_creat:
+		return sys_open(m, ki, sc, op);
+	case RIOT_SYS_close:
+		fd_close(m, TASK(m, ki)->fdt, sc->fd);
+		return 0;
+	case RIOT_SYS_close_range:
+		return sys_close_range(m, ki, sc);
+	case RIOT_SYS_dup:
+	case RIOT_SYS_dup2:
+		return sys_dup(m, ki, sc, fi, false, op);
+	case RIOT_SYS_dup3:
+		return sys_dup(m, ki, sc, fi, sc->flags & O_CLOEXEC, op);
+	case RIOT_SYS_fcntl:
+		return sys_fcntl(m, ki, sc, fi, op);
+	case RIOT_SYS_chdir:
+		sys_chdir(m, ki, op->path_id, op->flags);
+		return 0;
+	case RIOT_SYS_fchdir:
+		sys_chdir(m, ki, fi ? FILEO(m, fi)->pub.path_id : 0,
+			  fi ? 0 : MODEL_OP_FD_UNKNOWN);
+		return 0;
+	}
+	return 0;
+}
+
+/* fd operands: fd (not close_range's, a bound) and, for copies, fd2. */
+static uint32_t resolve_fds(struct model *m, uint32_t ki, const struct riot_syscall *sc,
+			    const struct riot_sys_info *si, struct model_op *op, uint32_t *fi2)
+{
+	uint32_t fdt = TASK(m, ki)->fdt, fi = 0;
+
+	if (sc->has & RIOT_HAS_FD && sc->sys != RIOT_SYS_close_range && fd_valid(sc->fd)) {
+		fi = fd_file(m, fdt, sc->fd);
+		op->file = file_id(m, fi);
+		if (!fi)
+			op->flags |= MODEL_OP_FD_UNKNOWN;
+	}
+	if (sc->has & RIOT_HAS_FD2 && si && si->cls == RIOT_CLASS_DATA_COPY &&
+	    fd_valid(sc->fd2)) {
+		*fi2 = fd_file(m, fdt, sc->fd2);
+		op->file2 = file_id(m, *fi2);
+		if (!op->file2)
+			op->flags |= MODEL_OP_FD2_UNKNOWN;
+	}
+	return fi;
+}
+
+static int resolve_paths(struct model *m, uint32_t ki, const struct riot_syscall *sc,
+			 struct model_op *op)
+{
+	struct path_arg a = { &sc->path, sc->has & RIOT_HAS_DIRFD, sc->dirfd,
+			      MODEL_OP_PATH_TRUNCATED };
+	int err = 0;
+
+	if (sc->has & RIOT_HAS_PATH)
+		err = resolve(m, ki, &a, &op->path_id, &op->flags);
+	if (!err && sc->has & RIOT_HAS_PATH && a.has_dirfd && sc->path.s &&
+	    sc->path.s[0] == '\0' && !op->file)	/* AT_EMPTY_PATH: the dirfd */
+		op->file = file_id(m, fd_file(m, TASK(m, ki)->fdt, sc->dirfd));
+	if (err || !(sc->has & RIOT_HAS_PATH2))
+		return err;
+	if (sc->sys < RIOT_SYS_COUNT && m->role[sc->sys] & ROLE_PATH2) {
+		a = (struct path_arg){ &sc->path2, sc->has & RIOT_HAS_DIRFD2, sc->dirfd2,
+				       MODEL_OP_PATH2_TRUNCATED };
+		return resolve(m, ki, &a, &op->path2_id, &op->flags);
+	}
+	op->text = sc->path2.s;
+	return 0;
+}
+
+static void count_unresolved(struct model *m, const struct riot_syscall *sc, uint32_t flags)
+{
+	if (!(flags & (MODEL_OP_FD_UNKNOWN | MODEL_OP_FD2_UNKNOWN | MODEL_OP_DIRFD_UNKNOWN)))
+		return;
+	if (sc->ret == -EBADF)	/* the fd did not exist: nothing to resolve */
+		return;
+	m->st.unresolved_fd++;
+	if (sc->sys < RIOT_SYS_COUNT)
+		m->st.unresolved_fd_by_sys[sc->sys]++;
+}
+
+static bool sys_succeeded(const struct riot_syscall *sc)
+{
+	if (sc->sys == RIOT_SYS_close)	/* Linux frees the fd even on error */
+		return sc->ret != -EBADF;
+	return sc->ret >= 0;
+}
+
+static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct model_op *op)
+{
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+	uint32_t ki = task_of(m, sc->pid, sc->tid), fi, fi2 = 0;
+	int err;
+
+	if (!ki)
+		return -ENOMEM;
+	fi = resolve_fds(m, ki, sc, si, op, &fi2);
+	err = resolve_paths(m, ki, sc, op);
+	if (err)
+		return err;
+	count_unresolved(m, sc, op->flags);
+	if (sys_succeeded(sc)) {
+		err = sys_apply(m, ki, sc, fi, op);
+		if (err)
+			return err;
+	}
+	/* fd-based ops name their files' paths (a closed file's slot is
+	 * still intact: it is freed at the next apply) */
+	if (!op->path_id && fi)
+		op->path_id = FILEO(m, fi)->pub.path_id;
+	if (op->file2 && !fi2)
+		fi2 = op->file2 == op->file ? fi : 0;	/* dup family */
+	if (!op->path2_id && fi2)
+		op->path2_id = FILEO(m, fi2)->pub.path_id;
+	return 0;
+}
+
+/* ---- process events and start state ---- */
+
+static int apply_fork(struct model *m, const struct riot_proc *p)
+{
+	uint32_t ki = task_of(m, p->pid, p->tid), fdt, fs, pi;
+	uint32_t child_tid = p->child_tid ? p->child_tid : p->child_pid;
+
+	if (!ki)
+		return -ENOMEM;
+	fdt = p->clone_flags & CLONE_FILES ? fdt_ref(m, TASK(m, ki)->fdt)
+					   : fdt_copy(m, TASK(m, ki)->fdt);
+	if (!fdt)
+		return -ENOMEM;
+	fs = p->clone_flags & CLONE_FS ? fs_ref(m, TASK(m, ki)->fs)
+				       : fs_new(m, FS(m, TASK(m, ki)->fs)->cwd);
+	if (!fs) {
+		fdt_unref(m, fdt);
+		return -ENOMEM;
+	}
+	if (p->clone_flags & CLONE_THREAD) {
+		pi = TASK(m, ki)->proc;
+	} else {
+		pi = proc_new(m, p->child_pid, fdt_ref(m, fdt), fs_ref(m, fs));
+		if (!pi) {
+			fdt_unref(m, fdt);
+			fs_unref(m, fs);
+			return -ENOMEM;
+		}
+	}
+	return task_add(m, pi, child_tid, fdt, fs) ? 0 : -ENOMEM;
+}
+
+/* exec: the other threads are gone, the survivor takes the pid as tid,
+ * the fd table is unshared and its close-on-exec fds closed. */
+static int apply_exec(struct model *m, const struct riot_proc *p, struct model_op *op)
+{
+	uint32_t ki = task_of(m, p->pid, p->tid), pi, *v;
+	struct path_arg a = { &p->path, false, 0, MODEL_OP_PATH_TRUNCATED };
+
+	if (!ki)
+		return -ENOMEM;
+	pi = TASK(m, ki)->proc;
+	proc_drop_tasks(m, pi, ki);
+	if (TASK(m, ki)->tid != p->pid) {
+		v = map_get(&m->task_by_tid, p->pid);
+		if (v)
+			task_exit(m, *v);	/* a stale task of another process */
+		map_del(&m->task_by_tid, TASK(m, ki)->tid, NULL);
+		if (map_put(&m->task_by_tid, p->pid, ki)) {
+			task_release(m, ki);
+			return -ENOMEM;
+		}
+		TASK(m, ki)->tid = p->pid;
+	}
+	if (task_unshare_fdt(m, ki))
+		return -ENOMEM;
+	fds_close_where(m, TASK(m, ki)->fdt, 0, UINT64_MAX - 1, true, false);
+	fdt_unref(m, PROC(m, pi)->fdt);
+	PROC(m, pi)->fdt = fdt_ref(m, TASK(m, ki)->fdt);
+	return resolve(m, ki, &a, &op->path_id, &op->flags);
+}
+
+static void apply_exit(struct model *m, const struct riot_proc *p)
+{
+	uint32_t *v = map_get(&m->task_by_tid, p->tid);
+
+	/* A task the model never saw: nothing of it is held. */
+	if (v && TASK(m, *v)->pid == p->pid)
+		task_exit(m, *v);
+}
+
+static int apply_snap_proc(struct model *m, const struct riot_snap_proc *s,
+			   struct model_op *op)
+{
+	uint32_t pi = proc_find(m, s->pid), cwd = 0;
+	bool truncated = false;
+
+	if (s->cwd.s && s->cwd.s[0] == '/') {
+		cwd = intern_text(m, &s->cwd, &truncated);
+		if (!cwd)
+			return -ENOMEM;
+		op->path_id = cwd;
+		if (truncated) {
+			op->flags |= MODEL_OP_PATH_TRUNCATED;
+			cwd = 0;	/* a cut cwd would misplace every path */
+		}
+	}
+	if (!pi) {
+		uint32_t fdt = fdt_new(m), fs = fdt ? fs_new(m, cwd) : 0;
+
+		if (!fs) {
+			if (fdt)
+				fdt_unref(m, fdt);
+			return -ENOMEM;
+		}
+		pi = proc_new(m, s->pid, fdt, fs);
+		if (!pi || !task_add(m, pi, s->pid, fdt_ref(m, fdt), fs_ref(m, fs)))
+			return -ENOMEM;
+		return 0;
+	}
+	FS(m, PROC(m, pi)->fs)->cwd = cwd;
+	return 0;
+}
+
+static int apply_snap_fd(struct model *m, const struct riot_snap_fd *s, struct model_op *op)
+{
+	uint32_t pi = proc_find(m, s->pid), path_id = 0, fi;
+	bool truncated = false;
+	struct model_file *f;
+
+	if (!pi)
+		pi = proc_new_unknown(m, s->pid);
+	if (!pi)
+		return -ENOMEM;
+	if (s->path.s) {
+		path_id = intern_text(m, &s->path, &truncated);
+		if (!path_id)
+			return -ENOMEM;
+	}
+	fi = file_new(m, path_id, truncated);
+	if (!fi)
+		return -ENOMEM;
+	f = &FILEO(m, fi)->pub;
+	f->flags |= MODEL_FILE_SNAPSHOT;
+	f->open_flags = s->flags;
+	f->has = RIOT_HAS_SIZE | RIOT_HAS_FTYPE | RIOT_HAS_INO | RIOT_HAS_DEV;
+	f->size = s->size;
+	f->ino = s->ino;
+	f->dev = s->dev;
+	f->ftype = s->ftype;
+	f->pos = s->pos;
+	op->file = f->id;
+	op->path_id = path_id;
+	if (truncated)
+		op->flags |= MODEL_OP_PATH_TRUNCATED;
+	if (!fd_valid(s->fd)) {	/* nothing refers to it: free it next */
+		FILEO(m, fi)->refs = 1;
+		file_unref(m, fi);
+		return 0;
+	}
+	return fd_install(m, PROC(m, pi)->fdt, s->fd, fi, s->flags & O_CLOEXEC);
+}
+
+/* ---- API ---- */
+
+static uint64_t model_seed(void)
+{
+	uint64_t seed;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (uint64_t)(uintptr_t)&seed * 0x9e3779b97f4a7c15ULL;
+	return seed;
+}
+
+struct model *model_new(void)
+{
+	struct model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->seed = model_seed();
+	paths_init(&m->paths, m->seed);
+	pool_init(&m->fdts, sizeof(struct fd_table));
+	pool_init(&m->fss, sizeof(struct fs_info));
+	pool_init(&m->files, sizeof(struct file_obj));
+	pool_init(&m->tasks, sizeof(struct task));
+	pool_init(&m->procs, sizeof(struct proc));
+	map_init(&m->task_by_tid, m->seed);
+	map_init(&m->proc_by_pid, m->seed);
+	map_init(&m->file_by_id, m->seed);
+	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++) {
+		const struct riot_sys_info *si = riot_sys_info(s);
+
+		for (unsigned a = 0; si && a < 6; a++)
+			if (si->args[a] == RIOT_ARG_PATH2)
+				m->role[s] |= ROLE_PATH2;
+	}
+	return m;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 1; i < m->fdts.top; i++)
+		if (FDT(m, i)->refs)
+			map_fini(&FDT(m, i)->fds);
+	pool_fini(&m->fdts);
+	pool_fini(&m->fss);
+	pool_fini(&m->files);
+	pool_fini(&m->tasks);
+	pool_fini(&m->procs);
+	map_fini(&m->task_by_tid);
+	map_fini(&m->proc_by_pid);
+	map_fini(&m->file_by_id);
+	paths_fini(&m->paths);
+	free(m->released);
+	free(m);
+}
+
+int model_apply(struct model *m, const struct riot_rec *r, struct model_op *op)
+{
+	struct model_op scratch;
+	int err = 0;
+
+	if (!op)
+		op = &scratch;
+
+	files_flush_released(m);
+	memset(op, 0, sizeof(*op));
+	op->rec = r;
+	switch (r->type) {
+	case RIOT_REC_SYSCALL:
+		err = apply_syscall(m, &r->sc, op);
+		break;
+	case RIOT_REC_PROC:
+		if (r->proc.kind == RIOT_PROC_FORK)
+			err = apply_fork(m, &r->proc);
+		else if (r->proc.kind == RIOT_PROC_EXEC)
+			err = apply_exec(m, &r->proc, op);
+		else if (r->proc.kind == RIOT_PROC_EXIT)
+			apply_exit(m, &r->proc);
+		break;
+	case RIOT_REC_SNAP_PROC:
+		err = apply_snap_proc(m, &r->sproc, op);
+		break;
+	case RIOT_REC_SNAP_FD:
+		err = apply_snap_fd(m, &r->sfd, op);
+		break;
+	case RIOT_REC_DROP:
+		m->st.dropped_events += r->drop.count;
+		break;
+	}
+	op->path = paths_get(&m->paths, op->path_id);
+	op->path2 = paths_get(&m->paths, op->path2_id);
+	m->st.live_processes = m->procs.live;
+	m->st.live_files = m->files.live;
+	return err;
+}
+
+const char *model_path(const struct model *m, uint32_t id)
+{
+	return paths_get(&m->paths, id);
+}
+
+const struct model_file *model_file(const struct model *m, uint64_t id)
+{
+	uint32_t *v = id ? map_get(&m->file_by_id, id) : NULL;
+
+	return v ? &((const struct file_obj *)pool_at(&m->files, *v))->pub : NULL;
+}
+
+const struct model_stats *model_stats(const struct model *m)
+{
+	return &m->st;
+}

@@ -1,0 +1,190 @@
+/* model/path.c: lexical path resolution and the interned path table. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_CHUNK (64u * 1024)
+
+/* Drops the last component of out[0..len) (len > 1 means one exists). */
+static size_t path_pop(const char *out, size_t len)
+{
+	while (len > 1 && out[len - 1] != '/')
+		len--;
+	return len > 1 ? len - 1 : 1;
+}
+
+size_t path_resolve(char *out, size_t cap, const char *base, size_t blen,
+		    const char *rel, bool *truncated)
+{
+	size_t len = 1, dropped = 0;
+	const char *p = rel;
+
+	out[0] = '/';
+	if (rel[0] != '/' && blen > 1 && blen < cap) {
+		memcpy(out, base, blen);
+		len = blen;
+	} else if (rel[0] != '/' && blen >= cap) {
+		*truncated = true;	/* callers never pass such a base */
+	}
+	while (*p) {
+		const char *c;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		c = p;
+		while (*p && *p != '/')
+			p++;
+		n = (size_t)(p - c);
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if (dropped)
+				dropped--;
+			else
+				len = path_pop(out, len);
+			continue;
+		}
+		/* "/" + name + NUL must fit */
+		if (dropped || (len > 1) + n + len + 1 > cap) {
+			dropped++;
+			continue;
+		}
+		if (len > 1)
+			out[len++] = '/';
+		memcpy(out + len, c, n);
+		len += n;
+	}
+	out[len] = '\0';
+	if (dropped)
+		*truncated = true;
+	return len;
+}
+
+void paths_init(struct path_table *t, uint64_t seed)
+{
+	memset(t, 0, sizeof(*t));
+	t->seed = seed;
+}
+
+void paths_fini(struct path_table *t)
+{
+	for (uint32_t i = 0; i < t->nchunks; i++)
+		free(t->chunks[i]);
+	free(t->chunks);
+	free(t->ents);
+	free(t->index);
+	paths_init(t, t->seed);
+}
+
+const char *paths_get(const struct path_table *t, uint32_t id)
+{
+	if (id == 0 || id >= t->n)
+		return NULL;
+	return t->ents[id].s;
+}
+
+/* A copy of s[0..len) + NUL in memory that never moves. */
+static char *paths_store(struct path_table *t, const char *s, size_t len)
+{
+	char *dst;
+
+	if (len + 1 > t->cur_left) {
+		size_t size = len + 1 > PATH_CHUNK ? len + 1 : PATH_CHUNK;
+		char *chunk;
+
+		if (t->nchunks == t->chunks_cap) {
+			uint32_t cap = t->chunks_cap ? t->chunks_cap * 2 : 16;
+			char **c = realloc(t->chunks, sizeof(*c) * cap);
+
+			if (!c)
+				return NULL;
+			t->chunks = c;
+			t->chunks_cap = cap;
+		}
+		chunk = malloc(size);
+		if (!chunk)
+			return NULL;
+		t->chunks[t->nchunks++] = chunk;
+		t->cur = chunk;
+		t->cur_left = size;
+	}
+	dst = t->cur;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	t->cur += len + 1;
+	t->cur_left -= len + 1;
+	return dst;
+}
+
+static void index_place(struct path_table *t, uint32_t id)
+{
+	uint32_t mask = t->index_cap - 1;
+	uint32_t i = (uint32_t)t->ents[id].hash & mask;
+
+	while (t->index[i])
+		i = (i + 1) & mask;
+	t->index[i] = id;
+}
+
+/* Room for one more entry and one more index slot at load <= 1/2. */
+static int paths_reserve(struct path_table *t)
+{
+	if (t->n + 1 >= t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		struct path_ent *e = realloc(t->ents, sizeof(*e) * cap);
+
+		if (!e || cap <= t->cap)
+			return -ENOMEM;
+		t->ents = e;
+		t->cap = cap;
+		if (t->n == 0)
+			t->n = 1;	/* id 0 means none */
+	}
+	if ((t->n + 1) * 2 > t->index_cap) {
+		uint32_t cap = t->index_cap ? t->index_cap * 2 : 128;
+		uint32_t *idx = calloc(cap, sizeof(*idx));
+
+		if (!idx || cap <= t->index_cap) {
+			free(idx);
+			return -ENOMEM;
+		}
+		free(t->index);
+		t->index = idx;
+		t->index_cap = cap;
+		for (uint32_t id = 1; id < t->n; id++)
+			index_place(t, id);
+	}
+	return 0;
+}
+
+uint32_t paths_intern(struct path_table *t, const char *s, size_t len)
+{
+	uint64_t h = hash_bytes(s, len, t->seed);
+	uint32_t id;
+
+	if (len > UINT32_MAX - 1 || paths_reserve(t)) {
+		errno = ENOMEM;
+		return 0;
+	}
+	for (uint32_t i = (uint32_t)h & (t->index_cap - 1); (id = t->index[i]);
+	     i = (i + 1) & (t->index_cap - 1)) {
+		const struct path_ent *e = &t->ents[id];
+
+		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+			return id;
+	}
+	id = t->n;
+	t->ents[id].s = paths_store(t, s, len);
+	if (!t->ents[id].s) {
+		errno = ENOMEM;
+		return 0;
+	}
+	t->ents[id].len = (uint32_t)len;
+	t->ents[id].hash = h;
+	t->n++;
+	index_place(t, id);
+	return id;
+}

@@ -1,0 +1,114 @@
+/* riot.c: main(). Parses the command name and dispatches; nothing else.
+ * Each command lives in its folder and brings its own handler and help. */
+#include <stdio.h>
+#include <string.h>
+
+#include "inspect/inspect.h"
+#include "lib/cli.h"
+
+struct riot_command {
+	const char *name;
+	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
+	const char *summary;
+	const char *help;			/* full text for --help */
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const char help_help[] =
+	"Usage: riot help [COMMAND]\n"
+	"\n"
+	"Lists riot's commands, or prints the help of one.\n";
+
+static const struct riot_command commands[] = {
+	{ "info", cmd_info, "summarise a .riot log", cmd_info_help },
+	{ "dump", cmd_dump, "print every record of a .riot log", cmd_dump_help },
+	{ "version", cmd_version, "riot, library and kernel feature versions", cmd_version_help },
+	{ "help", cmd_help, "list commands or show one's help", help_help },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void list_commands(FILE *out)
+{
+	fputs("Usage: riot <command> [options]\n\n"
+	      "riot records the file I/O of programs and replays it on other storage.\n\n"
+	      "Commands:\n", out);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nRun 'riot <command> --help' for a command's options.\n", out);
+}
+
+/* Exact name, or a unique prefix of one ("inf" -> info). */
+static const struct riot_command *find_command(const char *name)
+{
+	const struct riot_command *found = NULL;
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+		if (len && strncmp(commands[i].name, name, len) == 0) {
+			if (found)
+				return NULL;
+			found = &commands[i];
+		}
+	}
+	return found;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct riot_command *c;
+
+	if (argc < 2) {
+		list_commands(stdout);
+		return RIOT_EXIT_OK;
+	}
+	if (argc > 2)
+		return riot_usage("takes at most one command name");
+	c = find_command(argv[1]);
+	if (!c)
+		return riot_usage("unknown command '%s'", argv[1]);
+	fputs(c->help, stdout);
+	return RIOT_EXIT_OK;
+}
+
+static int wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct riot_command *c;
+
+	if (argc < 2) {
+		list_commands(stderr);
+		return RIOT_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		list_commands(stdout);
+		return RIOT_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0)
+		argv[1] = "version";
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "riot: unknown command '%s'\nTry 'riot help'.\n", argv[1]);
+		return RIOT_EXIT_USAGE;
+	}
+	riot_cmd = c->name;
+	if (wants_help(argc - 1, argv + 1)) {
+		fputs(c->help, stdout);
+		return RIOT_EXIT_OK;
+	}
+	argv[1] = (char *)c->name;
+	return c->run(argc - 1, argv + 1);
+}
