@@ -115,7 +115,7 @@ void json_double(struct json *j, const char *key, double v)
 {
 	prefix(j, key);
 	if (isfinite(v))
-		fprintf(j->out, "%.6g", v);
+		fprintf(j->out, "%.15g", v);	/* exact enough for any ratio or rate */
 	else
 		fputs("null", j->out);
 }
