@@ -5,6 +5,7 @@
 
 #include "inspect/inspect.h"
 #include "lib/cli.h"
+#include "replay/replay.h"
 
 struct riot_command {
 	const char *name;
@@ -21,6 +22,7 @@ static const char help_help[] =
 	"Lists riot's commands, or prints the help of one.\n";
 
 static const struct riot_command commands[] = {
+	{ "init", cmd_init, "create the file tree a log expects, under a root", cmd_init_help },
 	{ "info", cmd_info, "summarise a .riot log", cmd_info_help },
 	{ "dump", cmd_dump, "print every record of a .riot log", cmd_dump_help },
 	{ "version", cmd_version, "riot, library and kernel feature versions", cmd_version_help },

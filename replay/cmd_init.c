@@ -1,0 +1,191 @@
+/* replay/cmd_init.c: `riot init LOG --root DIR`: creates the file tree the
+ * captured workload expected to find (replay/init.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "init.h"
+#include "lib/cli.h"
+#include "replay.h"
+
+#define INIT_MAX_MAPS 64
+
+const char cmd_init_help[] =
+	"Usage: riot init LOG --root DIR [--fill random|zero|compress:PCT]\n"
+	"                 [--map PREFIX=DIR2]... [--threads N] [--seed N] [--dry-run]\n"
+	"\n"
+	"Creates beneath DIR the file tree the captured workload expected at its\n"
+	"start: directories, regular files of the sizes it observed (size at open,\n"
+	"stat, the furthest byte read before it changed them) and symlinks (their\n"
+	"captured targets). What the workload created itself is left out, and\n"
+	"removed from DIR if an earlier run left it there. Captured /a/b becomes\n"
+	"DIR/a/b; nothing resolves outside DIR (openat2 RESOLVE_IN_ROOT).\n"
+	"Paths under /proc, /sys and /dev, sockets, fifos and devices are skipped\n"
+	"and counted.\n"
+	"\n"
+	"DIR is created when missing and gets a marker file, " REPLAY_ROOT_MARKER ". riot\n"
+	"refuses /, and a non-empty DIR without the marker (lost+found alone is\n"
+	"fine). Running init again rewrites the tree to the same state.\n"
+	"\n"
+	"  --root DIR          where the captured tree goes (required)\n"
+	"  --fill KIND         file content: random (default; not flattering\n"
+	"                      compression or deduplication), zero, or\n"
+	"                      compress:PCT (compresses by about PCT %)\n"
+	"  --map PREFIX=DIR2   the captured subtree PREFIX goes to DIR2 instead\n"
+	"                      (repeatable; whole components, longest prefix wins;\n"
+	"                      DIR2 gets the same checks and marker as DIR)\n"
+	"  --threads N         file-writing threads (default: CPUs, 2 to 8)\n"
+	"  --seed N            mixed into the content of every file (default 0)\n"
+	"  --dry-run           print the tree (\"dir PATH\", \"file PATH SIZE\",\n"
+	"                      \"symlink PATH -> TARGET\") and touch nothing\n"
+	"\n"
+	"A progress bar goes to stderr when it is a terminal. The last line on\n"
+	"stdout sums up: dirs, files, bytes, symlinks, stale paths removed,\n"
+	"skipped paths by reason, failures, seconds. Exit 1 when any entry could\n"
+	"not be created.\n";
+
+struct init_args {
+	const char *log, *root;
+	struct fill fill;
+	struct replay_map maps[INIT_MAX_MAPS];
+	unsigned nmaps;
+	struct init_opts o;
+	bool dry_run;
+};
+
+static int parse_map(struct init_args *a, char *arg)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1] || arg[0] != '/')
+		return riot_usage("--map wants /CAPTURED/PREFIX=DIR, got '%s'", arg);
+	if (a->nmaps == INIT_MAX_MAPS)
+		return riot_usage("at most %d --map options", INIT_MAX_MAPS);
+	*eq = '\0';
+	a->maps[a->nmaps++] = (struct replay_map){ .prefix = arg, .dir = eq + 1 };
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct init_args *a)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "fill", required_argument, NULL, 'f' },
+		{ "map", required_argument, NULL, 'm' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ 0 },
+	};
+	uint64_t v;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			a->root = optarg;
+			break;
+		case 'f':
+			if (fill_parse(optarg, &a->fill) < 0)
+				return riot_usage("--fill wants random, zero or compress:PCT (0-100)");
+			break;
+		case 'm':
+			if ((rc = parse_map(a, optarg)) != 0)
+				return rc;
+			break;
+		case 't':
+			if (riot_parse_u64(optarg, &v) < 0 || v == 0 || v > 64)
+				return riot_usage("--threads wants 1 to 64");
+			a->o.threads = (unsigned)v;
+			break;
+		case 's':
+			if (riot_parse_u64(optarg, &a->o.seed) < 0)
+				return riot_usage("--seed wants a number");
+			break;
+		case 'n':
+			a->dry_run = true;
+			break;
+		default:
+			return riot_usage("unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return riot_usage("needs exactly one LOG");
+	a->log = argv[optind];
+	if (!a->root && !a->dry_run)
+		return riot_usage("needs --root DIR");
+	return 0;
+}
+
+static void print_summary(const struct init_result *r)
+{
+	char b[32];
+
+	printf("init: %llu dirs, %llu files, %llu bytes (%s), %llu symlinks; removed %llu; "
+	       "skipped:", (unsigned long long)r->dirs, (unsigned long long)r->files,
+	       (unsigned long long)r->bytes, riot_fmt_bytes(r->bytes, b, sizeof(b)),
+	       (unsigned long long)r->symlinks, (unsigned long long)r->removed);
+	for (unsigned s = 0; s < INIT_SKIP_COUNT; s++)
+		printf(" %s %llu", init_skip_name(s), (unsigned long long)r->skipped[s]);
+	printf("; failed %llu; %.3f s\n", (unsigned long long)r->failed, r->seconds);
+}
+
+/* Prepares DIR and every map directory, then opens them as one root. */
+static struct replay_root *open_root(struct init_args *a)
+{
+	char err[PATH_MAX + 256];
+	struct replay_root *r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
+
+	if (!r)
+		riot_err("%s", err);
+	return r;
+}
+
+static int run_dry(struct init_args *a)
+{
+	struct init_result res;
+	char err[PATH_MAX + 256];
+
+	if (replay_init_plan(a->log, replay_init_print_entry, stdout, &res, err,
+			     sizeof(err)) < 0) {
+		riot_err("%s", err);
+		return RIOT_EXIT_FAIL;
+	}
+	print_summary(&res);
+	return RIOT_EXIT_OK;
+}
+
+int cmd_init(int argc, char **argv)
+{
+	struct init_args a = { .fill = { .kind = FILL_RANDOM } };
+	struct init_result res;
+	struct replay_root *root;
+	char err[PATH_MAX + 256];
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &a)) != 0)
+		return rc;
+	if (a.dry_run)
+		return run_dry(&a);
+	root = open_root(&a);
+	if (!root)
+		return RIOT_EXIT_FAIL;
+	a.o.progress = isatty(STDERR_FILENO);
+	rc = replay_init_run(a.log, root, &a.fill, &a.o, &res, err, sizeof(err));
+	replay_root_close(root);
+	if (rc < 0) {
+		riot_err("%s", err);
+		return RIOT_EXIT_FAIL;
+	}
+	print_summary(&res);
+	if (res.failed) {
+		riot_err("%llu entries could not be created; first: %s",
+			 (unsigned long long)res.failed, res.first_failure);
+		return RIOT_EXIT_FAIL;
+	}
+	return RIOT_EXIT_OK;
+}

@@ -1,0 +1,526 @@
+/* replay/init.c: creates the initial tree beneath a confined root
+ * (replay/init.h): stale paths removed, directories and symlinks in order
+ * on this thread, regular files filled in parallel. Every file system call
+ * names its object through replay/root.h: an fd from openat2
+ * RESOLVE_IN_ROOT, or an *at call on a confined parent fd with a single
+ * component. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "init.h"
+#include "init_tree.h"
+#include "lib/cli.h"
+
+#define INIT_CHUNK (1u << 20)	/* bytes per write of a file's fill */
+#define INIT_MAX_THREADS 8
+
+static const char *const skip_names[INIT_SKIP_COUNT] = {
+	[INIT_SKIP_PSEUDO] = "pseudo",
+	[INIT_SKIP_SPECIAL] = "special",
+	[INIT_SKIP_TRUNCATED] = "truncated",
+	[INIT_SKIP_NO_TARGET] = "no_target",
+	[INIT_SKIP_HOSTILE] = "hostile",
+};
+
+const char *init_skip_name(enum init_skip s)
+{
+	return (unsigned)s < INIT_SKIP_COUNT ? skip_names[s] : "unknown";
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- shared state of one creation ---- */
+
+struct creation {
+	const struct replay_root *root;
+	const struct fill *fill;
+	const struct init_opts *o;
+	const struct init_tree *t;
+	struct init_result *res;
+	atomic_size_t next_file;	/* index into the files group */
+	atomic_size_t files_done;
+	atomic_uint_fast64_t bytes_done;
+	atomic_uint_fast64_t failed;
+	pthread_mutex_t lock;		/* res->first_failure */
+};
+
+static void record_failure(struct creation *c, const char *path, const char *what, int rc)
+{
+	atomic_fetch_add(&c->failed, 1);
+	pthread_mutex_lock(&c->lock);
+	if (!c->res->first_failure[0])
+		snprintf(c->res->first_failure, sizeof(c->res->first_failure), "%s: %s: %s",
+			 path, what, strerror(-rc));
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- removal of what the workload expected absent ---- */
+
+static int remove_tree(int dirfd, const char *name);
+
+static int remove_entry(int dirfd, const char *name, bool is_dir)
+{
+	if (is_dir)
+		return remove_tree(dirfd, name);
+	return unlinkat(dirfd, name, 0) < 0 ? -errno : 0;
+}
+
+/* Removes directory name beneath dirfd and everything in it, never
+ * following a symlink (O_NOFOLLOW, single components from readdir). */
+static int remove_tree(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		struct stat st;
+		bool is_dir = de->d_type == DT_DIR;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (de->d_type == DT_UNKNOWN &&
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			is_dir = S_ISDIR(st.st_mode);
+		rc = remove_entry(fd, de->d_name, is_dir);
+	}
+	closedir(d);
+	if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
+		rc = -errno;
+	return rc;
+}
+
+/* 1 when something was removed, 0 when nothing was there, -errno. */
+static int remove_stale(const struct replay_root *r, const char *path)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int pfd = replay_root_parent(r, path, name, sizeof(name)), rc;
+
+	if (pfd == -ENOENT || pfd == -ENOTDIR || pfd == -EINVAL)
+		return 0;	/* no parent, or a root itself: nothing to do */
+	if (pfd < 0)
+		return pfd;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = errno == ENOENT ? 0 : -errno;
+	else
+		rc = remove_entry(pfd, name, S_ISDIR(st.st_mode)) ?: 1;
+	close(pfd);
+	return rc;
+}
+
+static void remove_all_stale(struct creation *c)
+{
+	for (size_t i = 0; i < c->t->nabsent; i++) {
+		int rc = remove_stale(c->root, c->t->absent[i]);
+
+		if (rc > 0)
+			c->res->removed++;
+		else if (rc < 0)
+			record_failure(c, c->t->absent[i], "removing a stale path", rc);
+	}
+}
+
+/* ---- directories and symlinks ---- */
+
+static int is_root_itself(const struct replay_root *r, const char *path)
+{
+	char rel[PATH_MAX];
+	int rootfd;
+
+	return replay_root_locate(r, path, &rootfd, rel, sizeof(rel)) == 0 &&
+	       strcmp(rel, ".") == 0;
+}
+
+/* Something not a directory is where one belongs: a leftover of an
+ * earlier run; files and symlinks are rewritten anyway, so it goes. */
+static int make_dir(const struct replay_root *r, const char *path)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int pfd, rc;
+
+	if (is_root_itself(r, path))
+		return 0;
+	pfd = replay_root_parent(r, path, name, sizeof(name));
+	if (pfd < 0)
+		return pfd;
+	rc = mkdirat(pfd, name, 0755) < 0 ? -errno : 0;
+	if (rc == -EEXIST && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode))
+			rc = 0;
+		else if (unlinkat(pfd, name, 0) == 0)
+			rc = mkdirat(pfd, name, 0755) < 0 ? -errno : 0;
+	}
+	close(pfd);
+	return rc;
+}
+
+static bool same_link(int pfd, const char *name, const char *target)
+{
+	char buf[PATH_MAX + 1];
+	ssize_t n = readlinkat(pfd, name, buf, sizeof(buf));
+
+	return n >= 0 && (size_t)n == strlen(target) && memcmp(buf, target, (size_t)n) == 0;
+}
+
+static int make_symlink(const struct replay_root *r, const char *path, const char *target)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int pfd = replay_root_parent(r, path, name, sizeof(name)), rc;
+
+	if (pfd < 0)
+		return pfd;
+	rc = symlinkat(target, pfd, name) < 0 ? -errno : 0;
+	if (rc == -EEXIST && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode) && same_link(pfd, name, target))
+			rc = 0;
+		else if (S_ISDIR(st.st_mode))
+			rc = -EISDIR;
+		else if (unlinkat(pfd, name, 0) == 0)
+			rc = symlinkat(target, pfd, name) < 0 ? -errno : 0;
+	}
+	close(pfd);
+	return rc;
+}
+
+static void make_dirs_and_links(struct creation *c)
+{
+	const struct init_tree *t = c->t;
+
+	for (size_t i = 0; i < t->ndirs + t->nsymlinks; i++) {
+		const struct init_entry *e = &t->ents[i];
+		int rc = e->kind == INIT_DIR ? make_dir(c->root, e->path) :
+			 make_symlink(c->root, e->path, e->target);
+
+		if (rc < 0)
+			record_failure(c, e->path, e->kind == INIT_DIR ? "mkdir" : "symlink", rc);
+	}
+}
+
+/* ---- files ---- */
+
+static int write_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
+{
+	while (len > 0) {
+		ssize_t n = pwrite(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		buf += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Opens a file for rewriting; a symlink where the file belongs (an earlier
+ * run's leftover) is removed, never written through. */
+static int open_for_fill(const struct replay_root *r, const char *path)
+{
+	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW;
+	int fd = replay_root_open_path(r, path, flags, 0644);
+	char name[NAME_MAX + 1];
+	int pfd;
+
+	if (fd != -ELOOP)
+		return fd;
+	pfd = replay_root_parent(r, path, name, sizeof(name));
+	if (pfd < 0)
+		return pfd;
+	fd = unlinkat(pfd, name, 0) < 0 ? -errno : 0;
+	close(pfd);
+	return fd < 0 ? fd : replay_root_open_path(r, path, flags, 0644);
+}
+
+static int fill_file(struct creation *c, const struct init_entry *e, unsigned char *buf)
+{
+	uint64_t seed = init_path_seed(e->path, c->o->seed);
+	int fd = open_for_fill(c->root, e->path), rc = 0;
+
+	if (fd < 0)
+		return fd;
+	for (uint64_t off = 0; off < e->size && rc == 0;) {
+		size_t n = e->size - off < INIT_CHUNK ? (size_t)(e->size - off) : INIT_CHUNK;
+
+		fill_bytes(c->fill, seed, off, buf, n);
+		rc = write_all(fd, buf, n, off);
+		off += n;
+		atomic_fetch_add(&c->bytes_done, n);
+	}
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+static void *file_worker(void *arg)
+{
+	struct creation *c = arg;
+	const struct init_tree *t = c->t;
+	size_t first = t->ndirs + t->nsymlinks;
+	unsigned char *buf = malloc(INIT_CHUNK);
+	size_t i;
+
+	while ((i = atomic_fetch_add(&c->next_file, 1)) < t->nfiles) {
+		const struct init_entry *e = &t->ents[first + i];
+		int rc = buf ? fill_file(c, e, buf) : -ENOMEM;
+
+		if (rc < 0)
+			record_failure(c, e->path, "writing", rc);
+		atomic_fetch_add(&c->files_done, 1);
+	}
+	free(buf);
+	return NULL;
+}
+
+static unsigned thread_count(const struct init_opts *o)
+{
+	long n = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < (o->threads ? 1 : 2))
+		n = o->threads ? 1 : 2;
+	return n > INIT_MAX_THREADS ? INIT_MAX_THREADS : (unsigned)n;
+}
+
+static void draw_progress(struct creation *c, bool last)
+{
+	uint64_t done = atomic_load(&c->bytes_done), total = c->t->bytes;
+	size_t files = atomic_load(&c->files_done);
+	unsigned width = 30, fill = total ? (unsigned)(done * width / total) : width;
+	char a[32], b[32], bar[31];
+
+	memset(bar, '#', fill);
+	memset(bar + fill, '.', width - fill);
+	bar[width] = '\0';
+	fprintf(stderr, "\rinit [%s] %3u%% %s / %s, %zu / %zu files%s", bar,
+		total ? (unsigned)(done * 100 / total) : 100,
+		riot_fmt_bytes(done, a, sizeof(a)), riot_fmt_bytes(total, b, sizeof(b)),
+		files, c->t->nfiles, last ? "\n" : "");
+	fflush(stderr);
+}
+
+/* Runs the file workers; this thread draws the progress bar meanwhile. */
+static int make_files(struct creation *c)
+{
+	pthread_t tids[INIT_MAX_THREADS];
+	unsigned n = thread_count(c->o), started = 0;
+	struct timespec tick = { 0, 200 * 1000 * 1000 };
+	int rc = 0;
+
+	for (; started < n; started++)
+		if ((rc = -pthread_create(&tids[started], NULL, file_worker, c)) < 0)
+			break;
+	if (started == 0)
+		return rc;
+	while (c->o->progress && atomic_load(&c->files_done) < c->t->nfiles) {
+		draw_progress(c, false);
+		nanosleep(&tick, NULL);
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	if (c->o->progress)
+		draw_progress(c, true);
+	return 0;
+}
+
+/* Flushes every root's file system, so the write-back of init's data does
+ * not land in the measurements of a replay that follows. */
+static void sync_roots(const struct replay_root *r, const struct init_tree *t)
+{
+	int rootfd;
+	char rel[PATH_MAX];
+
+	if (replay_root_locate(r, "/", &rootfd, rel, sizeof(rel)) == 0)
+		syncfs(rootfd);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->ents[i].kind == INIT_DIR && is_root_itself(r, t->ents[i].path) &&
+		    replay_root_locate(r, t->ents[i].path, &rootfd, rel, sizeof(rel)) == 0)
+			syncfs(rootfd);
+}
+
+/* ---- free space ---- */
+
+/* Bytes of the regular files already at the tree's file paths beneath
+ * rootfd: a re-run rewrites them in place, so they count as free. */
+static uint64_t existing_bytes(const struct replay_root *r, const struct init_tree *t,
+			       int rootfd)
+{
+	char rel[PATH_MAX];
+	uint64_t sum = 0;
+
+	for (size_t i = t->ndirs + t->nsymlinks; i < t->n; i++) {
+		struct stat st;
+		int fd, rfd;
+
+		if (replay_root_locate(r, t->ents[i].path, &rfd, rel, sizeof(rel)) < 0 ||
+		    rfd != rootfd)
+			continue;
+		fd = replay_root_open_path(r, t->ents[i].path, O_PATH | O_NOFOLLOW, 0);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			sum += (uint64_t)st.st_blocks * 512;
+		close(fd);
+	}
+	return sum;
+}
+
+/* Refuses a tree larger than the free space of the root it goes to, so a
+ * too-big (or hostile) log fails before it fills a disk. */
+static int check_space(const struct replay_root *r, const struct init_tree *t,
+		       char *err, size_t errlen)
+{
+	struct { int fd; uint64_t bytes; } need[16];
+	unsigned nneed = 0;
+	char rel[PATH_MAX], a[32], b[32];
+
+	for (size_t i = t->ndirs + t->nsymlinks; i < t->n; i++) {
+		int rootfd;
+		unsigned k;
+
+		if (replay_root_locate(r, t->ents[i].path, &rootfd, rel, sizeof(rel)) < 0)
+			continue;
+		for (k = 0; k < nneed && need[k].fd != rootfd; k++)
+			;
+		if (k == nneed) {
+			if (nneed == 16)
+				continue;
+			need[nneed++] = (typeof(need[0])){ rootfd, 0 };
+		}
+		need[k].bytes += t->ents[i].size;
+	}
+	for (unsigned k = 0; k < nneed; k++) {
+		struct statvfs sv;
+
+		if (fstatvfs(need[k].fd, &sv) < 0)
+			continue;
+		/* leave room for metadata: 2 % of the need, at least 1 MiB */
+		if (need[k].bytes + need[k].bytes / 50 + (1u << 20) >
+		    (uint64_t)sv.f_bavail * sv.f_frsize + existing_bytes(r, t, need[k].fd)) {
+			snprintf(err, errlen, "the tree needs %s but its file system has %s free",
+				 riot_fmt_bytes(need[k].bytes, a, sizeof(a)),
+				 riot_fmt_bytes((uint64_t)sv.f_bavail * sv.f_frsize, b, sizeof(b)));
+			return -ENOSPC;
+		}
+	}
+	return 0;
+}
+
+/* ---- entry points ---- */
+
+static void tree_counts(const struct init_tree *t, struct init_result *res)
+{
+	res->dirs = t->ndirs;
+	res->files = t->nfiles;
+	res->symlinks = t->nsymlinks;
+	res->bytes = t->bytes;
+	memcpy(res->skipped, t->skipped, sizeof(res->skipped));
+}
+
+int replay_init_run(const char *log_path, const struct replay_root *root,
+		    const struct fill *fill, const struct init_opts *o,
+		    struct init_result *res, char *err, size_t errlen)
+{
+	double start = now_s();
+	struct init_tree t;
+	struct creation c = { .root = root, .fill = fill, .o = o, .t = &t, .res = res };
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = init_tree_build(log_path, &t, err, errlen);
+	if (rc < 0)
+		return rc;
+	tree_counts(&t, res);
+	rc = check_space(root, &t, err, errlen);
+	if (rc < 0)
+		goto out;
+	pthread_mutex_init(&c.lock, NULL);
+	remove_all_stale(&c);
+	make_dirs_and_links(&c);
+	rc = make_files(&c);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot start file threads: %s", strerror(-rc));
+	else
+		sync_roots(root, &t);
+	res->failed = atomic_load(&c.failed);
+	pthread_mutex_destroy(&c.lock);
+out:
+	init_tree_free(&t);
+	res->seconds = now_s() - start;
+	return rc;
+}
+
+int replay_init_plan(const char *log_path,
+		     int (*fn)(const struct init_entry *e, void *arg), void *arg,
+		     struct init_result *res, char *err, size_t errlen)
+{
+	double start = now_s();
+	struct init_tree t;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = init_tree_build(log_path, &t, err, errlen);
+	if (rc < 0)
+		return rc;
+	tree_counts(&t, res);
+	for (size_t i = 0; i < t.n && rc == 0; i++)
+		rc = fn(&t.ents[i], arg);
+	init_tree_free(&t);
+	res->seconds = now_s() - start;
+	return rc;
+}
+
+static void put_escaped(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+	}
+}
+
+int replay_init_print_entry(const struct init_entry *e, void *arg)
+{
+	FILE *out = arg;
+
+	fputs(e->kind == INIT_DIR ? "dir " : e->kind == INIT_FILE ? "file " : "symlink ", out);
+	put_escaped(out, e->path);
+	if (e->kind == INIT_FILE)
+		fprintf(out, " %llu", (unsigned long long)e->size);
+	if (e->kind == INIT_SYMLINK) {
+		fputs(" -> ", out);
+		put_escaped(out, e->target);
+	}
+	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,857 @@
+/* replay/init_tree.c: derives the initial tree from a log (rules in
+ * replay/init.h). One pass through riot_reader and the model; one entry per
+ * distinct path (and per ancestor of one), plus a read position per live
+ * open file description. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "formats/log.h"
+#include "init_tree.h"
+#include "model/model.h"
+
+enum ent_state { ST_UNKNOWN, ST_PRESENT, ST_ABSENT };
+#define KIND_SPECIAL 8	/* socket, fifo, device: beyond enum init_kind */
+
+struct tree_ent {
+	char *path;
+	uint32_t parent;	/* index; 0: directly beneath "/" */
+	uint8_t state;		/* ST_*: decided by the first evidence */
+	uint8_t kind;		/* enum init_kind, KIND_SPECIAL, 0 unknown */
+	bool kind_sure;		/* kind from an S_IFMT fact or a readlink */
+	bool changed;		/* the workload changed it: what it observes
+				 * after that says nothing about the start */
+	bool truncated;		/* a cut path: no evidence is taken from it */
+	bool pseudo;		/* under /proc, /sys, /dev */
+	uint64_t size;
+	char *target;
+};
+
+/* Entries by path (open addressing over indices) and by model path id. */
+struct tree_table {
+	struct tree_ent *ents;	/* ents[0] unused */
+	uint32_t n, cap;
+	uint32_t *slots, nslots;	/* power of two; 0 = empty */
+	uint32_t *by_pid, npid;
+};
+
+/* Read positions per open file description, keyed by model file id (ids
+ * start at 1: 0 marks an empty slot). Rebuilt without the closed ones when
+ * it fills up, so it stays proportional to the live descriptions. */
+struct pos_map {
+	uint64_t *keys, *vals;
+	size_t cap, n;
+};
+
+struct builder {
+	struct tree_table *tt;
+	struct pos_map pos;
+	struct model *m;
+	int err;		/* sticky -ENOMEM */
+};
+
+static uint64_t hash_path(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+uint64_t init_path_seed(const char *path, uint64_t seed)
+{
+	uint64_t z = hash_path(path, strlen(path)) ^ seed;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+#define ENT(tt, i) (&(tt)->ents[i])
+
+static int table_rehash(struct tree_table *tt)
+{
+	uint32_t ns = tt->nslots ? tt->nslots * 2 : 1024, *slots = calloc(ns, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (uint32_t i = 1; i <= tt->n; i++) {
+		const char *p = ENT(tt, i)->path;
+		uint32_t s = (uint32_t)hash_path(p, strlen(p)) & (ns - 1);
+
+		while (slots[s])
+			s = (s + 1) & (ns - 1);
+		slots[s] = i;
+	}
+	free(tt->slots);
+	tt->slots = slots;
+	tt->nslots = ns;
+	return 0;
+}
+
+static bool is_pseudo(const char *p, size_t n)
+{
+	static const char *const fs[] = { "/proc", "/sys", "/dev" };
+
+	for (unsigned k = 0; k < 3; k++) {
+		size_t l = strlen(fs[k]);
+
+		if (n >= l && memcmp(p, fs[k], l) == 0 && (n == l || p[l] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static int table_get(struct tree_table *tt, const char *p, size_t n, uint32_t *out);
+
+static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *out)
+{
+	const char *slash = memrchr(p, '/', n);
+	uint32_t parent = 0, slot;
+	struct tree_ent *e;
+	int rc;
+
+	/* the parent first: it may rehash, so the slot is found again after */
+	if (slash && slash > p && (rc = table_get(tt, p, (size_t)(slash - p), &parent)) < 0)
+		return rc;
+	if (tt->n + 1 >= tt->cap) {
+		uint32_t cap = tt->cap ? tt->cap * 2 : 1024;
+		struct tree_ent *ents = realloc(tt->ents, cap * sizeof(*ents));
+
+		if (!ents)
+			return -ENOMEM;
+		tt->ents = ents;
+		tt->cap = cap;
+	}
+	if ((tt->n + 1) * 2 >= tt->nslots && (rc = table_rehash(tt)) < 0)
+		return rc;
+	slot = (uint32_t)hash_path(p, n) & (tt->nslots - 1);
+	while (tt->slots[slot])
+		slot = (slot + 1) & (tt->nslots - 1);
+	e = ENT(tt, ++tt->n);
+	memset(e, 0, sizeof(*e));
+	e->path = strndup(p, n);
+	if (!e->path) {
+		tt->n--;
+		return -ENOMEM;
+	}
+	e->parent = parent;
+	e->pseudo = is_pseudo(p, n);
+	tt->slots[slot] = tt->n;
+	*out = tt->n;
+	return 0;
+}
+
+/* The entry of path p[0..n), made (with its ancestors) when new. "/" is 0. */
+static int table_get(struct tree_table *tt, const char *p, size_t n, uint32_t *out)
+{
+	uint32_t s;
+
+	*out = 0;
+	if (n <= 1)
+		return 0;
+	if (!tt->nslots && table_rehash(tt) < 0)
+		return -ENOMEM;
+	s = (uint32_t)hash_path(p, n) & (tt->nslots - 1);
+	for (; tt->slots[s]; s = (s + 1) & (tt->nslots - 1)) {
+		const char *q = ENT(tt, tt->slots[s])->path;
+
+		if (strncmp(q, p, n) == 0 && q[n] == '\0') {
+			*out = tt->slots[s];
+			return 0;
+		}
+	}
+	return table_add(tt, p, n, out);
+}
+
+static void table_free(struct tree_table *tt)
+{
+	if (!tt)
+		return;
+	for (uint32_t i = 1; i <= tt->n; i++) {
+		free(ENT(tt, i)->path);
+		free(ENT(tt, i)->target);
+	}
+	free(tt->ents);
+	free(tt->slots);
+	free(tt->by_pid);
+	free(tt);
+}
+
+/* The entry of a model path id; 0 for none (no path, not absolute). */
+static uint32_t ent_of_path(struct builder *b, uint32_t pid, const char *path, bool truncated)
+{
+	struct tree_table *tt = b->tt;
+	uint32_t i = 0;
+
+	if (!pid || !path || path[0] != '/' || b->err)
+		return 0;
+	if (pid >= tt->npid) {
+		uint32_t np = pid * 2 + 64, *bp = realloc(tt->by_pid, np * sizeof(*bp));
+
+		if (!bp) {
+			b->err = -ENOMEM;
+			return 0;
+		}
+		memset(bp + tt->npid, 0, (np - tt->npid) * sizeof(*bp));
+		tt->by_pid = bp;
+		tt->npid = np;
+	}
+	if (!tt->by_pid[pid]) {
+		if ((b->err = table_get(tt, path, strlen(path), &i)) < 0)
+			return 0;
+		tt->by_pid[pid] = i;
+	}
+	i = tt->by_pid[pid];
+	if (i && truncated)
+		ENT(tt, i)->truncated = true;
+	return i;
+}
+
+static uint32_t op_ent(struct builder *b, const struct model_op *op, bool second)
+{
+	if (second)
+		return ent_of_path(b, op->path2_id, op->path2,
+				   op->flags & MODEL_OP_PATH2_TRUNCATED);
+	return ent_of_path(b, op->path_id, op->path, op->flags & MODEL_OP_PATH_TRUNCATED);
+}
+
+/* ---- evidence ---- */
+
+/* Every ancestor of a path in use exists; one with no evidence of its own
+ * was there at the start, as a directory. Stops at the first ancestor whose
+ * state is known (its own ancestors were handled then) and never looks
+ * through a symlink. */
+static void mark_ancestors(struct tree_table *tt, uint32_t i)
+{
+	if (ENT(tt, i)->pseudo)
+		return;
+	for (uint32_t p = ENT(tt, i)->parent; p; p = ENT(tt, p)->parent) {
+		struct tree_ent *e = ENT(tt, p);
+
+		if (e->kind == INIT_SYMLINK)
+			return;
+		if (e->state == ST_PRESENT && !e->kind)
+			e->kind = INIT_DIR;
+		if (e->state != ST_UNKNOWN)
+			return;
+		e->state = ST_PRESENT;
+		e->kind = INIT_DIR;
+	}
+}
+
+static void note_present(struct builder *b, uint32_t i, uint8_t kind, bool sure)
+{
+	struct tree_ent *e;
+
+	if (!i || (e = ENT(b->tt, i))->truncated)
+		return;
+	if (e->state == ST_UNKNOWN)
+		e->state = ST_PRESENT;
+	if (e->state == ST_PRESENT && !e->changed && kind) {
+		if (sure && !e->kind_sure) {
+			e->kind = kind;
+			e->kind_sure = true;
+		} else if (!e->kind) {
+			e->kind = kind;
+		}
+	}
+	mark_ancestors(b->tt, i);
+}
+
+/* created: the workload made it (its ancestors existed then); otherwise it
+ * failed with ENOENT: expected absent, nothing said about ancestors. */
+static void note_absent(struct builder *b, uint32_t i, bool created)
+{
+	struct tree_ent *e;
+
+	if (!i || (e = ENT(b->tt, i))->truncated)
+		return;
+	if (e->state == ST_UNKNOWN)
+		e->state = ST_ABSENT;
+	if (created) {
+		e->changed = true;
+		mark_ancestors(b->tt, i);
+	}
+}
+
+static void note_size(struct builder *b, uint32_t i, uint64_t size)
+{
+	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
+
+	if (e && e->state == ST_PRESENT && !e->changed && !e->truncated && size > e->size)
+		e->size = size;
+}
+
+static void note_changed(struct builder *b, uint32_t i)
+{
+	if (i)
+		ENT(b->tt, i)->changed = true;
+}
+
+static void note_symlink(struct builder *b, uint32_t i, const char *target)
+{
+	struct tree_ent *e;
+
+	note_present(b, i, 0, false);
+	if (!i || (e = ENT(b->tt, i))->truncated || e->state != ST_PRESENT || e->changed)
+		return;
+	e->kind = INIT_SYMLINK;
+	e->kind_sure = true;
+	if (!e->target && target && !(e->target = strdup(target)))
+		b->err = -ENOMEM;
+}
+
+static uint8_t kind_of_ftype(uint32_t ftype)
+{
+	switch (ftype & S_IFMT) {
+	case 0:
+		return 0;
+	case S_IFREG:
+		return INIT_FILE;
+	case S_IFDIR:
+		return INIT_DIR;
+	case S_IFLNK:
+		return INIT_SYMLINK;
+	default:
+		return KIND_SPECIAL;
+	}
+}
+
+/* ---- read positions ---- */
+
+static int pos_rebuild(struct builder *b, size_t cap)
+{
+	struct pos_map old = b->pos, nw = { .cap = cap };
+
+	nw.keys = calloc(cap, sizeof(*nw.keys));
+	nw.vals = calloc(cap, sizeof(*nw.vals));
+	if (!nw.keys || !nw.vals) {
+		free(nw.keys);
+		free(nw.vals);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < old.cap; k++) {
+		size_t s;
+
+		if (!old.keys[k] || !model_file(b->m, old.keys[k]))
+			continue;
+		for (s = old.keys[k] & (cap - 1); nw.keys[s]; s = (s + 1) & (cap - 1))
+			;
+		nw.keys[s] = old.keys[k];
+		nw.vals[s] = old.vals[k];
+		nw.n++;
+	}
+	free(old.keys);
+	free(old.vals);
+	b->pos = nw;
+	return 0;
+}
+
+/* The position of file id, starting at its snapshot position (0 for a
+ * file opened in the trace). NULL on ENOMEM. */
+static uint64_t *pos_of(struct builder *b, uint64_t id)
+{
+	struct pos_map *pm = &b->pos;
+	const struct model_file *f;
+	size_t s;
+
+	if (pm->n * 2 >= pm->cap) {
+		size_t live = 0, cap = 64;
+
+		for (size_t k = 0; k < pm->cap; k++)
+			live += pm->keys[k] && model_file(b->m, pm->keys[k]);
+		while (cap < live * 4)
+			cap *= 2;
+		if (pos_rebuild(b, cap) < 0)
+			return NULL;
+	}
+	for (s = id & (pm->cap - 1); pm->keys[s]; s = (s + 1) & (pm->cap - 1))
+		if (pm->keys[s] == id)
+			return &pm->vals[s];
+	f = model_file(b->m, id);
+	pm->keys[s] = id;
+	pm->vals[s] = f ? f->pos : 0;
+	pm->n++;
+	return &pm->vals[s];
+}
+
+/* Advances the position of a non-positional transfer; returns the end of
+ * the byte range it covered. */
+static uint64_t transfer_end(struct builder *b, uint64_t file, bool has_off, uint64_t off,
+			     uint64_t bytes)
+{
+	uint64_t *pos;
+
+	if (has_off && off != UINT64_MAX)
+		return off + bytes;
+	if (!file)
+		return 0;
+	pos = pos_of(b, file);
+	if (!pos) {
+		b->err = -ENOMEM;
+		return 0;
+	}
+	*pos += bytes;
+	return *pos;
+}
+
+/* ---- syscalls ---- */
+
+static bool is_nofollow_stat(const struct riot_syscall *sc)
+{
+	switch (sc->sys) {
+	case RIOT_SYS_lstat:
+	case RIOT_SYS_fstat:
+		return true;
+	case RIOT_SYS_newfstatat:
+	case RIOT_SYS_statx:
+		return sc->flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
+	default:
+		return false;
+	}
+}
+
+static void on_open(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+{
+	uint64_t flags = sc->sys == RIOT_SYS_creat ? O_CREAT | O_WRONLY | O_TRUNC : sc->flags;
+	uint32_t i = op_ent(b, op, false);
+	uint8_t kind;
+	bool created;
+
+	if (sc->ret < 0) {
+		if (sc->ret == -ENOENT)
+			note_absent(b, i, false);
+		else if (sc->ret == -EEXIST)
+			note_present(b, i, 0, false);
+		else if (sc->ret == -EISDIR)
+			note_present(b, i, INIT_DIR, true);
+		return;
+	}
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		created = true;
+	else if (sc->has & RIOT_HAS_CREATED)
+		created = sc->created;
+	else
+		created = flags & O_CREAT;
+	if (created) {
+		note_absent(b, i, true);
+		return;
+	}
+	kind = sc->has & RIOT_HAS_FTYPE ? kind_of_ftype(sc->ftype) :
+	       flags & O_DIRECTORY ? INIT_DIR : 0;
+	note_present(b, i, kind, sc->has & RIOT_HAS_FTYPE);
+	if (sc->has & RIOT_HAS_SIZE)
+		note_size(b, i, sc->size);
+	if (flags & O_TRUNC && (flags & O_ACCMODE) != O_RDONLY)
+		note_changed(b, i);
+}
+
+static void on_stat(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+{
+	uint32_t i = op_ent(b, op, false);
+	uint8_t kind;
+
+	if (!i)
+		return;
+	if (sc->ret < 0) {
+		if (sc->ret == -ENOENT)
+			note_absent(b, i, false);
+		return;
+	}
+	/* a followed stat of a known symlink describes its target */
+	if (!is_nofollow_stat(sc) && ENT(b->tt, i)->kind == INIT_SYMLINK) {
+		note_present(b, i, 0, false);
+		return;
+	}
+	kind = sc->has & RIOT_HAS_FTYPE ? kind_of_ftype(sc->ftype) : 0;
+	note_present(b, i, kind, kind != 0);
+	if (sc->has & RIOT_HAS_SIZE && kind == INIT_FILE)
+		note_size(b, i, sc->size);
+}
+
+static void on_read(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+{
+	uint64_t end;
+	uint32_t i;
+
+	if (sc->ret <= 0)
+		return;
+	end = transfer_end(b, op->file, sc->has & RIOT_HAS_OFF, sc->off, (uint64_t)sc->ret);
+	i = op_ent(b, op, false);
+	note_present(b, i, 0, false);
+	note_size(b, i, end);
+}
+
+static void on_write(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+{
+	uint32_t i;
+
+	if (sc->ret < 0) {
+		if (sc->sys == RIOT_SYS_truncate && sc->ret == -ENOENT)
+			note_absent(b, op_ent(b, op, false), false);
+		return;
+	}
+	i = op_ent(b, op, false);
+	if (sc->sys == RIOT_SYS_truncate)
+		note_present(b, i, 0, false);
+	if (sc->sys == RIOT_SYS_write || sc->sys == RIOT_SYS_writev)
+		transfer_end(b, op->file, false, 0, (uint64_t)sc->ret);
+	note_changed(b, i);
+}
+
+static void on_copy(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+{
+	uint64_t end;
+	uint32_t in;
+
+	if (sc->ret <= 0)
+		return;
+	end = transfer_end(b, op->file, sc->has & RIOT_HAS_OFF, sc->off, (uint64_t)sc->ret);
+	in = op_ent(b, op, false);
+	note_present(b, in, 0, false);
+	note_size(b, in, end);
+	transfer_end(b, op->file2, sc->has & RIOT_HAS_OFF2, sc->off2, (uint64_t)sc->ret);
+	note_changed(b, op_ent(b, op, true));
+}
+
+/* The generic rule for a call naming a path: success shows it existed,
+ * ENOENT that it was expected absent. */
+static void on_path_call(struct builder *b, const struct riot_syscall *sc,
+			 const struct model_op *op, uint8_t kind)
+{
+	uint32_t i = op_ent(b, op, false);
+
+	if (sc->ret >= 0)
+		note_present(b, i, kind, false);
+	else if (sc->ret == -ENOENT)
+		note_absent(b, i, false);
+}
+
+/* mkdir, mknod, symlink: made by the workload, or EEXIST: there before. */
+static void on_make(struct builder *b, const struct riot_syscall *sc,
+		    const struct model_op *op, uint8_t kind_if_exists)
+{
+	uint32_t i = op_ent(b, op, false);
+
+	if (sc->ret >= 0)
+		note_absent(b, i, true);
+	else if (sc->ret == -EEXIST)
+		note_present(b, i, kind_if_exists, false);
+	else if (sc->ret == -ENOENT)
+		note_absent(b, i, false);
+}
+
+static void on_remove(struct builder *b, const struct riot_syscall *sc,
+		      const struct model_op *op, uint8_t kind)
+{
+	on_path_call(b, sc, op, kind);
+	if (sc->ret >= 0)
+		note_changed(b, op_ent(b, op, false));
+}
+
+/* rename and link: the source existed, the target is the workload's. */
+static void on_rename_link(struct builder *b, const struct riot_syscall *sc,
+			   const struct model_op *op, bool rename)
+{
+	uint32_t from = op_ent(b, op, false), to = op_ent(b, op, true);
+	bool exchange = sc->sys == RIOT_SYS_renameat2 && sc->flags & RENAME_EXCHANGE;
+
+	if (sc->ret < 0) {
+		if (sc->ret == -ENOENT)
+			note_absent(b, from, false);
+		else if (sc->ret == -EEXIST)
+			note_present(b, to, 0, false);
+		return;
+	}
+	note_present(b, from, 0, false);
+	if (exchange)
+		note_present(b, to, 0, false);
+	else
+		note_absent(b, to, true);
+	if (rename)
+		note_changed(b, from);
+	note_changed(b, to);
+}
+
+static void on_readlink(struct builder *b, const struct riot_syscall *sc,
+			const struct model_op *op)
+{
+	uint32_t i = op_ent(b, op, false);
+
+	if (sc->ret >= 0 && op->text && !sc->path2.truncated)
+		note_symlink(b, i, op->text);
+	else if (sc->ret >= 0 || sc->ret == -EINVAL)
+		note_present(b, i, 0, false);
+	else if (sc->ret == -ENOENT)
+		note_absent(b, i, false);
+}
+
+static void on_namespace(struct builder *b, const struct riot_syscall *sc,
+			 const struct model_op *op)
+{
+	switch (sc->sys) {
+	case RIOT_SYS_mkdir:
+	case RIOT_SYS_mkdirat:
+		on_make(b, sc, op, INIT_DIR);
+		break;
+	case RIOT_SYS_mknod:
+	case RIOT_SYS_mknodat:
+	case RIOT_SYS_symlink:
+	case RIOT_SYS_symlinkat:
+		on_make(b, sc, op, 0);
+		break;
+	case RIOT_SYS_rmdir:
+		on_remove(b, sc, op, INIT_DIR);
+		break;
+	case RIOT_SYS_unlink:
+		on_remove(b, sc, op, 0);
+		break;
+	case RIOT_SYS_unlinkat:
+		on_remove(b, sc, op, sc->flags & AT_REMOVEDIR ? INIT_DIR : 0);
+		break;
+	case RIOT_SYS_rename:
+	case RIOT_SYS_renameat:
+	case RIOT_SYS_renameat2:
+		on_rename_link(b, sc, op, true);
+		break;
+	case RIOT_SYS_link:
+	case RIOT_SYS_linkat:
+		on_rename_link(b, sc, op, false);
+		break;
+	case RIOT_SYS_readlink:
+	case RIOT_SYS_readlinkat:
+		on_readlink(b, sc, op);
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_syscall(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+{
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+
+	if (!si)
+		return;
+	switch (si->cls) {
+	case RIOT_CLASS_OPEN:
+		on_open(b, sc, op);
+		break;
+	case RIOT_CLASS_DATA_READ:
+		on_read(b, sc, op);
+		break;
+	case RIOT_CLASS_DATA_WRITE:
+		on_write(b, sc, op);
+		break;
+	case RIOT_CLASS_DATA_COPY:
+		on_copy(b, sc, op);
+		break;
+	case RIOT_CLASS_FD:
+		if (sc->sys == RIOT_SYS_lseek && sc->ret >= 0 && op->file) {
+			uint64_t *pos = pos_of(b, op->file);
+
+			if (pos)
+				*pos = (uint64_t)sc->ret;
+			else
+				b->err = -ENOMEM;
+		}
+		break;
+	case RIOT_CLASS_STAT:
+		on_stat(b, sc, op);
+		break;
+	case RIOT_CLASS_DIR:
+		if (sc->ret >= 0)
+			note_present(b, op_ent(b, op, false), INIT_DIR, false);
+		break;
+	case RIOT_CLASS_NAMESPACE:
+		on_namespace(b, sc, op);
+		break;
+	case RIOT_CLASS_CWD:
+		if (sc->sys == RIOT_SYS_chdir)
+			on_path_call(b, sc, op, INIT_DIR);
+		break;
+	case RIOT_CLASS_ATTR:
+	case RIOT_CLASS_XATTR:
+		if (sc->has & RIOT_HAS_PATH)
+			on_path_call(b, sc, op, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static void on_record(struct builder *b, const struct riot_rec *r, const struct model_op *op)
+{
+	uint32_t i;
+
+	switch (r->type) {
+	case RIOT_REC_SYSCALL:
+		on_syscall(b, &r->sc, op);
+		break;
+	case RIOT_REC_SNAP_PROC:
+		note_present(b, op_ent(b, op, false), INIT_DIR, true);
+		break;
+	case RIOT_REC_SNAP_FD:
+		/* an fd of an unlinked file has no place in the tree */
+		if (!op->path || ends_with(op->path, " (deleted)"))
+			break;
+		i = op_ent(b, op, false);
+		note_present(b, i, kind_of_ftype(r->sfd.ftype), r->sfd.ftype != 0);
+		if (kind_of_ftype(r->sfd.ftype) == INIT_FILE)
+			note_size(b, i, r->sfd.size);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- the result ---- */
+
+static bool under_absent(const struct tree_table *tt, uint32_t i)
+{
+	for (uint32_t p = tt->ents[i].parent; p; p = tt->ents[p].parent)
+		if (tt->ents[p].state == ST_ABSENT)
+			return true;
+	return false;
+}
+
+/* Classifies a present entry: its kind to create, or a skip reason as a
+ * negative number (-1 - enum init_skip). */
+static int classify(const struct tree_ent *e)
+{
+	int rc = replay_root_check_path(e->path);
+
+	if (rc == -EXDEV)
+		return -1 - INIT_SKIP_PSEUDO;
+	if (rc < 0)
+		return -1 - INIT_SKIP_HOSTILE;
+	if (e->kind == KIND_SPECIAL)
+		return -1 - INIT_SKIP_SPECIAL;
+	if (e->kind == INIT_SYMLINK && !e->target)
+		return -1 - INIT_SKIP_NO_TARGET;
+	return e->kind ? e->kind : INIT_FILE;
+}
+
+static int entry_order(const void *a, const void *b)
+{
+	const struct init_entry *x = a, *y = b;
+	static const int group[] = { [INIT_DIR] = 0, [INIT_SYMLINK] = 1, [INIT_FILE] = 2 };
+
+	if (x->kind != y->kind)
+		return group[x->kind] - group[y->kind];
+	return strcmp(x->path, y->path);
+}
+
+static void add_entry(struct init_tree *t, const struct tree_ent *e, int kind)
+{
+	struct init_entry *out = &t->ents[t->n++];
+
+	*out = (struct init_entry){ .kind = (enum init_kind)kind, .path = e->path };
+	if (kind == INIT_FILE) {
+		out->size = e->size;
+		t->bytes += e->size;
+		t->nfiles++;
+	} else if (kind == INIT_SYMLINK) {
+		out->target = e->target;
+		t->nsymlinks++;
+	} else {
+		t->ndirs++;
+	}
+}
+
+static int collect(struct init_tree *t)
+{
+	struct tree_table *tt = t->table;
+
+	t->ents = calloc(tt->n + 1, sizeof(*t->ents));
+	t->absent = calloc(tt->n + 1, sizeof(*t->absent));
+	if (!t->ents || !t->absent)
+		return -ENOMEM;
+	for (uint32_t i = 1; i <= tt->n; i++) {
+		const struct tree_ent *e = ENT(tt, i);
+		int kind;
+
+		if (e->state == ST_UNKNOWN && e->truncated)
+			t->skipped[INIT_SKIP_TRUNCATED]++;
+		if (e->state == ST_UNKNOWN || under_absent(tt, i))
+			continue;
+		if (e->state == ST_ABSENT) {
+			if (replay_root_check_path(e->path) == 0)
+				t->absent[t->nabsent++] = e->path;
+			continue;
+		}
+		kind = classify(e);
+		if (kind < 0)
+			t->skipped[-1 - kind]++;
+		else
+			add_entry(t, e, kind);
+	}
+	qsort(t->ents, t->n, sizeof(*t->ents), entry_order);
+	return 0;
+}
+
+static int stream_log(struct builder *b, const char *log_path, char *err, size_t errlen)
+{
+	struct riot_reader *rd = riot_reader_open(log_path, err, errlen);
+	struct riot_rec rec;
+	struct model_op op;
+	int rc;
+
+	if (!rd)
+		return -errno;
+	while ((rc = riot_reader_next(rd, &rec)) > 0) {
+		if ((rc = model_apply(b->m, &rec, &op)) < 0)
+			break;
+		on_record(b, &rec, &op);
+		if ((rc = b->err) < 0)
+			break;
+	}
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", log_path);
+	else if (rc < 0)
+		snprintf(err, errlen, "%s: %s", log_path, riot_reader_error(rd));
+	riot_reader_close(rd);
+	return rc;
+}
+
+int init_tree_build(const char *log_path, struct init_tree *t, char *err, size_t errlen)
+{
+	struct builder b = { 0 };
+	int rc = -ENOMEM;
+
+	memset(t, 0, sizeof(*t));
+	b.tt = t->table = calloc(1, sizeof(*t->table));
+	b.m = model_new();
+	if (b.tt && b.m && pos_rebuild(&b, 64) == 0)
+		rc = stream_log(&b, log_path, err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	model_free(b.m);
+	free(b.pos.keys);
+	free(b.pos.vals);
+	if (rc == 0 && (rc = collect(t)) < 0)
+		snprintf(err, errlen, "out of memory");
+	if (rc < 0)
+		init_tree_free(t);
+	return rc;
+}
+
+void init_tree_free(struct init_tree *t)
+{
+	free(t->ents);
+	free(t->absent);
+	table_free(t->table);
+	memset(t, 0, sizeof(*t));
+}

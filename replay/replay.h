@@ -1,0 +1,13 @@
+/* replay/replay.h: the replay folder's commands, for riot.c's table. */
+#ifndef RIOT_REPLAY_REPLAY_H
+#define RIOT_REPLAY_REPLAY_H
+
+/* `riot init LOG --root DIR`: creates the tree the workload expected. */
+int cmd_init(int argc, char **argv);
+extern const char cmd_init_help[];
+
+/* `riot replay LOG --root DIR`: replays the log's file I/O beneath DIR. */
+int cmd_replay(int argc, char **argv);
+extern const char cmd_replay_help[];
+
+#endif
