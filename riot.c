@@ -6,6 +6,7 @@
 #include "inspect/inspect.h"
 #include "lib/cli.h"
 #include "replay/replay.h"
+#include "report/report.h"
 
 struct riot_command {
 	const char *name;
@@ -23,6 +24,8 @@ static const char help_help[] =
 
 static const struct riot_command commands[] = {
 	{ "init", cmd_init, "create the file tree a log expects, under a root", cmd_init_help },
+	{ "report", cmd_report, "summarise captures and replays into SQLite; show them", cmd_report_help },
+	{ "compare", cmd_compare, "put runs side by side", cmd_compare_help },
 	{ "info", cmd_info, "summarise a .riot log", cmd_info_help },
 	{ "dump", cmd_dump, "print every record of a .riot log", cmd_dump_help },
 	{ "version", cmd_version, "riot, library and kernel feature versions", cmd_version_help },

@@ -1,0 +1,414 @@
+/* report/acc.c: the streaming run accumulator (report.h). The per-op path
+ * indexes flat arrays: by syscall, by path id, by pid (open addressing) and
+ * by second; nothing here grows with the number of operations. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/log.h"
+#include "internal.h"
+
+const char *const tl_class_names[TL_COUNT] = {
+	[TL_DATA_READ] = "data_read",
+	[TL_DATA_WRITE] = "data_write",
+	[TL_SYNC] = "sync",
+	[TL_METADATA] = "metadata",
+};
+
+int tl_class_of(unsigned cls)
+{
+	switch (cls) {
+	case RIOT_CLASS_DATA_READ:
+		return TL_DATA_READ;
+	case RIOT_CLASS_DATA_WRITE:
+	case RIOT_CLASS_DATA_COPY:	/* a copy's cost is its write */
+		return TL_DATA_WRITE;
+	case RIOT_CLASS_SYNC:
+		return TL_SYNC;
+	case RIOT_CLASS_OPEN:
+	case RIOT_CLASS_FD:
+	case RIOT_CLASS_STAT:
+	case RIOT_CLASS_DIR:
+	case RIOT_CLASS_NAMESPACE:
+	case RIOT_CLASS_CWD:
+	case RIOT_CLASS_ATTR:
+	case RIOT_CLASS_XATTR:
+		return TL_METADATA;
+	default:
+		return TL_NONE;
+	}
+}
+
+void run_bytes(unsigned sys, int64_t ret, uint64_t *read, uint64_t *written)
+{
+	const struct riot_sys_info *si = riot_sys_info(sys);
+
+	*read = *written = 0;
+	if (!si || ret <= 0)
+		return;
+	if (si->cls == RIOT_CLASS_DATA_READ || si->cls == RIOT_CLASS_DATA_COPY)
+		*read = (uint64_t)ret;
+	if (si->cls == RIOT_CLASS_DATA_WRITE || si->cls == RIOT_CLASS_DATA_COPY)
+		*written = (uint64_t)ret;
+}
+
+struct run_acc *run_acc_new(enum run_kind kind)
+{
+	struct run_acc *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->kind = kind;
+	a->tl_top = -1;
+	a->win = malloc(sizeof(*a->win) * RUN_TIMELINE_WINDOW * TL_COUNT);
+	if (!a->win) {
+		free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (unsigned i = 0; i < RUN_TIMELINE_WINDOW; i++) {
+		a->win_sec[i] = -1;
+		for (unsigned c = 0; c < TL_COUNT; c++)
+			hist_init(&a->win[i * TL_COUNT + c]);
+	}
+	return a;
+}
+
+void run_acc_free(struct run_acc *a)
+{
+	if (!a)
+		return;
+	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++) {
+		if (!a->sys[s])
+			continue;
+		free(a->sys[s]->delay);
+		free(a->sys[s]->errnos);
+		free(a->sys[s]);
+	}
+	for (uint32_t i = 0; i < a->procs_cap; i++)
+		free(a->procs[i].comm);
+	for (unsigned i = 0; i < a->nsamples; i++)
+		free(a->samples[i].path);
+	if (a->ins_event)
+		sqlite3_finalize(a->ins_event);
+	if (a->db) {
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close(a->db);
+	}
+	free(a->samples);
+	free(a->files);
+	free(a->procs);
+	free(a->tl);
+	free(a->win);
+	free(a);
+}
+
+uint64_t run_acc_ops(const struct run_acc *a)
+{
+	return a->ops;
+}
+
+static struct sys_acc *sys_get(struct run_acc *a, unsigned sys)
+{
+	struct sys_acc *s = a->sys[sys];
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		a->oom = -ENOMEM;
+		return NULL;
+	}
+	hist_init(&s->lat);
+	a->sys[sys] = s;
+	return s;
+}
+
+static struct usage *file_get(struct run_acc *a, uint32_t path_id)
+{
+	if (path_id >= a->nfiles) {
+		uint32_t cap = a->nfiles ? a->nfiles : 1024;
+		struct usage *f;
+
+		while (cap <= path_id)
+			cap *= 2;
+		f = realloc(a->files, sizeof(*f) * cap);
+		if (!f) {
+			a->oom = -ENOMEM;
+			return NULL;
+		}
+		memset(f + a->nfiles, 0, sizeof(*f) * (cap - a->nfiles));
+		a->files = f;
+		a->nfiles = cap;
+	}
+	return &a->files[path_id];
+}
+
+static uint32_t pid_home(uint32_t pid, uint32_t cap)
+{
+	return (pid * 2654435761u) & (cap - 1);
+}
+
+static int procs_grow(struct run_acc *a)
+{
+	uint32_t cap = a->procs_cap ? a->procs_cap * 2 : 256;
+	struct proc_acc *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < a->procs_cap; i++) {
+		uint32_t j;
+
+		if (!a->procs[i].pid)
+			continue;
+		for (j = pid_home(a->procs[i].pid, cap); n[j].pid; j = (j + 1) & (cap - 1))
+			;
+		n[j] = a->procs[i];
+	}
+	free(a->procs);
+	a->procs = n;
+	a->procs_cap = cap;
+	return 0;
+}
+
+/* pid 0 (never a user process) lives in slot-less storage: not tracked. */
+static struct proc_acc *proc_get(struct run_acc *a, uint32_t pid)
+{
+	uint32_t i;
+
+	if (!pid)
+		return NULL;
+	if ((a->procs_len + 1) * 2 > a->procs_cap && procs_grow(a) < 0) {
+		a->oom = -ENOMEM;
+		return NULL;
+	}
+	for (i = pid_home(pid, a->procs_cap); a->procs[i].pid; i = (i + 1) & (a->procs_cap - 1))
+		if (a->procs[i].pid == pid)
+			return &a->procs[i];
+	a->procs[i].pid = pid;
+	a->procs_len++;
+	return &a->procs[i];
+}
+
+int run_acc_process(struct run_acc *a, uint32_t pid, const char *comm)
+{
+	struct proc_acc *p = proc_get(a, pid);
+	char *c;
+
+	if (!p)
+		return pid ? -ENOMEM : -EINVAL;
+	c = strdup(comm ? comm : "");
+	if (!c)
+		return -ENOMEM;
+	free(p->comm);
+	p->comm = c;
+	return 0;
+}
+
+static void usage_add(struct usage *u, const struct run_op *op, uint64_t rd, uint64_t wr)
+{
+	u->ops++;
+	u->errors += op->ret < 0;
+	u->bytes_read += rd;
+	u->bytes_written += wr;
+	u->lat_sum += op->lat_ns;
+}
+
+/* ---- timeline ---- */
+
+static int tl_reserve(struct run_acc *a, uint64_t sec)
+{
+	uint64_t cap = a->tl_len ? a->tl_len : 64;
+	struct tl_row *t;
+
+	if (sec < a->tl_len)
+		return 0;
+	while (cap <= sec)
+		cap *= 2;
+	t = realloc(a->tl, sizeof(*t) * cap);
+	if (!t)
+		return -ENOMEM;
+	memset(t + a->tl_len, 0, sizeof(*t) * (cap - a->tl_len));
+	for (uint64_t s = a->tl_len; s < cap; s++)
+		for (unsigned c = 0; c < TL_COUNT; c++)
+			t[s].p99[c] = UINT64_MAX;
+	a->tl = t;
+	a->tl_len = cap;
+	return 0;
+}
+
+/* Moves the p99 of the second held in window slot i into its row and frees
+ * the slot. */
+static void win_retire(struct run_acc *a, unsigned i)
+{
+	int64_t sec = a->win_sec[i];
+
+	if (sec < 0)
+		return;
+	for (unsigned c = 0; c < TL_COUNT; c++) {
+		struct hist *h = &a->win[i * TL_COUNT + c];
+
+		if (!h->count)
+			continue;
+		a->tl[sec].p99[c] = hist_quantile(h, 0.99);
+		hist_init(h);
+	}
+	a->win_sec[i] = -1;
+}
+
+void run_acc_flush_timeline(struct run_acc *a)
+{
+	for (unsigned i = 0; i < RUN_TIMELINE_WINDOW; i++)
+		win_retire(a, i);
+}
+
+static void tl_add(struct run_acc *a, int cls, uint64_t end_ns, uint64_t lat, uint64_t bytes)
+{
+	int64_t sec = (int64_t)(end_ns / 1000000000u);
+	unsigned slot = (unsigned)(sec % RUN_TIMELINE_WINDOW);
+
+	if (tl_reserve(a, (uint64_t)sec) < 0) {
+		a->oom = -ENOMEM;
+		return;
+	}
+	a->tl[sec].ops[cls]++;
+	a->tl[sec].bytes[cls] += bytes;
+	if (sec > a->tl_top)
+		a->tl_top = sec;
+	if (sec <= a->tl_top - RUN_TIMELINE_WINDOW) {
+		a->tl_late++;
+		return;
+	}
+	if (a->win_sec[slot] != sec) {
+		win_retire(a, slot);
+		a->win_sec[slot] = sec;
+	}
+	hist_add(&a->win[slot * TL_COUNT + (unsigned)cls], lat);
+}
+
+/* ---- operations ---- */
+
+static void note_sys(struct sys_acc *s, const struct run_op *op, uint64_t bytes)
+{
+	hist_add(&s->lat, op->lat_ns);
+	s->bytes += bytes;
+	if (op->ret < 0) {
+		uint64_t e = (uint64_t)-op->ret;
+
+		s->errors++;
+		if (!s->errnos)
+			s->errnos = calloc(RUN_ERRNO_MAX, sizeof(*s->errnos));
+		if (s->errnos)
+			s->errnos[e < RUN_ERRNO_MAX ? e : 0]++;
+	}
+	if (op->issue_delay_ns >= 0) {
+		if (!s->delay && (s->delay = malloc(sizeof(*s->delay))))
+			hist_init(s->delay);
+		if (s->delay)
+			hist_add(s->delay, (uint64_t)op->issue_delay_ns);
+	}
+}
+
+static void event_insert(struct run_acc *a, const struct run_op *op)
+{
+	sqlite3_stmt *st = a->ins_event;
+	int rc;
+
+	sqlite3_bind_int64(st, 1, a->run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)op->t_ns);
+	sqlite3_bind_int64(st, 3, (int64_t)op->lat_ns);
+	sqlite3_bind_int(st, 4, op->sys);
+	sqlite3_bind_int64(st, 5, op->pid);
+	sqlite3_bind_int64(st, 6, op->tid);
+	sqlite3_bind_int64(st, 7, (int64_t)op->file);
+	sqlite3_bind_int64(st, 8, op->path_id);
+	sqlite3_bind_int64(st, 9, op->ret);
+	if (op->issue_delay_ns >= 0)
+		sqlite3_bind_int64(st, 10, op->issue_delay_ns);
+	else
+		sqlite3_bind_null(st, 10);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && !a->events_err)
+		a->events_err = rc == SQLITE_FULL ? -ENOSPC : -EIO;
+}
+
+void run_acc_op(struct run_acc *a, const struct run_op *op)
+{
+	const struct riot_sys_info *si = riot_sys_info(op->sys);
+	struct sys_acc *s;
+	struct usage *f;
+	struct proc_acc *p;
+	uint64_t rd, wr;
+	int cls;
+
+	if (!si || !(s = sys_get(a, op->sys)))
+		return;
+	a->ops++;
+	run_bytes(op->sys, op->ret, &rd, &wr);
+	note_sys(s, op, si->cls == RIOT_CLASS_DATA_WRITE ? wr : rd);
+	if ((f = file_get(a, op->path_id)))
+		usage_add(f, op, rd, wr);
+	if ((p = proc_get(a, op->pid)))
+		usage_add(&p->u, op, rd, wr);
+	if (op->t_ns + op->lat_ns > a->max_end)
+		a->max_end = op->t_ns + op->lat_ns;
+	cls = tl_class_of(si->cls);
+	if (cls != TL_NONE)
+		tl_add(a, cls, op->t_ns + op->lat_ns, op->lat_ns,
+		       cls == TL_DATA_WRITE ? wr : rd);
+	if (a->ins_event)
+		event_insert(a, op);
+}
+
+void run_acc_divergence(struct run_acc *a, unsigned sys, enum run_divergence kind,
+			int64_t captured_ret, int64_t replay_ret, const char *path)
+{
+	struct sys_acc *s;
+	struct div_sample *d;
+
+	if (sys >= RIOT_SYS_COUNT || kind < RUN_DIV_RESULT || kind >= RUN_DIV_COUNT ||
+	    !(s = sys_get(a, sys)))
+		return;
+	s->div[kind]++;
+	if (a->nsamples >= RUN_DIV_SAMPLES)
+		return;
+	if (!a->samples && !(a->samples = calloc(RUN_DIV_SAMPLES, sizeof(*a->samples)))) {
+		a->oom = -ENOMEM;
+		return;
+	}
+	d = &a->samples[a->nsamples++];
+	d->sys = (uint16_t)sys;
+	d->kind = (uint8_t)kind;
+	d->captured_ret = captured_ret;
+	d->replay_ret = replay_ret;
+	d->path = path ? strdup(path) : NULL;
+}
+
+int run_acc_keep_events(struct run_acc *a, const char *db_path, char *err, size_t errlen)
+{
+	static const char ins[] =
+		"INSERT INTO events (run_id, t_ns, lat_ns, sys, pid, tid, file, path_id, "
+		"ret, issue_delay_ns) VALUES (?,?,?,?,?,?,?,?,?,?)";
+	int rc;
+
+	if (a->db || a->ops)
+		return -EINVAL;
+	a->db = report_db_open_rw(db_path, err, errlen);
+	if (!a->db)
+		return -errno;
+	rc = report_db_exec(a->db, "BEGIN IMMEDIATE", err, errlen);
+	if (!rc)
+		rc = report_db_reserve_run(a->db, &a->run_id, err, errlen);
+	if (!rc && sqlite3_prepare_v2(a->db, ins, -1, &a->ins_event, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", db_path, sqlite3_errmsg(a->db));
+		rc = -EIO;
+	}
+	return rc;
+}
+
+int run_acc_events_error(const struct run_acc *a)
+{
+	return a->events_err;
+}

@@ -1,0 +1,184 @@
+/* report/db.c: opening a report database: creating the schema, refusing
+ * files that are not riot reports or come from a newer riot. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "formats/log.h"
+#include "internal.h"
+#include "report_schema.h"
+
+int report_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	snprintf(err, errlen, "%s: %s", sqlite3_db_filename(db, "main"),
+		 msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -EIO;
+}
+
+/* The number of tables, or -1 when the file is not an SQLite database. */
+static int count_tables(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* meta.value of key, copied into out; -ENOENT when absent or no meta. */
+static int meta_get(sqlite3 *db, const char *key, char *out, size_t len)
+{
+	sqlite3_stmt *st;
+	int rc = -ENOENT;
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) != SQLITE_OK)
+		return -ENOENT;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* 0 when db is a riot report this riot can read. */
+static int check_report(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	char app[32], ver[32];
+	long v;
+
+	if (count_tables(db) < 0) {
+		snprintf(err, errlen, "%s: not a riot report (%s)", path, sqlite3_errmsg(db));
+		return -EINVAL;
+	}
+	if (meta_get(db, "application", app, sizeof(app)) < 0 || strcmp(app, "riot") != 0 ||
+	    meta_get(db, "schema_version", ver, sizeof(ver)) < 0) {
+		snprintf(err, errlen, "%s: not a riot report (no riot meta table)", path);
+		return -EINVAL;
+	}
+	v = strtol(ver, NULL, 10);
+	if (v > REPORT_SCHEMA_VERSION) {
+		snprintf(err, errlen, "%s: written by a newer riot (report schema %ld; "
+			 "this riot reads up to %d)", path, v, REPORT_SCHEMA_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	if (v < 1) {
+		snprintf(err, errlen, "%s: not a riot report (schema version '%s')", path, ver);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int create_schema(sqlite3 *db, char *err, size_t errlen)
+{
+	char sql[256];
+	int rc;
+
+	rc = report_db_exec(db, "BEGIN IMMEDIATE", err, errlen);
+	if (rc)
+		return rc;
+	if (count_tables(db) != 0) {	/* another riot created it meanwhile */
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return 0;
+	}
+	snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES ('application', 'riot'), "
+		 "('schema_version', '%d'), ('created_by', 'riot ' || '%s')",
+		 REPORT_SCHEMA_VERSION, RIOT_VERSION);
+	rc = report_db_exec(db, report_schema_sql, err, errlen);
+	if (!rc)
+		rc = report_db_exec(db, sql, err, errlen);
+	if (!rc)
+		return report_db_exec(db, "COMMIT", err, errlen);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static sqlite3 *db_open(const char *path, int flags, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		errno = ENOENT;
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 10000);
+	sqlite3_extended_result_codes(db, 0);
+	return db;
+}
+
+sqlite3 *report_db_open_rw(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db = db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err, errlen);
+	int rc;
+
+	if (!db)
+		return NULL;
+	rc = count_tables(db) == 0 ? create_schema(db, err, errlen) : 0;
+	if (!rc)
+		rc = check_report(db, path, err, errlen);
+	if (!rc)
+		rc = report_db_exec(db, "PRAGMA foreign_keys = ON", err, errlen);
+	if (rc) {
+		sqlite3_close(db);
+		errno = -rc;
+		return NULL;
+	}
+	return db;
+}
+
+sqlite3 *report_db_open_ro(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	sqlite3 *db;
+	int rc;
+
+	/* SQLite would report a missing file as "unable to open" */
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	fclose(f);
+	db = db_open(path, SQLITE_OPEN_READONLY, err, errlen);
+	if (!db)
+		return NULL;
+	rc = check_report(db, path, err, errlen);
+	if (rc) {
+		sqlite3_close(db);
+		errno = -rc;
+		return NULL;
+	}
+	return db;
+}
+
+int report_db_reserve_run(sqlite3 *db, int64_t *id, char *err, size_t errlen)
+{
+	char sql[512];
+	int rc;
+
+	/* a unique placeholder label, replaced when the run is stored; the
+	 * caller's transaction hides it from readers */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO runs (label, kind, created_unix, duration_ns, ops, errors, "
+		 "proc_events, bytes_read, bytes_written, busy_ns, dropped_events, "
+		 "unresolved_fds, unknown_cwd, truncated_paths, timeline_late, events_kept) "
+		 "VALUES ('(writing ' || hex(randomblob(8)) || ')', 'capture', %lld, "
+		 "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)", (long long)time(NULL));
+	rc = report_db_exec(db, sql, err, errlen);
+	if (!rc)
+		*id = sqlite3_last_insert_rowid(db);
+	return rc;
+}

@@ -1,0 +1,116 @@
+/* report/internal.h: what the report folder's files share; not an API. */
+#ifndef RIOT_REPORT_INTERNAL_H
+#define RIOT_REPORT_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/hist.h"
+#include "report.h"
+
+/* Timeline classes: what a storage engineer weighs separately. */
+enum tl_class { TL_DATA_READ, TL_DATA_WRITE, TL_SYNC, TL_METADATA, TL_COUNT, TL_NONE = -1 };
+
+extern const char *const tl_class_names[TL_COUNT];
+
+/* The timeline class of a syscall class, or TL_NONE (not replayable). */
+int tl_class_of(unsigned riot_class);
+
+#define RUN_ERRNO_MAX 4096	/* kernel errnos are below this */
+
+struct sys_acc {
+	uint64_t errors, bytes;
+	struct hist lat;
+	struct hist *delay;		/* replays: allocated at first delay */
+	uint64_t *errnos;		/* [RUN_ERRNO_MAX], at first error */
+	uint64_t div[RUN_DIV_COUNT];
+};
+
+/* Totals of a file (by path id) or a process. */
+struct usage {
+	uint64_t ops, errors, bytes_read, bytes_written, lat_sum;
+};
+
+struct proc_acc {
+	uint32_t pid;			/* 0: empty slot */
+	char *comm;
+	struct usage u;
+};
+
+struct tl_row {
+	uint64_t ops[TL_COUNT], bytes[TL_COUNT];
+	uint64_t p99[TL_COUNT];		/* UINT64_MAX: no latency kept */
+};
+
+struct div_sample {
+	uint16_t sys;
+	uint8_t kind;
+	int64_t captured_ret, replay_ret;
+	char *path;
+};
+
+struct run_acc {
+	enum run_kind kind;
+	uint64_t ops, max_end;
+	struct sys_acc *sys[RIOT_SYS_COUNT];	/* allocated at first op */
+
+	struct usage *files;		/* by path id */
+	uint32_t nfiles;		/* capacity */
+
+	struct proc_acc *procs;		/* open addressing by pid */
+	uint32_t procs_cap, procs_len;
+
+	struct tl_row *tl;		/* by second */
+	uint64_t tl_len;		/* seconds allocated */
+	int64_t tl_top;			/* latest second seen, -1 none */
+	struct hist *win;		/* [RUN_TIMELINE_WINDOW][TL_COUNT] */
+	int64_t win_sec[RUN_TIMELINE_WINDOW];	/* second held, -1 none */
+	uint64_t tl_late;
+
+	struct div_sample *samples;
+	unsigned nsamples;
+
+	/* --events */
+	sqlite3 *db;
+	sqlite3_stmt *ins_event;
+	int64_t run_id;
+	int events_err;
+
+	int oom;			/* an allocation failed: store refuses */
+};
+
+/* Finishes the timeline: every second still in the window gets its p99. */
+void run_acc_flush_timeline(struct run_acc *a);
+
+/* Bytes a successful call moved, by the rules of `riot info`. */
+void run_bytes(unsigned sys, int64_t ret, uint64_t *read, uint64_t *written);
+
+/* ---- database (store.c, db.c) ---- */
+
+/* Opens path as a riot report for writing (creating it with the schema
+ * when it is new or empty). NULL with a reason in err. */
+sqlite3 *report_db_open_rw(const char *path, char *err, size_t errlen);
+/* Opens an existing riot report read-only. NULL with a reason in err. */
+sqlite3 *report_db_open_ro(const char *path, char *err, size_t errlen);
+/* Inserts a placeholder run row (filled in by store) and returns its id. */
+int report_db_reserve_run(sqlite3 *db, int64_t *id, char *err, size_t errlen);
+int report_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
+
+/* ---- machine facts (sysinfo.c) ---- */
+
+struct host_facts {
+	char host[256], kernel[256], arch[80];
+	char cpu_model[256];
+	unsigned cpu_count;
+	uint64_t memory_bytes;
+};
+
+void host_facts_get(struct host_facts *h);
+/* The mount of a device number (st_dev) from /proc/self/mountinfo. */
+int run_fs_of_dev(uint64_t dev, struct run_fs *fs, char *buf, size_t buflen);
+
+/* SHA-256 of a file as 64 hex digits and a NUL. 0 or -errno. */
+int sha256_file(const char *path, char hex[65]);
+
+#endif

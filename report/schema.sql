@@ -1,0 +1,169 @@
+-- report/schema.sql: the riot report database (schema version 1).
+--
+-- One database holds several runs (captures and replays), each with a
+-- unique label. Times are ns, sizes bytes. Syscalls are named as in
+-- bpf/syscalls.def; classes as riot_class_name(), plus the timeline classes
+-- data_read, data_write, sync and metadata. NULL means unknown.
+-- Compatibility: a reader refuses a database whose meta.schema_version is
+-- newer than its own; new versions only add tables and columns.
+
+CREATE TABLE meta (
+	key TEXT PRIMARY KEY,		-- 'application' = 'riot', 'schema_version'
+	value TEXT NOT NULL
+);
+
+CREATE TABLE runs (
+	id INTEGER PRIMARY KEY,
+	label TEXT NOT NULL UNIQUE,
+	kind TEXT NOT NULL CHECK (kind IN ('capture', 'replay')),
+	created_unix INTEGER NOT NULL,	-- when the run was stored
+	host TEXT, kernel TEXT, arch TEXT,
+	cpu_model TEXT, cpu_count INTEGER, memory_bytes INTEGER,
+	-- the filesystem of the replay root, or of most captured operations
+	fs_type TEXT, fs_device TEXT, fs_mount_point TEXT, fs_mount_options TEXT,
+	riot_version TEXT, cmdline TEXT,
+	trace_file TEXT, trace_sha256 TEXT,
+	start_unix_ns INTEGER, duration_ns INTEGER NOT NULL,
+	replay_speed REAL,		-- 0: as fast as possible
+	replay_order TEXT, replay_workers INTEGER, replay_engine TEXT, replay_fill TEXT,
+	ops INTEGER NOT NULL,		-- syscalls summarised
+	errors INTEGER NOT NULL,	-- of those, failed
+	proc_events INTEGER NOT NULL,	-- fork, exec, exit records
+	bytes_read INTEGER NOT NULL,	-- data_read + data_copy
+	bytes_written INTEGER NOT NULL,	-- data_write + data_copy
+	busy_ns INTEGER NOT NULL,	-- sum of latencies
+	complete INTEGER,		-- 0: the log was cut short
+	dropped_events INTEGER NOT NULL,
+	unresolved_fds INTEGER NOT NULL,
+	unknown_cwd INTEGER NOT NULL,
+	truncated_paths INTEGER NOT NULL,
+	timeline_late INTEGER NOT NULL,	-- ops left out of their second's p99
+	events_kept INTEGER NOT NULL	-- 1: the events table holds every op
+);
+
+-- Per syscall: latency and, for replays, issue delay.
+CREATE TABLE syscalls (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	sys TEXT NOT NULL,
+	class TEXT NOT NULL,		-- riot_class_name()
+	count INTEGER NOT NULL, errors INTEGER NOT NULL, bytes INTEGER NOT NULL,
+	lat_sum_ns INTEGER NOT NULL, lat_mean_ns REAL NOT NULL,
+	lat_min_ns INTEGER NOT NULL,
+	lat_p50_ns INTEGER NOT NULL, lat_p90_ns INTEGER NOT NULL,
+	lat_p99_ns INTEGER NOT NULL, lat_p999_ns INTEGER NOT NULL,
+	lat_max_ns INTEGER NOT NULL,
+	delay_count INTEGER NOT NULL,	-- ops with an issue delay (replays)
+	delay_p50_ns INTEGER, delay_p99_ns INTEGER, delay_max_ns INTEGER,
+	PRIMARY KEY (run_id, sys)
+);
+
+-- Per timeline class (data_read, data_write, sync, metadata) and 'all'.
+CREATE TABLE classes (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	class TEXT NOT NULL,
+	count INTEGER NOT NULL, errors INTEGER NOT NULL, bytes INTEGER NOT NULL,
+	lat_sum_ns INTEGER NOT NULL,
+	lat_p50_ns INTEGER NOT NULL, lat_p90_ns INTEGER NOT NULL,
+	lat_p99_ns INTEGER NOT NULL, lat_p999_ns INTEGER NOT NULL,
+	lat_max_ns INTEGER NOT NULL,
+	PRIMARY KEY (run_id, class)
+);
+
+-- Log-linear histograms (lib/hist.h: 64 buckets per power of two, so a
+-- percentile is within 1.6 %). Only non-empty buckets are stored; a bucket
+-- holds the values low_ns..high_ns inclusive.
+CREATE TABLE histograms (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	sys TEXT NOT NULL,
+	metric TEXT NOT NULL CHECK (metric IN ('latency', 'issue_delay')),
+	bucket INTEGER NOT NULL,
+	low_ns INTEGER NOT NULL, high_ns INTEGER NOT NULL,
+	count INTEGER NOT NULL,
+	PRIMARY KEY (run_id, sys, metric, bucket)
+);
+
+-- Per file: by resolved path (path_id is the model's id within the run).
+CREATE TABLE files (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	path_id INTEGER NOT NULL,	-- 0: operations with no resolved path
+	path TEXT,
+	ops INTEGER NOT NULL, errors INTEGER NOT NULL,
+	bytes_read INTEGER NOT NULL, bytes_written INTEGER NOT NULL,
+	lat_sum_ns INTEGER NOT NULL,
+	PRIMARY KEY (run_id, path_id)
+);
+
+CREATE TABLE processes (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	pid INTEGER NOT NULL,
+	comm TEXT,
+	ops INTEGER NOT NULL, errors INTEGER NOT NULL,
+	bytes_read INTEGER NOT NULL, bytes_written INTEGER NOT NULL,
+	lat_sum_ns INTEGER NOT NULL,
+	PRIMARY KEY (run_id, pid)
+);
+
+-- Per second of completion and timeline class; seconds without ops of a
+-- class have no row.
+CREATE TABLE timeline (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	second INTEGER NOT NULL,
+	class TEXT NOT NULL,
+	ops INTEGER NOT NULL, bytes INTEGER NOT NULL,
+	lat_p99_ns INTEGER,		-- NULL: every op of it completed late
+	PRIMARY KEY (run_id, second, class)
+);
+
+CREATE TABLE errors (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	sys TEXT NOT NULL,
+	errno INTEGER NOT NULL,
+	name TEXT NOT NULL,		-- "ENOENT"
+	count INTEGER NOT NULL,
+	PRIMARY KEY (run_id, sys, errno)
+);
+
+-- Replays: operations whose result differed from the capture.
+CREATE TABLE divergences (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	sys TEXT NOT NULL,
+	kind TEXT NOT NULL CHECK (kind IN ('result', 'bytes', 'skipped', 'other')),
+	count INTEGER NOT NULL,
+	PRIMARY KEY (run_id, sys, kind)
+);
+
+-- The first divergences of a run, for a look at what went wrong.
+CREATE TABLE divergence_samples (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	sys TEXT NOT NULL, kind TEXT NOT NULL,
+	captured_ret INTEGER, replay_ret INTEGER, path TEXT,
+	PRIMARY KEY (run_id, seq)
+);
+
+-- Every filesystem a run's files were on (a capture may span several).
+CREATE TABLE filesystems (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	dev INTEGER,			-- st_dev
+	fs_type TEXT, device TEXT, mount_point TEXT, mount_options TEXT,
+	ops INTEGER NOT NULL
+);
+
+-- Only with --events: every operation. sys is the riot syscall id
+-- (syscall_names maps it), path_id refers to files(run_id, path_id).
+CREATE TABLE events (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	t_ns INTEGER NOT NULL,		-- since the run's start
+	lat_ns INTEGER NOT NULL,
+	sys INTEGER NOT NULL,
+	pid INTEGER NOT NULL, tid INTEGER NOT NULL,
+	file INTEGER NOT NULL, path_id INTEGER NOT NULL,
+	ret INTEGER NOT NULL,
+	issue_delay_ns INTEGER		-- NULL for captures
+);
+
+CREATE TABLE syscall_names (
+	id INTEGER PRIMARY KEY,		-- RIOT_SYS_*: stable across versions
+	name TEXT NOT NULL,
+	class TEXT NOT NULL
+);

@@ -1,0 +1,535 @@
+/* report/store.c: run_acc_store(): one run into a report database, in one
+ * transaction. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/log.h"
+#include "internal.h"
+#include "model/model.h"
+
+struct store {
+	sqlite3 *db;
+	int64_t run;
+	char *err;
+	size_t errlen;
+	int rc;
+};
+
+/* Binds the arguments by fmt (i: int64_t, u: uint64_t, d: double, t: text
+ * or NULL, n: NULL), steps and resets. Records the first error in st. */
+static void row(struct store *s, sqlite3_stmt *st, const char *fmt, ...)
+{
+	va_list ap;
+	int col = 1;
+
+	if (s->rc)
+		return;
+	va_start(ap, fmt);
+	for (const char *f = fmt; *f; f++, col++) {
+		switch (*f) {
+		case 'i':
+			sqlite3_bind_int64(st, col, va_arg(ap, int64_t));
+			break;
+		case 'u':
+			sqlite3_bind_int64(st, col, (int64_t)va_arg(ap, uint64_t));
+			break;
+		case 'd':
+			sqlite3_bind_double(st, col, va_arg(ap, double));
+			break;
+		case 't':
+			sqlite3_bind_text(st, col, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
+			break;
+		default:
+			sqlite3_bind_null(st, col);
+			break;
+		}
+	}
+	va_end(ap);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		snprintf(s->err, s->errlen, "%s: %s", sqlite3_db_filename(s->db, "main"),
+			 sqlite3_errmsg(s->db));
+		s->rc = -EIO;
+	}
+	sqlite3_reset(st);
+}
+
+static sqlite3_stmt *prep(struct store *s, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (s->rc)
+		return NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(s->err, s->errlen, "%s: %s", sqlite3_db_filename(s->db, "main"),
+			 sqlite3_errmsg(s->db));
+		s->rc = -EIO;
+	}
+	return st;
+}
+
+static const char *sys_name(unsigned sys)
+{
+	return riot_sys_info(sys)->name;
+}
+
+/* ---- per syscall and class ---- */
+
+static void store_hist(struct store *s, sqlite3_stmt *st, const char *sys, const char *metric,
+		       const struct hist *h)
+{
+	for (unsigned b = 0; b < HIST_BUCKETS && !s->rc; b++)
+		if (h->b[b])
+			row(s, st, "ittiuuu", s->run, sys, metric, (int64_t)b,
+			    hist_bucket_low(b), hist_bucket_high(b), h->b[b]);
+}
+
+static void store_syscalls(struct store *s, const struct run_acc *a)
+{
+	sqlite3_stmt *st = prep(s, "INSERT INTO syscalls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *hs = prep(s, "INSERT INTO histograms VALUES (?,?,?,?,?,?,?)");
+
+	for (unsigned i = 0; i < RIOT_SYS_COUNT && !s->rc; i++) {
+		const struct sys_acc *x = a->sys[i];
+		const struct hist *h, *d;
+
+		if (!x || !x->lat.count)
+			continue;
+		h = &x->lat;
+		d = x->delay;
+		if (d && d->count)
+			row(s, st, "ittuuuudu" "uuuuuuuuu", s->run, sys_name(i),
+			    riot_class_name(riot_sys_info(i)->cls), h->count, x->errors, x->bytes,
+			    h->sum, hist_mean(h), h->min, hist_quantile(h, 0.5),
+			    hist_quantile(h, 0.9), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
+			    h->max, d->count, hist_quantile(d, 0.5), hist_quantile(d, 0.99), d->max);
+		else
+			row(s, st, "ittuuuudu" "uuuuuunnn", s->run, sys_name(i),
+			    riot_class_name(riot_sys_info(i)->cls), h->count, x->errors, x->bytes,
+			    h->sum, hist_mean(h), h->min, hist_quantile(h, 0.5),
+			    hist_quantile(h, 0.9), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
+			    h->max, (uint64_t)0);
+		store_hist(s, hs, sys_name(i), "latency", h);
+		if (d)
+			store_hist(s, hs, sys_name(i), "issue_delay", d);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(hs);
+}
+
+struct class_sum {
+	uint64_t errors, bytes;
+	struct hist lat;
+};
+
+static void store_class_row(struct store *s, sqlite3_stmt *st, const char *name,
+			    const struct class_sum *c)
+{
+	const struct hist *h = &c->lat;
+
+	if (!h->count)
+		return;
+	row(s, st, "ituuuuuuuuu", s->run, name, h->count, c->errors, c->bytes, h->sum,
+	    hist_quantile(h, 0.5), hist_quantile(h, 0.9), hist_quantile(h, 0.99),
+	    hist_quantile(h, 0.999), h->max);
+}
+
+/* Class histograms are merged from the syscalls': exact, as buckets add. */
+static void store_classes(struct store *s, const struct run_acc *a)
+{
+	struct class_sum *c = calloc(TL_COUNT + 1, sizeof(*c));
+	sqlite3_stmt *st;
+
+	if (!c) {
+		s->rc = -ENOMEM;
+		snprintf(s->err, s->errlen, "out of memory");
+		return;
+	}
+	for (unsigned k = 0; k <= TL_COUNT; k++)
+		hist_init(&c[k].lat);
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
+		const struct sys_acc *x = a->sys[i];
+		int k = tl_class_of(riot_sys_info(i)->cls);
+
+		if (!x || !x->lat.count)
+			continue;
+		/* "all": every operation summarised, replayable or not */
+		hist_merge(&c[TL_COUNT].lat, &x->lat);
+		c[TL_COUNT].errors += x->errors;
+		c[TL_COUNT].bytes += x->bytes;
+		if (k == TL_NONE)
+			continue;
+		hist_merge(&c[k].lat, &x->lat);
+		c[k].errors += x->errors;
+		c[k].bytes += x->bytes;
+	}
+	st = prep(s, "INSERT INTO classes VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+	for (unsigned k = 0; k < TL_COUNT; k++)
+		store_class_row(s, st, tl_class_names[k], &c[k]);
+	store_class_row(s, st, "all", &c[TL_COUNT]);
+	sqlite3_finalize(st);
+	free(c);
+}
+
+/* ---- files, processes, timeline, errors, divergences ---- */
+
+static void store_files(struct store *s, const struct run_acc *a, const struct model *m)
+{
+	sqlite3_stmt *st = prep(s, "INSERT INTO files VALUES (?,?,?,?,?,?,?,?)");
+
+	for (uint32_t id = 0; id < a->nfiles && !s->rc; id++) {
+		const struct usage *u = &a->files[id];
+		const char *path = id && m ? model_path(m, id) : NULL;
+
+		if (u->ops)
+			row(s, st, "iituuuuu", s->run, (int64_t)id, path, u->ops, u->errors,
+			    u->bytes_read, u->bytes_written, u->lat_sum);
+	}
+	sqlite3_finalize(st);
+}
+
+static void store_processes(struct store *s, const struct run_acc *a)
+{
+	sqlite3_stmt *st = prep(s, "INSERT INTO processes VALUES (?,?,?,?,?,?,?,?)");
+
+	for (uint32_t i = 0; i < a->procs_cap && !s->rc; i++) {
+		const struct proc_acc *p = &a->procs[i];
+
+		if (p->pid && p->u.ops)
+			row(s, st, "iituuuuu", s->run, (int64_t)p->pid, p->comm, p->u.ops,
+			    p->u.errors, p->u.bytes_read, p->u.bytes_written, p->u.lat_sum);
+	}
+	sqlite3_finalize(st);
+}
+
+static void store_timeline(struct store *s, const struct run_acc *a)
+{
+	sqlite3_stmt *st = prep(s, "INSERT INTO timeline VALUES (?,?,?,?,?,?)");
+
+	for (int64_t sec = 0; sec <= a->tl_top && !s->rc; sec++) {
+		const struct tl_row *r = &a->tl[sec];
+
+		for (unsigned c = 0; c < TL_COUNT; c++) {
+			if (!r->ops[c])
+				continue;
+			if (r->p99[c] == UINT64_MAX)
+				row(s, st, "iituun", s->run, sec, tl_class_names[c], r->ops[c],
+				    r->bytes[c]);
+			else
+				row(s, st, "iituuu", s->run, sec, tl_class_names[c], r->ops[c],
+				    r->bytes[c], r->p99[c]);
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+static void store_errors(struct store *s, const struct run_acc *a)
+{
+	sqlite3_stmt *st = prep(s, "INSERT INTO errors VALUES (?,?,?,?,?)");
+
+	for (unsigned i = 0; i < RIOT_SYS_COUNT && !s->rc; i++) {
+		const struct sys_acc *x = a->sys[i];
+
+		for (unsigned e = 0; x && x->errnos && e < RUN_ERRNO_MAX; e++) {
+			const char *name = e ? strerrorname_np((int)e) : NULL;
+
+			if (x->errnos[e])
+				row(s, st, "ititu", s->run, sys_name(i), (int64_t)e,
+				    name ? name : "unknown", x->errnos[e]);
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+static const char *const div_names[RUN_DIV_COUNT] = {
+	[RUN_DIV_RESULT] = "result", [RUN_DIV_BYTES] = "bytes",
+	[RUN_DIV_SKIPPED] = "skipped", [RUN_DIV_OTHER] = "other",
+};
+
+static void store_divergences(struct store *s, const struct run_acc *a)
+{
+	sqlite3_stmt *st = prep(s, "INSERT INTO divergences VALUES (?,?,?,?)");
+	sqlite3_stmt *ss = prep(s, "INSERT INTO divergence_samples VALUES (?,?,?,?,?,?,?)");
+
+	for (unsigned i = 0; i < RIOT_SYS_COUNT && !s->rc; i++)
+		for (unsigned k = RUN_DIV_RESULT; a->sys[i] && k < RUN_DIV_COUNT; k++)
+			if (a->sys[i]->div[k])
+				row(s, st, "ittu", s->run, sys_name(i), div_names[k],
+				    a->sys[i]->div[k]);
+	for (unsigned n = 0; n < a->nsamples && !s->rc; n++) {
+		const struct div_sample *d = &a->samples[n];
+
+		row(s, ss, "iittiit", s->run, (int64_t)n, sys_name(d->sys), div_names[d->kind],
+		    d->captured_ret, d->replay_ret, d->path);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(ss);
+}
+
+static void store_syscall_names(struct store *s)
+{
+	sqlite3_stmt *st = prep(s, "INSERT OR REPLACE INTO syscall_names VALUES (?,?,?)");
+
+	for (unsigned i = 0; i < RIOT_SYS_COUNT && !s->rc; i++)
+		row(s, st, "itt", (int64_t)i, sys_name(i), riot_class_name(riot_sys_info(i)->cls));
+	sqlite3_finalize(st);
+}
+
+/* ---- the run row ---- */
+
+struct run_facts {
+	struct host_facts here;
+	bool same_host;			/* CPU, memory are this machine's */
+	struct run_fs own_fs;		/* meta->fs_path's */
+	char fs_buf[8192];
+	const struct run_fs *fs;	/* the run's filesystem, or NULL */
+	char label[256];
+	char sha[65];
+};
+
+static void pick_fs(struct run_facts *f, const struct run_meta *meta)
+{
+	f->fs = NULL;
+	if (meta->fs_path && run_fs_of_path(meta->fs_path, &f->own_fs, f->fs_buf,
+					    sizeof(f->fs_buf)) == 0) {
+		f->fs = &f->own_fs;
+		return;
+	}
+	for (unsigned i = 0; i < meta->nfs; i++)
+		if (!f->fs || meta->fs[i].ops > f->fs->ops)
+			f->fs = &meta->fs[i];
+}
+
+static bool label_taken(struct store *s, const char *label)
+{
+	sqlite3_stmt *st = prep(s, "SELECT 1 FROM runs WHERE label = ? AND id != ?");
+	bool taken;
+
+	if (!st)
+		return false;
+	sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, s->run);
+	taken = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return taken;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* The given label (which must be free), or one derived from the
+ * filesystem and made unique. */
+static void choose_label(struct store *s, struct run_facts *f, const struct run_meta *meta)
+{
+	char base[200];
+	const char *dev;
+
+	if (meta->label) {
+		if (!*meta->label || all_digits(meta->label) || strlen(meta->label) >= sizeof(f->label)) {
+			snprintf(s->err, s->errlen, "label '%s' must be 1-255 bytes and not a "
+				 "number (numbers name runs by id)", meta->label);
+			s->rc = -EINVAL;
+		} else if (label_taken(s, meta->label)) {
+			snprintf(s->err, s->errlen, "%s: a run labelled '%s' exists already",
+				 sqlite3_db_filename(s->db, "main"), meta->label);
+			s->rc = -EEXIST;
+		}
+		snprintf(f->label, sizeof(f->label), "%s", meta->label);
+		return;
+	}
+	const char *type = f->fs && f->fs->fs_type ? f->fs->fs_type : NULL;
+
+	dev = type && f->fs->device ? strrchr(f->fs->device, '/') : NULL;
+	dev = dev ? dev + 1 : type && f->fs->device ? f->fs->device : NULL;
+	snprintf(base, sizeof(base), "%s%s%s%s%s", meta->kind == RUN_CAPTURE ? "capture" : "replay",
+		 type ? "-" : "", type ? type : "", dev && *dev ? "-" : "", dev ? dev : "");
+	snprintf(f->label, sizeof(f->label), "%s", base);
+	for (unsigned n = 2; label_taken(s, f->label) && !s->rc; n++)
+		snprintf(f->label, sizeof(f->label), "%s-%u", base, n);
+}
+
+static void gather_facts(struct store *s, struct run_facts *f, const struct run_meta *meta)
+{
+	host_facts_get(&f->here);
+	f->same_host = !meta->host || strcmp(meta->host, f->here.host) == 0;
+	pick_fs(f, meta);
+	f->sha[0] = 0;
+	if (meta->trace_file && sha256_file(meta->trace_file, f->sha) < 0)
+		f->sha[0] = 0;
+	choose_label(s, f, meta);
+}
+
+static const char *or_null(const char *a)
+{
+	return a && *a ? a : NULL;
+}
+
+static void store_run(struct store *s, const struct run_acc *a, const struct run_meta *m,
+		      const struct run_facts *f)
+{
+	static const char sql[] =
+		"UPDATE runs SET label=?2, kind=?3, created_unix=strftime('%s','now'), "
+		"host=?4, kernel=?5, arch=?6, cpu_model=?7, cpu_count=?8, memory_bytes=?9, "
+		"fs_type=?10, fs_device=?11, fs_mount_point=?12, fs_mount_options=?13, "
+		"riot_version=?14, cmdline=?15, trace_file=?16, trace_sha256=?17, "
+		"start_unix_ns=?18, duration_ns=?19, replay_speed=?20, replay_order=?21, "
+		"replay_workers=?22, replay_engine=?23, replay_fill=?24, ops=?25, errors=?26, "
+		"proc_events=?27, bytes_read=?28, bytes_written=?29, busy_ns=?30, complete=?31, "
+		"dropped_events=?32, unresolved_fds=?33, unknown_cwd=?34, truncated_paths=?35, "
+		"timeline_late=?36, events_kept=?37 WHERE id=?1";
+	bool replay = m->kind == RUN_REPLAY;
+	const char *cpu = m->cpu_model ? m->cpu_model : f->same_host ? or_null(f->here.cpu_model) : NULL;
+	uint64_t cpus = m->cpu_count ? m->cpu_count : f->same_host ? f->here.cpu_count : 0;
+	uint64_t mem = m->memory_bytes ? m->memory_bytes : f->same_host ? f->here.memory_bytes : 0;
+	uint64_t errors = 0, rd = 0, wr = 0, busy = 0;
+	sqlite3_stmt *st = prep(s, sql);
+
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
+		if (!a->sys[i])
+			continue;
+		errors += a->sys[i]->errors;
+		busy += a->sys[i]->lat.sum;
+	}
+	for (uint32_t i = 0; i < a->nfiles; i++) {
+		rd += a->files[i].bytes_read;
+		wr += a->files[i].bytes_written;
+	}
+	if (!st)
+		return;
+	/* ?1 .. ?37 in order; NULL where unknown */
+	sqlite3_bind_int64(st, 1, s->run);
+	sqlite3_bind_text(st, 2, f->label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, replay ? "replay" : "capture", -1, SQLITE_STATIC);
+#define BIND_T(i, v) sqlite3_bind_text(st, i, or_null(v), -1, SQLITE_TRANSIENT)
+#define BIND_U(i, v) do { if (v) sqlite3_bind_int64(st, i, (int64_t)(v)); } while (0)
+	BIND_T(4, m->host ? m->host : f->here.host);
+	BIND_T(5, m->kernel ? m->kernel : m->host ? NULL : f->here.kernel);
+	BIND_T(6, m->arch ? m->arch : m->host ? NULL : f->here.arch);
+	BIND_T(7, cpu);
+	BIND_U(8, cpus);
+	BIND_U(9, mem);
+	if (f->fs) {
+		BIND_T(10, f->fs->fs_type);
+		BIND_T(11, f->fs->device);
+		BIND_T(12, f->fs->mount_point);
+		BIND_T(13, f->fs->mount_options);
+	}
+	BIND_T(14, m->riot_version ? m->riot_version : RIOT_VERSION);
+	BIND_T(15, m->cmdline);
+	BIND_T(16, m->trace_file);
+	BIND_T(17, f->sha);
+	BIND_U(18, m->start_unix_ns);
+	sqlite3_bind_int64(st, 19, (int64_t)(m->duration_ns ? m->duration_ns : a->max_end));
+	if (replay) {
+		sqlite3_bind_double(st, 20, m->speed);
+		BIND_T(21, m->order);
+		BIND_U(22, m->workers);
+		BIND_T(23, m->engine);
+		BIND_T(24, m->fill);
+	}
+	sqlite3_bind_int64(st, 25, (int64_t)a->ops);
+	sqlite3_bind_int64(st, 26, (int64_t)errors);
+	sqlite3_bind_int64(st, 27, (int64_t)m->proc_events);
+	sqlite3_bind_int64(st, 28, (int64_t)rd);
+	sqlite3_bind_int64(st, 29, (int64_t)wr);
+	sqlite3_bind_int64(st, 30, (int64_t)busy);
+	sqlite3_bind_int(st, 31, m->complete);
+	sqlite3_bind_int64(st, 32, (int64_t)m->dropped_events);
+	sqlite3_bind_int64(st, 33, (int64_t)m->unresolved_fds);
+	sqlite3_bind_int64(st, 34, (int64_t)m->unknown_cwd);
+	sqlite3_bind_int64(st, 35, (int64_t)m->truncated_paths);
+	sqlite3_bind_int64(st, 36, (int64_t)a->tl_late);
+	sqlite3_bind_int(st, 37, a->ins_event != NULL);
+#undef BIND_T
+#undef BIND_U
+	row(s, st, "");
+	sqlite3_finalize(st);
+}
+
+static void store_filesystems(struct store *s, const struct run_meta *m, const struct run_facts *f)
+{
+	sqlite3_stmt *st = prep(s, "INSERT INTO filesystems VALUES (?,?,?,?,?,?,?)");
+	const struct run_fs *list = m->nfs ? m->fs : f->fs;
+	unsigned n = m->nfs ? m->nfs : f->fs ? 1 : 0;
+
+	for (unsigned i = 0; i < n && !s->rc; i++)
+		row(s, st, "iuttttu", s->run, list[i].dev,
+		    or_null(list[i].fs_type), or_null(list[i].device), or_null(list[i].mount_point),
+		    or_null(list[i].mount_options), list[i].ops);
+	sqlite3_finalize(st);
+}
+
+static int store_all(struct store *s, struct run_acc *a, const struct run_meta *meta,
+		     const struct model *m)
+{
+	struct run_facts *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		snprintf(s->err, s->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	run_acc_flush_timeline(a);
+	gather_facts(s, f, meta);
+	store_run(s, a, meta, f);
+	store_syscalls(s, a);
+	store_classes(s, a);
+	store_files(s, a, m);
+	store_processes(s, a);
+	store_timeline(s, a);
+	store_errors(s, a);
+	store_divergences(s, a);
+	store_filesystems(s, meta, f);
+	store_syscall_names(s);
+	free(f);
+	return s->rc;
+}
+
+int run_acc_store(struct run_acc *a, const char *db_path, const struct run_meta *meta,
+		  const struct model *m, int64_t *run_id, char *err, size_t errlen)
+{
+	struct store s = { .err = err, .errlen = errlen };
+
+	if (a->oom) {
+		snprintf(err, errlen, "out of memory while summarising the run");
+		return a->oom;
+	}
+	if (a->events_err) {
+		snprintf(err, errlen, "%s: storing events: %s", db_path, strerror(-a->events_err));
+		return a->events_err;
+	}
+	s.db = a->db;
+	if (!s.db) {
+		s.db = report_db_open_rw(db_path, err, errlen);
+		if (!s.db)
+			return -errno;
+		s.rc = report_db_exec(s.db, "BEGIN IMMEDIATE", err, errlen);
+		if (!s.rc)
+			s.rc = report_db_reserve_run(s.db, &a->run_id, err, errlen);
+	}
+	s.run = a->run_id;
+	if (!s.rc)
+		s.rc = store_all(&s, a, meta, m);
+	if (a->ins_event) {
+		sqlite3_finalize(a->ins_event);
+		a->ins_event = NULL;
+	}
+	if (!s.rc)
+		s.rc = report_db_exec(s.db, "COMMIT", err, errlen);
+	if (s.rc)
+		sqlite3_exec(s.db, "ROLLBACK", NULL, NULL, NULL);
+	else if (run_id)
+		*run_id = s.run;
+	sqlite3_close(s.db);
+	a->db = NULL;
+	return s.rc;
+}

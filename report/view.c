@@ -1,0 +1,386 @@
+/* report/view.c: loading runs back from a report database. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+const char *const view_class_names[VIEW_CLASSES] = {
+	"data_read", "data_write", "sync", "metadata", "all",
+};
+
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? strdup((const char *)s) : NULL;
+}
+
+static uint64_t col_u64(sqlite3_stmt *st, int i)
+{
+	return (uint64_t)sqlite3_column_int64(st, i);
+}
+
+static int prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK)
+		return 0;
+	snprintf(err, errlen, "%s: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+	return -EIO;
+}
+
+int view_run_ids(sqlite3 *db, int64_t **ids, unsigned *n)
+{
+	sqlite3_stmt *st;
+	unsigned cap = 0;
+	int64_t *v = NULL;
+
+	*n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT id FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (*n == cap) {
+			int64_t *nv = realloc(v, sizeof(*v) * (cap = cap ? cap * 2 : 16));
+
+			if (!nv) {
+				free(v);
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	*ids = v;
+	return 0;
+}
+
+int view_find_run(sqlite3 *db, const char *db_path, const char *spec, int64_t *id,
+		  char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = prep(db, "SELECT id FROM runs WHERE label = ?1 OR CAST(id AS TEXT) = ?1 "
+		  "ORDER BY label = ?1 DESC LIMIT 1", &st, err, errlen);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, spec, -1, SQLITE_STATIC);
+	rc = -ENOENT;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		rc = 0;
+	} else {
+		snprintf(err, errlen, "%s: no run '%s' (riot report show %s lists them)",
+			 db_path, spec, db_path);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static const char run_cols[] =
+	"SELECT label, kind, host, kernel, arch, cpu_model, cpu_count, memory_bytes, "
+	"fs_type, fs_device, fs_mount_point, fs_mount_options, riot_version, cmdline, "
+	"trace_file, trace_sha256, start_unix_ns, duration_ns, replay_speed, replay_order, "
+	"replay_workers, replay_engine, replay_fill, ops, errors, proc_events, bytes_read, "
+	"bytes_written, busy_ns, complete, dropped_events, unresolved_fds, unknown_cwd, "
+	"truncated_paths, timeline_late FROM runs WHERE id = ?";
+
+static void load_run_row(sqlite3_stmt *st, struct run_view *v)
+{
+	int i = 0;
+
+	v->label = col_str(st, i++);
+	v->kind = col_str(st, i++);
+	v->host = col_str(st, i++);
+	v->kernel = col_str(st, i++);
+	v->arch = col_str(st, i++);
+	v->cpu_model = col_str(st, i++);
+	v->cpu_count = sqlite3_column_int64(st, i++);
+	v->memory_bytes = sqlite3_column_int64(st, i++);
+	v->fs_type = col_str(st, i++);
+	v->fs_device = col_str(st, i++);
+	v->fs_mount_point = col_str(st, i++);
+	v->fs_mount_options = col_str(st, i++);
+	v->riot_version = col_str(st, i++);
+	v->cmdline = col_str(st, i++);
+	v->trace_file = col_str(st, i++);
+	v->trace_sha256 = col_str(st, i++);
+	v->start_unix_ns = sqlite3_column_int64(st, i++);
+	v->duration_ns = col_u64(st, i++);
+	v->replay_speed = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
+			  sqlite3_column_double(st, i);
+	i++;
+	v->replay_order = col_str(st, i++);
+	v->replay_workers = sqlite3_column_int64(st, i++);
+	v->replay_engine = col_str(st, i++);
+	v->replay_fill = col_str(st, i++);
+	v->ops = col_u64(st, i++);
+	v->errors = col_u64(st, i++);
+	v->proc_events = col_u64(st, i++);
+	v->bytes_read = col_u64(st, i++);
+	v->bytes_written = col_u64(st, i++);
+	v->busy_ns = col_u64(st, i++);
+	v->complete = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+	i++;
+	v->dropped_events = col_u64(st, i++);
+	v->unresolved_fds = col_u64(st, i++);
+	v->unknown_cwd = col_u64(st, i++);
+	v->truncated_paths = col_u64(st, i++);
+	v->timeline_late = col_u64(st, i++);
+}
+
+static int load_syscalls(struct run_view *v, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	unsigned cap = 0;
+	int rc = prep(v->db, "SELECT sys, class, count, errors, bytes, lat_sum_ns, lat_mean_ns, "
+		      "lat_min_ns, lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns, "
+		      "delay_count, delay_p50_ns, delay_p99_ns, delay_max_ns, "
+		      "(SELECT group_concat(kind || '=' || count) FROM divergences d "
+		      " WHERE d.run_id = s.run_id AND d.sys = s.sys) "
+		      "FROM syscalls s WHERE run_id = ? ORDER BY count DESC, sys", &st, err, errlen);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, v->id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct sys_view *s;
+		const char *div;
+
+		if (v->nsys == cap) {
+			struct sys_view *n = realloc(v->sys, sizeof(*n) * (cap = cap ? cap * 2 : 32));
+
+			if (!n) {
+				sqlite3_finalize(st);
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			v->sys = n;
+		}
+		s = &v->sys[v->nsys++];
+		memset(s, 0, sizeof(*s));
+		s->name = col_str(st, 0);
+		s->cls = col_str(st, 1);
+		s->count = col_u64(st, 2);
+		s->errors = col_u64(st, 3);
+		s->bytes = col_u64(st, 4);
+		s->lat_sum = col_u64(st, 5);
+		s->mean = sqlite3_column_double(st, 6);
+		s->lat_min = col_u64(st, 7);
+		s->p50 = col_u64(st, 8);
+		s->p90 = col_u64(st, 9);
+		s->p99 = col_u64(st, 10);
+		s->p999 = col_u64(st, 11);
+		s->lat_max = col_u64(st, 12);
+		s->delay_count = col_u64(st, 13);
+		s->delay_p50 = col_u64(st, 14);
+		s->delay_p99 = col_u64(st, 15);
+		s->delay_max = col_u64(st, 16);
+		div = (const char *)sqlite3_column_text(st, 17);
+		if (div) {
+			static const char *const kinds[4] = { "result=", "bytes=", "skipped=", "other=" };
+
+			for (unsigned k = 0; k < 4; k++) {
+				const char *p = strstr(div, kinds[k]);
+
+				if (p)
+					s->div[k] = strtoull(p + strlen(kinds[k]), NULL, 10);
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int load_classes(struct run_view *v, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = prep(v->db, "SELECT class, count, errors, bytes, lat_sum_ns, lat_p50_ns, "
+		      "lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns FROM classes WHERE run_id = ?",
+		      &st, err, errlen);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, v->id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		for (unsigned k = 0; name && k < VIEW_CLASSES; k++) {
+			struct class_view *c = &v->cls[k];
+
+			if (strcmp(name, view_class_names[k]) != 0)
+				continue;
+			c->count = col_u64(st, 1);
+			c->errors = col_u64(st, 2);
+			c->bytes = col_u64(st, 3);
+			c->lat_sum = col_u64(st, 4);
+			c->p50 = col_u64(st, 5);
+			c->p90 = col_u64(st, 6);
+			c->p99 = col_u64(st, 7);
+			c->p999 = col_u64(st, 8);
+			c->lat_max = col_u64(st, 9);
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int view_load(sqlite3 *db, const char *db_path, int64_t id, struct run_view *v,
+	      char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	v->db = db;
+	v->db_path = db_path;
+	v->id = id;
+	rc = prep(db, run_cols, &st, err, errlen);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		snprintf(err, errlen, "%s: no run %lld", db_path, (long long)id);
+		return -ENOENT;
+	}
+	load_run_row(st, v);
+	sqlite3_finalize(st);
+	rc = load_syscalls(v, err, errlen);
+	if (!rc)
+		rc = load_classes(v, err, errlen);
+	return rc;
+}
+
+void view_free(struct run_view *v)
+{
+	char **strs[] = { &v->label, &v->kind, &v->host, &v->kernel, &v->arch, &v->cpu_model,
+			  &v->fs_type, &v->fs_device, &v->fs_mount_point, &v->fs_mount_options,
+			  &v->riot_version, &v->cmdline, &v->trace_file, &v->trace_sha256,
+			  &v->replay_order, &v->replay_engine, &v->replay_fill };
+
+	for (unsigned i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		free(*strs[i]);
+		*strs[i] = NULL;
+	}
+	for (unsigned i = 0; i < v->nsys; i++) {
+		free(v->sys[i].name);
+		free(v->sys[i].cls);
+	}
+	free(v->sys);
+	v->sys = NULL;
+	v->nsys = 0;
+}
+
+const struct sys_view *view_sys(const struct run_view *v, const char *name)
+{
+	for (unsigned i = 0; i < v->nsys; i++)
+		if (strcmp(v->sys[i].name, name) == 0)
+			return &v->sys[i];
+	return NULL;
+}
+
+bool view_is_replay(const struct run_view *v)
+{
+	return v->kind && strcmp(v->kind, "replay") == 0;
+}
+
+int view_hist(const struct run_view *v, const char *sys, const char *metric, struct hist *h)
+{
+	const struct sys_view *s = view_sys(v, sys);
+	bool lat = strcmp(metric, "latency") == 0;
+	sqlite3_stmt *st;
+
+	hist_init(h);
+	if (sqlite3_prepare_v2(v->db, "SELECT bucket, count FROM histograms WHERE run_id = ? "
+			       "AND sys = ? AND metric = ?", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, v->id);
+	sqlite3_bind_text(st, 2, sys, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, metric, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t b = sqlite3_column_int64(st, 0);
+		uint64_t n = col_u64(st, 1);
+
+		if (b < 0 || b >= HIST_BUCKETS)
+			continue;
+		h->b[b] += n;
+		h->count += n;
+		if (hist_bucket_low((unsigned)b) < h->min)
+			h->min = hist_bucket_low((unsigned)b);
+		if (hist_bucket_high((unsigned)b) > h->max || h->max == 0)
+			h->max = hist_bucket_high((unsigned)b);
+	}
+	sqlite3_finalize(st);
+	if (s && lat && h->count) {
+		h->sum = s->lat_sum;
+		h->min = s->lat_min;
+		h->max = s->lat_max;
+	} else if (s && !lat && h->count) {
+		h->max = s->delay_max;
+	}
+	return 0;
+}
+
+int view_timeline(const struct run_view *v, uint64_t **ops, uint64_t **bytes,
+		  uint64_t **p99, unsigned *n)
+{
+	sqlite3_stmt *st;
+	uint64_t secs = v->duration_ns / 1000000000u + 1;
+	int rc = -ENOMEM;
+
+	*n = 0;
+	if (secs > 10u * 1000 * 1000)
+		return -EFBIG;
+	*ops = calloc(secs, sizeof(**ops));
+	*bytes = calloc(secs, sizeof(**bytes));
+	*p99 = calloc(secs, sizeof(**p99));
+	if (!*ops || !*bytes || !*p99)
+		goto fail;
+	rc = -EIO;
+	if (sqlite3_prepare_v2(v->db, "SELECT second, ops, bytes, lat_p99_ns FROM timeline "
+			       "WHERE run_id = ?", -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(st, 1, v->id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t s = sqlite3_column_int64(st, 0);
+		uint64_t p = col_u64(st, 3);
+
+		if (s < 0 || (uint64_t)s >= secs)
+			continue;
+		(*ops)[s] += col_u64(st, 1);
+		(*bytes)[s] += col_u64(st, 2);
+		if (p > (*p99)[s])
+			(*p99)[s] = p;
+	}
+	sqlite3_finalize(st);
+	*n = (unsigned)secs;
+	return 0;
+fail:
+	free(*ops);
+	free(*bytes);
+	free(*p99);
+	*ops = *bytes = *p99 = NULL;
+	return rc;
+}
+
+double view_rate(uint64_t n, uint64_t duration_ns)
+{
+	return duration_ns ? (double)n * 1e9 / (double)duration_ns : 0;
+}
+
+const char *fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+	return buf;
+}

@@ -1,0 +1,103 @@
+/* report/view.h: runs read back from report databases, for show, compare
+ * and the HTML page. Private to report/. */
+#ifndef RIOT_REPORT_VIEW_H
+#define RIOT_REPORT_VIEW_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/hist.h"
+
+struct sys_view {
+	char *name, *cls;
+	uint64_t count, errors, bytes, lat_sum, lat_min, p50, p90, p99, p999, lat_max;
+	double mean;
+	uint64_t delay_count, delay_p50, delay_p99, delay_max;
+	uint64_t div[4];		/* result, bytes, skipped, other */
+};
+
+/* Timeline classes and "all", in that order; count 0 when absent. */
+#define VIEW_CLASSES 5
+extern const char *const view_class_names[VIEW_CLASSES];
+
+struct class_view {
+	uint64_t count, errors, bytes, lat_sum, p50, p90, p99, p999, lat_max;
+};
+
+struct run_view {
+	sqlite3 *db;			/* not owned */
+	const char *db_path;
+	int64_t id;
+	char *label, *kind, *host, *kernel, *arch, *cpu_model;
+	char *fs_type, *fs_device, *fs_mount_point, *fs_mount_options;
+	char *riot_version, *cmdline, *trace_file, *trace_sha256;
+	char *replay_order, *replay_engine, *replay_fill;
+	double replay_speed;		/* < 0: not a replay */
+	int64_t replay_workers, cpu_count, memory_bytes, start_unix_ns, complete;
+	uint64_t duration_ns, ops, errors, proc_events, bytes_read, bytes_written, busy_ns;
+	uint64_t dropped_events, unresolved_fds, unknown_cwd, truncated_paths, timeline_late;
+	struct sys_view *sys;
+	unsigned nsys;
+	struct class_view cls[VIEW_CLASSES];
+};
+
+/* The ids of every run in db, oldest first. 0 or -errno. */
+int view_run_ids(sqlite3 *db, int64_t **ids, unsigned *n);
+/* The id of the run named by spec (an id or a label). -ENOENT with the
+ * reason in err. */
+int view_find_run(sqlite3 *db, const char *db_path, const char *spec, int64_t *id,
+		  char *err, size_t errlen);
+/* Loads a run. 0 or -errno with the reason in err. */
+int view_load(sqlite3 *db, const char *db_path, int64_t id, struct run_view *v,
+	      char *err, size_t errlen);
+void view_free(struct run_view *v);
+const struct sys_view *view_sys(const struct run_view *v, const char *name);
+bool view_is_replay(const struct run_view *v);
+
+/* A run's histogram of one syscall and metric ("latency", "issue_delay"),
+ * rebuilt from its buckets (sum, min and max from the syscall row).
+ * 0 or -errno. */
+int view_hist(const struct run_view *v, const char *sys, const char *metric, struct hist *h);
+
+/* A run's timeline: per second, ops and bytes of every timeline class
+ * summed, and the largest p99 of its classes (0 where none). Arrays of
+ * *n entries, malloc'ed. */
+int view_timeline(const struct run_view *v, uint64_t **ops, uint64_t **bytes,
+		  uint64_t **p99, unsigned *n);
+
+/* ---- commands and output ---- */
+
+int report_show(int argc, char **argv);
+
+/* What compare puts side by side, for a class or a syscall. */
+enum cmp_metric { CMP_OPS_RATE, CMP_THROUGHPUT, CMP_P50, CMP_P99, CMP_TOTAL_TIME, CMP_METRICS };
+
+struct cmp_src {
+	uint64_t count, bytes, p50, p99, lat_sum;
+};
+
+/* ops/s and bytes/s over the run's duration; latencies and total time in
+ * ns. */
+double cmp_value(const struct cmp_src *s, uint64_t duration_ns, enum cmp_metric m);
+/* The index of the best of vals[0..n) (higher ops/s and throughput, lower
+ * latency and total time), or -1 for a tie: the best two within the
+ * resolution of the metric (1.6 % for percentiles, which come from
+ * histograms; exact otherwise), or nothing measured. */
+int cmp_winner(const double *vals, unsigned n, enum cmp_metric m);
+extern const char *const cmp_metric_names[CMP_METRICS];
+
+/* The comparison tables of runs[0..n) (runs[0] the baseline), as text or
+ * JSON. */
+void compare_print(FILE *out, struct run_view *runs, unsigned n);
+void compare_json(FILE *out, struct run_view *runs, unsigned n);
+
+/* The HTML page: every run's charts, and the comparison when n > 1. */
+int html_write(const char *path, struct run_view *runs, unsigned n, char *err, size_t errlen);
+
+/* Formatting shared by the text outputs. */
+const char *fmt_ns(uint64_t ns, char *buf, size_t len);	/* "12.3 us" */
+double view_rate(uint64_t n, uint64_t duration_ns);	/* per second */
+
+#endif

@@ -1,0 +1,404 @@
+/* test_report: the run accumulator, the report database and compare's
+ * arithmetic, on fixed runs whose every number is known by hand. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "formats/log.h"
+#include "lib/hist.h"
+#include "report/internal.h"
+#include "report/report.h"
+#include "report/view.h"
+#include "unit.h"
+
+static char dir[] = "/tmp/riot-test-report.XXXXXX";
+
+/* A path in the test's directory; valid for the next three calls. */
+static const char *db_path(const char *name)
+{
+	static char buf[4][256];
+	static unsigned n;
+
+	snprintf(buf[n % 4], sizeof(buf[0]), "%s/%s", dir, name);
+	return buf[n++ % 4];
+}
+
+static struct run_op op(unsigned sys, uint64_t t, uint64_t lat, int64_t ret)
+{
+	return (struct run_op){ .sys = (uint16_t)sys, .pid = 100, .tid = 100, .file = 1,
+				.path_id = 1, .t_ns = t, .lat_ns = lat, .ret = ret,
+				.issue_delay_ns = -1 };
+}
+
+/* n reads of 4096 bytes, each taking lat ns, spread over duration_ns. */
+static int store_reads(const char *db, const char *label, unsigned n, uint64_t lat,
+		       uint64_t duration_ns, int64_t *id)
+{
+	struct run_acc *a = run_acc_new(RUN_REPLAY);
+	struct run_meta meta = { .kind = RUN_REPLAY, .label = label, .duration_ns = duration_ns,
+				 .complete = 1, .speed = 1, .engine = "sync" };
+	char err[512] = "";
+	int rc;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct run_op o = op(RIOT_SYS_read, i * (duration_ns / n), lat, 4096);
+
+		o.issue_delay_ns = 10 * i;
+		run_acc_op(a, &o);
+	}
+	rc = run_acc_store(a, db, &meta, NULL, id, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "store: %s\n", err);
+	run_acc_free(a);
+	return rc;
+}
+
+static void test_compare_arithmetic(void)
+{
+	const char *db = db_path("cmp.db");
+	char err[512];
+	struct run_view v[2];
+	int64_t a, b;
+	sqlite3 *h;
+
+	/* A: 100 reads of 1000 ns in 1 s; B: 100 reads of 2000 ns in 2 s */
+	CHECK_EQ(store_reads(db, "fast", 100, 1000, 1000000000, &a), 0);
+	CHECK_EQ(store_reads(db, "slow", 100, 2000, 2000000000, &b), 0);
+	h = report_db_open_ro(db, err, sizeof(err));
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK_EQ(view_load(h, db, a, &v[0], err, sizeof(err)), 0);
+	CHECK_EQ(view_load(h, db, b, &v[1], err, sizeof(err)), 0);
+	{
+		const struct sys_view *sa = view_sys(&v[0], "read"), *sb = view_sys(&v[1], "read");
+		struct cmp_src ca = { sa->count, sa->bytes, sa->p50, sa->p99, sa->lat_sum };
+		struct cmp_src cb = { sb->count, sb->bytes, sb->p50, sb->p99, sb->lat_sum };
+		double vals[2];
+
+		CHECK(cmp_value(&ca, v[0].duration_ns, CMP_OPS_RATE) == 100.0);
+		CHECK(cmp_value(&cb, v[1].duration_ns, CMP_OPS_RATE) == 50.0);
+		CHECK(cmp_value(&ca, v[0].duration_ns, CMP_THROUGHPUT) == 409600.0);
+		CHECK(cmp_value(&cb, v[1].duration_ns, CMP_THROUGHPUT) == 204800.0);
+		CHECK(cmp_value(&ca, v[0].duration_ns, CMP_P50) == 1000.0);
+		CHECK(cmp_value(&cb, v[1].duration_ns, CMP_P99) == 2000.0);
+		CHECK(cmp_value(&ca, v[0].duration_ns, CMP_TOTAL_TIME) == 100000.0);
+		CHECK(cmp_value(&cb, v[1].duration_ns, CMP_TOTAL_TIME) == 200000.0);
+		for (unsigned m = 0; m < CMP_METRICS; m++) {
+			vals[0] = cmp_value(&ca, v[0].duration_ns, m);
+			vals[1] = cmp_value(&cb, v[1].duration_ns, m);
+			CHECK_EQ(cmp_winner(vals, 2, m), 0);	/* fast wins all */
+		}
+		/* issue delays 0, 10, ... 990: p50 is 490 within a bucket */
+		CHECK_U64(sa->delay_count, 100);
+		CHECK(sa->delay_p50 >= 490 && sa->delay_p50 <= 490 + 490 / HIST_SUB + 1);
+		CHECK_U64(sa->delay_max, 990);
+	}
+	/* ties: equal, and percentiles within the histogram's resolution */
+	{
+		double eq[2] = { 5, 5 }, close[2] = { 1000, 1010 }, far[2] = { 1000, 1100 };
+
+		CHECK_EQ(cmp_winner(eq, 2, CMP_OPS_RATE), -1);
+		CHECK_EQ(cmp_winner(close, 2, CMP_P99), -1);
+		CHECK_EQ(cmp_winner(close, 2, CMP_TOTAL_TIME), 0);
+		CHECK_EQ(cmp_winner(far, 2, CMP_P99), 0);
+		CHECK_EQ(cmp_winner(far, 2, CMP_THROUGHPUT), 1);
+	}
+	view_free(&v[0]);
+	view_free(&v[1]);
+	sqlite3_close(h);
+}
+
+/* Latencies with a known distribution: every percentile within one bucket
+ * above the brute-force value, and monotone. */
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static uint64_t exact_quantile(const uint64_t *sorted, unsigned n, double q)
+{
+	unsigned rank = (unsigned)ceil(q * n);
+
+	return sorted[(rank ? rank : 1) - 1];
+}
+
+static void test_percentiles(void)
+{
+	enum { N = 20000 };
+	const char *db = db_path("pct.db");
+	static uint64_t lat[N];
+	struct run_acc *a = run_acc_new(RUN_CAPTURE);
+	struct run_meta meta = { .kind = RUN_CAPTURE, .label = "pct" };
+	uint64_t x = 88172645463325252ull;
+	struct run_view v;
+	char err[512];
+	int64_t id;
+	sqlite3 *h;
+
+	for (unsigned i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		lat[i] = 200 + x % 50000 + (i % 97 == 0 ? x % 5000000 : 0);
+		struct run_op o = op(RIOT_SYS_pread64, i * 1000ull, lat[i], 512);
+		run_acc_op(a, &o);
+	}
+	CHECK_EQ(run_acc_store(a, db, &meta, NULL, &id, err, sizeof(err)), 0);
+	run_acc_free(a);
+	qsort(lat, N, sizeof(lat[0]), cmp_u64);
+	h = report_db_open_ro(db, err, sizeof(err));
+	CHECK(h && view_load(h, db, id, &v, err, sizeof(err)) == 0);
+	if (!h)
+		return;
+	{
+		const struct sys_view *s = view_sys(&v, "pread64");
+		const double qs[4] = { 0.5, 0.9, 0.99, 0.999 };
+		const uint64_t got[4] = { s->p50, s->p90, s->p99, s->p999 };
+
+		CHECK_U64(s->count, N);
+		CHECK_U64(s->bytes, 512ull * N);
+		CHECK_U64(s->lat_max, lat[N - 1]);
+		CHECK_U64(s->lat_min, lat[0]);
+		for (unsigned i = 0; i < 4; i++) {
+			uint64_t want = exact_quantile(lat, N, qs[i]);
+
+			CHECK(got[i] >= want);
+			CHECK(got[i] <= want + want / HIST_SUB + 1);
+			if (i)
+				CHECK(got[i] >= got[i - 1]);
+		}
+		CHECK(s->lat_max >= s->p999);
+		/* the stored buckets rebuild the same histogram */
+		struct hist hh;
+		CHECK_EQ(view_hist(&v, "pread64", "latency", &hh), 0);
+		CHECK_U64(hh.count, N);
+		CHECK_U64(hist_quantile(&hh, 0.99), s->p99);
+	}
+	view_free(&v);
+	sqlite3_close(h);
+}
+
+/* Counts, bytes, errors by errno, classes, files, processes, timeline. */
+static uint64_t q1(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *st;
+	uint64_t v = UINT64_MAX;
+
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(h));
+		return v;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void test_tables(void)
+{
+	const char *db = db_path("tables.db");
+	struct run_acc *a = run_acc_new(RUN_REPLAY);
+	struct run_meta meta = { .kind = RUN_REPLAY, .label = "t", .proc_events = 3 };
+	char err[512];
+	int64_t id;
+	sqlite3 *h;
+	struct run_op o;
+
+	CHECK_EQ(run_acc_process(a, 100, "reader"), 0);
+	o = op(RIOT_SYS_read, 100, 50, 1000);		/* second 0 */
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_read, 1500000000, 70, 24);	/* second 1 */
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_write, 1600000000, 90, 300);
+	o.path_id = 2;
+	o.pid = 200;
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_copy_file_range, 1700000000, 10, 7);
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_openat, 2100000000, 30, -2);	/* ENOENT */
+	o.path_id = 3;
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_openat, 2200000000, 30, -2);
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_fsync, 20000000000ull, 1000, 0);	/* second 20 */
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_fsync, 100, 5000, 0);	/* completes in second 0: late */
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_mmap, 100, 5, 4096);	/* in no timeline class */
+	run_acc_op(a, &o);
+	run_acc_divergence(a, RIOT_SYS_read, RUN_DIV_BYTES, 1000, 24, "/x");
+	run_acc_divergence(a, RIOT_SYS_openat, RUN_DIV_RESULT, 3, -2, NULL);
+	CHECK_U64(run_acc_ops(a), 9);
+	CHECK_EQ(run_acc_store(a, db, &meta, NULL, &id, err, sizeof(err)), 0);
+	run_acc_free(a);
+	h = report_db_open_ro(db, err, sizeof(err));
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK_U64(q1(h, "SELECT ops FROM runs"), 9);
+	CHECK_U64(q1(h, "SELECT errors FROM runs"), 2);
+	CHECK_U64(q1(h, "SELECT proc_events FROM runs"), 3);
+	/* read: 1000 + 24 + copy 7; written: 300 + copy 7 */
+	CHECK_U64(q1(h, "SELECT bytes_read FROM runs"), 1031);
+	CHECK_U64(q1(h, "SELECT bytes_written FROM runs"), 307);
+	CHECK_U64(q1(h, "SELECT bytes FROM syscalls WHERE sys = 'read'"), 1024);
+	CHECK_U64(q1(h, "SELECT bytes FROM syscalls WHERE sys = 'copy_file_range'"), 7);
+	CHECK_U64(q1(h, "SELECT count FROM errors WHERE sys = 'openat' AND name = 'ENOENT' AND errno = 2"), 2);
+	CHECK_U64(q1(h, "SELECT count FROM classes WHERE class = 'data_write'"), 2);
+	CHECK_U64(q1(h, "SELECT bytes FROM classes WHERE class = 'data_write'"), 307);
+	CHECK_U64(q1(h, "SELECT count FROM classes WHERE class = 'metadata'"), 2);
+	CHECK_U64(q1(h, "SELECT count FROM classes WHERE class = 'all'"), 9);
+	CHECK_U64(q1(h, "SELECT duration_ns FROM runs"), 20000001000ull);
+	CHECK_U64(q1(h, "SELECT ops FROM timeline WHERE second = 0 AND class = 'data_read'"), 1);
+	CHECK_U64(q1(h, "SELECT bytes FROM timeline WHERE second = 1 AND class = 'data_read'"), 24);
+	CHECK_U64(q1(h, "SELECT bytes FROM timeline WHERE second = 1 AND class = 'data_write'"), 307);
+	CHECK_U64(q1(h, "SELECT lat_p99_ns FROM timeline WHERE second = 1 AND class = 'data_write'"), 90);
+	CHECK_U64(q1(h, "SELECT ops FROM timeline WHERE second = 2 AND class = 'metadata'"), 2);
+	CHECK_U64(q1(h, "SELECT lat_p99_ns FROM timeline WHERE second = 20 AND class = 'sync'"), 1000);
+	/* the late fsync counts in second 0's ops but not in its p99 */
+	CHECK_U64(q1(h, "SELECT ops FROM timeline WHERE second = 0 AND class = 'sync'"), 1);
+	CHECK_U64(q1(h, "SELECT lat_p99_ns IS NULL FROM timeline WHERE second = 0 AND class = 'sync'"), 1);
+	CHECK_U64(q1(h, "SELECT timeline_late FROM runs"), 1);
+	CHECK_U64(q1(h, "SELECT count(*) FROM timeline WHERE class = 'data_read'"), 2);
+	CHECK_U64(q1(h, "SELECT ops FROM files WHERE path_id = 2"), 1);
+	CHECK_U64(q1(h, "SELECT bytes_written FROM files WHERE path_id = 1"), 7);
+	CHECK_U64(q1(h, "SELECT ops FROM processes WHERE pid = 100"), 8);
+	CHECK_U64(q1(h, "SELECT comm = 'reader' FROM processes WHERE pid = 100"), 1);
+	CHECK_U64(q1(h, "SELECT count FROM divergences WHERE sys = 'read' AND kind = 'bytes'"), 1);
+	CHECK_U64(q1(h, "SELECT replay_ret FROM divergence_samples WHERE seq = 0"), 24);
+	CHECK_U64(q1(h, "SELECT count(*) FROM events"), 0);
+	sqlite3_close(h);
+}
+
+/* Several runs in one database; labels derived unique; bad input. */
+static void test_labels_and_errors(void)
+{
+	char db[256];
+	struct run_meta meta = { .kind = RUN_CAPTURE };
+	char err[512];
+	int64_t ids[3];
+	sqlite3 *h;
+	FILE *f;
+
+	snprintf(db, sizeof(db), "%s", db_path("many.db"));
+	for (unsigned i = 0; i < 3; i++) {
+		struct run_acc *a = run_acc_new(RUN_CAPTURE);
+		struct run_op o = op(RIOT_SYS_read, 0, 10, 1);
+
+		run_acc_op(a, &o);
+		CHECK_EQ(run_acc_store(a, db, &meta, NULL, &ids[i], err, sizeof(err)), 0);
+		run_acc_free(a);
+	}
+	h = report_db_open_ro(db, err, sizeof(err));
+	CHECK(h != NULL);
+	if (h) {
+		int64_t id;
+
+		CHECK_U64(q1(h, "SELECT count(*) FROM runs"), 3);
+		CHECK_EQ(view_find_run(h, db, "capture-3", &id, err, sizeof(err)), 0);
+		CHECK_EQ(id, ids[2]);
+		CHECK_EQ(view_find_run(h, db, "capture", &id, err, sizeof(err)), 0);
+		CHECK_EQ(id, ids[0]);
+		CHECK_EQ(view_find_run(h, db, "2", &id, err, sizeof(err)), 0);
+		CHECK_EQ(id, 2);
+		CHECK_EQ(view_find_run(h, db, "nope", &id, err, sizeof(err)), -ENOENT);
+		CHECK(strstr(err, "no run 'nope'") != NULL);
+		sqlite3_close(h);
+	}
+	/* an explicit label that exists, or a number, is refused */
+	{
+		struct run_acc *a = run_acc_new(RUN_CAPTURE);
+		struct run_meta m2 = { .kind = RUN_CAPTURE, .label = "capture-2" };
+
+		CHECK_EQ(run_acc_store(a, db, &m2, NULL, NULL, err, sizeof(err)), -EEXIST);
+		CHECK(strstr(err, "exists already") != NULL);
+		m2.label = "42";
+		CHECK_EQ(run_acc_store(a, db, &m2, NULL, NULL, err, sizeof(err)), -EINVAL);
+		run_acc_free(a);
+	}
+	/* not SQLite */
+	f = fopen(db_path("text.db"), "w");
+	fputs("hello, not a database at all, but long enough to be a header....\n", f);
+	fclose(f);
+	CHECK(report_db_open_ro(db_path("text.db"), err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "not a riot report") != NULL);
+	CHECK(report_db_open_rw(db_path("text.db"), err, sizeof(err)) == NULL);
+	/* SQLite, not riot */
+	sqlite3_open(db_path("other.db"), &h);
+	sqlite3_exec(h, "CREATE TABLE t(x)", NULL, NULL, NULL);
+	sqlite3_close(h);
+	CHECK(report_db_open_ro(db_path("other.db"), err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "not a riot report") != NULL);
+	CHECK(report_db_open_rw(db_path("other.db"), err, sizeof(err)) == NULL);
+	/* a newer riot's */
+	sqlite3_open(db, &h);
+	sqlite3_exec(h, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", NULL, NULL, NULL);
+	sqlite3_close(h);
+	CHECK(report_db_open_ro(db, err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "newer riot") != NULL);
+	CHECK(report_db_open_rw(db, err, sizeof(err)) == NULL);
+	/* missing */
+	CHECK(report_db_open_ro(db_path("missing.db"), err, sizeof(err)) == NULL);
+}
+
+/* --events: one row per op, in the same transaction as the run. */
+static void test_events(void)
+{
+	const char *db = db_path("events.db");
+	struct run_acc *a = run_acc_new(RUN_CAPTURE);
+	struct run_meta meta = { .kind = RUN_CAPTURE, .label = "ev" };
+	char err[512];
+	int64_t id;
+	sqlite3 *h;
+
+	CHECK_EQ(run_acc_keep_events(a, db, err, sizeof(err)), 0);
+	for (unsigned i = 0; i < 1000; i++) {
+		struct run_op o = op(i % 2 ? RIOT_SYS_read : RIOT_SYS_write, i, 7, 1);
+
+		run_acc_op(a, &o);
+	}
+	CHECK_EQ(run_acc_events_error(a), 0);
+	CHECK_EQ(run_acc_store(a, db, &meta, NULL, &id, err, sizeof(err)), 0);
+	run_acc_free(a);
+	/* a run given up before store leaves nothing */
+	a = run_acc_new(RUN_CAPTURE);
+	CHECK_EQ(run_acc_keep_events(a, db, err, sizeof(err)), 0);
+	{
+		struct run_op o = op(RIOT_SYS_read, 0, 7, 1);
+
+		run_acc_op(a, &o);
+	}
+	run_acc_free(a);
+	h = report_db_open_ro(db, err, sizeof(err));
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK_U64(q1(h, "SELECT count(*) FROM runs"), 1);
+	CHECK_U64(q1(h, "SELECT count(*) FROM events"), 1000);
+	CHECK_U64(q1(h, "SELECT count(*) FROM events e JOIN syscall_names n ON n.id = e.sys "
+		      "WHERE n.name = 'read'"), 500);
+	CHECK_U64(q1(h, "SELECT events_kept FROM runs"), 1);
+	sqlite3_close(h);
+}
+
+int main(void)
+{
+	char cmd[300];
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_compare_arithmetic();
+	test_percentiles();
+	test_tables();
+	test_labels_and_errors();
+	test_events();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return unit_done();
+}
