@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "capture/capture.h"
 #include "inspect/inspect.h"
 #include "lib/cli.h"
 #include "replay/replay.h"
@@ -23,6 +24,7 @@ static const char help_help[] =
 	"Lists riot's commands, or prints the help of one.\n";
 
 static const struct riot_command commands[] = {
+	{ "capture", cmd_capture, "record the file I/O of a command, processes, a cgroup or the host", cmd_capture_help },
 	{ "init", cmd_init, "create the file tree a log expects, under a root", cmd_init_help },
 	{ "report", cmd_report, "summarise captures and replays into SQLite; show them", cmd_report_help },
 	{ "compare", cmd_compare, "put runs side by side", cmd_compare_help },

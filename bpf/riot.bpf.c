@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bpf/riot.bpf.c: the kernel side of `riot capture`.
+ *
+ * One generic pair on the sys_enter / sys_exit BTF tracepoints records every
+ * syscall of bpf/syscalls.def: entry filters early (syscall number, then the
+ * traced task set, then comm), saves the raw arguments in a per-task slot,
+ * and exit appends one event (bpf/events.h) with what the table's argument
+ * roles say capture needs to its CPU's batch, which goes into the ring
+ * buffer when full or when capture's timer asks. sched_process_{fork,exec,
+ * exit} record process events and make the traced tgid set follow forks.
+ *
+ * Needs BTF-typed raw tracepoints (tp_btf, Linux 5.5), the BPF ring buffer
+ * (5.8), task local storage usable from tracing programs (5.11) and BPF
+ * atomic compare-and-exchange (5.12). No kprobe or fentry: they may be
+ * refused where riot runs.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "syscalls.h"
+#include "events.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* FMODE_CREATED: set in file->f_mode by an open that created the file;
+ * bit 20 since the flag appeared (Linux 4.19). A #define in the kernel, so
+ * absent from BTF. */
+#define FMODE_CREATED_BIT 0x100000u
+#define S_IFMT_BITS 0170000u
+#define MAP_ANONYMOUS_FLAG 0x20
+#define SIGCHLD_NR 17
+#define CLONE_VM_FLAG 0x100
+#define CLONE_VFORK_FLAG 0x4000
+
+/* Set by capture before load. */
+volatile const __u32 self_tgid;
+volatile const __u32 target_mode;	/* enum riot_target_mode */
+volatile const __u8 comm_filter[RIOT_COMM_LEN];	/* all zero: no filter */
+volatile const __u64 sys_on[(RIOT_SYS_COUNT + 63) / 64];	/* --ops */
+volatile const __u64 wakeup_bytes;	/* wake the reader above this */
+
+/* x86_64 syscall number -> RIOT_SYS_* + 1 (0: not recorded). */
+static const __u8 nr_sys[RIOT_NR_MAX] = {
+#define RIOT_SYSCALL(name, nr, cls, fl, a0, a1, a2, a3, a4, a5) \
+	[nr] = RIOT_SYS_##name + 1,
+#include "syscalls.def"
+#undef RIOT_SYSCALL
+};
+
+/* Where each argument role sits (0-5), from the table; -1: absent. */
+#define ROLE(r) RIOT_ARG_##r
+#define AT(role, a0, a1, a2, a3, a4, a5)                                     \
+	(ROLE(a0) == (role) ? 0 : ROLE(a1) == (role) ? 1 :                   \
+	 ROLE(a2) == (role) ? 2 : ROLE(a3) == (role) ? 3 :                   \
+	 ROLE(a4) == (role) ? 4 : ROLE(a5) == (role) ? 5 : -1)
+#define FIRST(x, y) ((x) >= 0 ? (x) : (y))
+
+struct sys_desc {
+	__s8 path, path2, linkbuf, offp, off2p, how, cloneargs, statbuf;
+	__u8 sf;
+	__u8 nargs;	/* arguments sent (RIOT_ARG_ON_WIRE) */
+	__u8 wire;	/* which: bit N for argument N */
+	__u8 ext;	/* has a struct riot_ev_ext */
+};
+
+#define W(a) (RIOT_ARG_ON_WIRE(ROLE(a)) ? 1 : 0)
+#define WIRE(a0, a1, a2, a3, a4, a5)                                         \
+	(W(a0) | W(a1) << 1 | W(a2) << 2 | W(a3) << 3 | W(a4) << 4 | W(a5) << 5)
+#define NARGS(a0, a1, a2, a3, a4, a5)                                        \
+	(W(a0) + W(a1) + W(a2) + W(a3) + W(a4) + W(a5))
+#define HAS(role, a0, a1, a2, a3, a4, a5) (AT(ROLE(role), a0, a1, a2, a3, a4, a5) >= 0)
+
+static const struct sys_desc descs[RIOT_SYS_COUNT] = {
+#define RIOT_SYSCALL(name, nr, cls, fl, a0, a1, a2, a3, a4, a5)              \
+	[RIOT_SYS_##name] = {                                                \
+		.path = AT(ROLE(PATH), a0, a1, a2, a3, a4, a5),              \
+		.path2 = FIRST(AT(ROLE(PATH2), a0, a1, a2, a3, a4, a5),       \
+			FIRST(AT(ROLE(TARGET), a0, a1, a2, a3, a4, a5),       \
+			      AT(ROLE(XNAME), a0, a1, a2, a3, a4, a5))),      \
+		.linkbuf = AT(ROLE(LINKBUF), a0, a1, a2, a3, a4, a5),        \
+		.offp = AT(ROLE(OFFP), a0, a1, a2, a3, a4, a5),              \
+		.off2p = AT(ROLE(OFF2P), a0, a1, a2, a3, a4, a5),            \
+		.how = AT(ROLE(HOW), a0, a1, a2, a3, a4, a5),                \
+		.cloneargs = AT(ROLE(CLONEARGS), a0, a1, a2, a3, a4, a5),    \
+		.statbuf = AT(ROLE(STATBUF), a0, a1, a2, a3, a4, a5),        \
+		.sf = (fl),                                                  \
+		.nargs = NARGS(a0, a1, a2, a3, a4, a5),                      \
+		.wire = WIRE(a0, a1, a2, a3, a4, a5),                        \
+		.ext = HAS(OFFP, a0, a1, a2, a3, a4, a5) ||                  \
+		       HAS(OFF2P, a0, a1, a2, a3, a4, a5) ||                 \
+		       HAS(HOW, a0, a1, a2, a3, a4, a5) ||                   \
+		       HAS(CLONEARGS, a0, a1, a2, a3, a4, a5) ||             \
+		       ((fl) & (RIOT_SF_RET_FD | RIOT_SF_STAT |              \
+				RIOT_SF_STATX)) != 0,                        \
+	},
+#include "syscalls.def"
+#undef RIOT_SYSCALL
+};
+
+/* A syscall in flight on one task: what exit needs from entry. */
+struct slot {
+	__u64 t;
+	__u64 args[6];
+	__u64 off, off2, clone3_flags;
+	__u16 sys;
+	__u16 flags;		/* RIOT_EVF_OFF, _OFF2, _CLONEARGS */
+	__u8 active;
+	__u8 emit;		/* recorded (not only kept for clone flags) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct slot);
+} slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20);	/* resized by capture before load */
+} events SEC(".maps");
+
+/* RIOT_TARGET_PIDS: traced tgids; follows forks, forgets dead processes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct riot_loss);
+} losses SEC(".maps");
+
+/* Per-CPU batches (struct riot_ev_batch), indexed by CPU; capture sets
+ * max_entries to the number of CPUs. An event is written in place when
+ * the batch has room for the largest one (a masked path offset included). */
+#define EVENT_ROOM (256 + 3 * RIOT_PATH_MAX)
+#define BATCH_LIMIT (RIOT_BATCH_BYTES - EVENT_ROOM)
+struct batch {
+	__u64 busy;		/* a program on this CPU is writing it */
+	__u64 gen;		/* flush_gen when last flushed */
+	__u32 len;		/* bytes in buf, header included */
+	__u32 count;		/* events in buf */
+	char buf[RIOT_BATCH_BYTES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct batch);
+} batches SEC(".maps");
+
+/* Bumped by capture on a timer; a batch older than the current generation
+ * is handed over at its CPU's next event or at capture's own syscall
+ * there, so no event waits in a batch much longer than the timer. */
+__u64 flush_gen;
+
+/* Room for a record and two paths; the second path starts wherever the
+ * first ends, so the area is sized for a masked (not exact) offset. */
+#define PATH_MASK (2 * RIOT_PATH_MAX - 1)
+#define DATA_BYTES (4 * RIOT_PATH_MAX)
+struct scratch {
+	struct riot_ev_syscall ev;
+	char data[256 + DATA_BYTES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratches SEC(".maps");
+
+struct proc_scratch {
+	struct riot_ev_proc ev;
+	char data[2 * RIOT_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct proc_scratch);
+} proc_scratches SEC(".maps");
+
+static __always_inline void count_losses(int ring, __u32 n)
+{
+	__u32 zero = 0;
+	struct riot_loss *l = bpf_map_lookup_elem(&losses, &zero);
+
+	if (!l)
+		return;
+	if (ring)
+		l->ring += n;
+	else
+		l->slot += n;
+	l->t_last = bpf_ktime_get_boot_ns();
+}
+
+/* A new process of a traced one that the traced set had no room for. */
+static __always_inline void count_unfollowed(void)
+{
+	__u32 zero = 0;
+	struct riot_loss *l = bpf_map_lookup_elem(&losses, &zero);
+
+	if (l)
+		l->unfollowed++;
+}
+
+static __always_inline void count_loss(int ring)
+{
+	count_losses(ring, 1);
+}
+
+static __always_inline int comm_matches(void)
+{
+	char comm[RIOT_COMM_LEN];
+
+	if (!comm_filter[0])
+		return 1;
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int i = 0; i < RIOT_COMM_LEN; i++) {
+		if (comm[i] != comm_filter[i])
+			return 0;
+		if (!comm[i])
+			break;
+	}
+	return 1;
+}
+
+/* The target, without the comm filter (forks follow the target). */
+static __always_inline int in_target(__u32 tgid)
+{
+	if (target_mode == RIOT_TARGET_PIDS)
+		return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+	if (target_mode == RIOT_TARGET_CGROUP)
+		return bpf_current_task_under_cgroup(&cgroups, 0) == 1;
+	return tgid != self_tgid;
+}
+
+static __always_inline int sys_enabled(__u32 sys)
+{
+	if (sys >= RIOT_SYS_COUNT)
+		return 0;
+	return (sys_on[sys / 64] >> (sys % 64)) & 1;
+}
+
+static __always_inline int is_clone(__u32 sys)
+{
+	return sys == RIOT_SYS_clone || sys == RIOT_SYS_clone3 ||
+	       sys == RIOT_SYS_fork || sys == RIOT_SYS_vfork;
+}
+
+static __always_inline __u64 read_user_u64(__u64 uptr, int *ok)
+{
+	__u64 v = 0;
+
+	*ok = uptr && bpf_probe_read_user(&v, sizeof(v), (void *)uptr) == 0;
+	return v;
+}
+
+/* Argument idx (0-5) without a variable offset the verifier cannot bound
+ * (the compiler knows the table and drops range checks). */
+static __always_inline __u64 arg_at(const __u64 *args, int idx)
+{
+	switch (idx) {
+	case 0: return args[0];
+	case 1: return args[1];
+	case 2: return args[2];
+	case 3: return args[3];
+	case 4: return args[4];
+	case 5: return args[5];
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *task;
+	struct slot *s;
+	__u32 sys, tgid;
+	int emit, ok;
+
+	if ((__u64)id >= RIOT_NR_MAX)
+		return 0;
+	sys = nr_sys[id];
+	if (!sys)
+		return 0;
+	sys--;
+	emit = sys_enabled(sys);
+	if (!emit && !is_clone(sys))
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!in_target(tgid) || !comm_matches())
+		return 0;
+	/* Anonymous memory is no file I/O. */
+	if (sys == RIOT_SYS_mmap && (regs->r10 & MAP_ANONYMOUS_FLAG))
+		return 0;
+
+	task = bpf_get_current_task_btf();
+	s = bpf_task_storage_get(&slots, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		if (emit)
+			count_loss(0);
+		return 0;
+	}
+	s->args[0] = regs->di;
+	s->args[1] = regs->si;
+	s->args[2] = regs->dx;
+	s->args[3] = regs->r10;
+	s->args[4] = regs->r8;
+	s->args[5] = regs->r9;
+	s->sys = sys;
+	s->flags = 0;
+	s->emit = emit;
+	s->active = 1;
+
+	const struct sys_desc *d = &descs[sys];
+	/* The kernel updates these in place: their value before the call is
+	 * what replay needs. */
+	if (d->offp >= 0) {
+		s->off = read_user_u64(arg_at(s->args, d->offp), &ok);
+		if (ok)
+			s->flags |= RIOT_EVF_OFF;
+	}
+	if (d->off2p >= 0) {
+		s->off2 = read_user_u64(arg_at(s->args, d->off2p), &ok);
+		if (ok)
+			s->flags |= RIOT_EVF_OFF2;
+	}
+	/* Read here: sched_process_fork, inside this syscall, needs it. */
+	if (d->cloneargs >= 0) {
+		s->clone3_flags = read_user_u64(arg_at(s->args, d->cloneargs), &ok);
+		if (ok)
+			s->flags |= RIOT_EVF_CLONEARGS;
+	}
+	s->t = bpf_ktime_get_boot_ns();
+	return 0;
+}
+
+/* A user string at exit, into dst (room for RIOT_PATH_MAX). Returns its
+ * length with the NUL, 0 when absent; sets the trunc/fault flags. */
+static __always_inline __u32 read_path(char *dst, __u64 uptr, __u16 *flags,
+				       __u16 trunc, __u16 fault)
+{
+	long n;
+	char c = 0;
+
+	if (!uptr)
+		return 0;
+	n = bpf_probe_read_user_str(dst, RIOT_PATH_MAX, (void *)uptr);
+	if (n <= 0) {
+		*flags |= fault;
+		return 0;
+	}
+	/* A full buffer is ambiguous: a 4095-byte path or a longer one. */
+	if (n == RIOT_PATH_MAX &&
+	    (bpf_probe_read_user(&c, 1, (void *)(uptr + RIOT_PATH_MAX - 1)) ||
+	     c != 0))
+		*flags |= trunc;
+	return n;
+}
+
+/* readlink's result: ret bytes, no NUL. */
+static __always_inline __u32 read_linkbuf(char *dst, __u64 uptr, long ret,
+					  __u16 *flags)
+{
+	__u32 n;
+
+	if (!uptr || ret <= 0)
+		return 0;
+	n = ret < RIOT_PATH_MAX - 1 ? ret : RIOT_PATH_MAX - 1;
+	if (ret > RIOT_PATH_MAX - 1)
+		*flags |= RIOT_EVF_PATH2_TRUNC;
+	n &= RIOT_PATH_MAX - 1;
+	if (bpf_probe_read_user(dst, n, (void *)uptr)) {
+		*flags |= RIOT_EVF_PATH2_FAULT;
+		return 0;
+	}
+	dst[n & (RIOT_PATH_MAX - 1)] = 0;
+	return n + 1;
+}
+
+/* glibc's makedev(): the st_dev encoding stat(2) reports. */
+static __always_inline __u64 encode_dev(__u64 major, __u64 minor)
+{
+	return ((major & 0xfff) << 8) | ((major & ~0xfffull) << 32) |
+	       (minor & 0xff) | ((minor & ~0xffull) << 12);
+}
+
+/* Size, type, inode, device of the file behind a new fd, and whether the
+ * open created it. */
+static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
+				     long fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fdarr, *file = NULL;
+	struct inode *inode;
+	__u32 s_dev;
+
+	if (!fdt || fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+		return;
+	fdarr = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fdarr[fd]) || !file)
+		return;
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode)
+		return;
+	x->size = BPF_CORE_READ(inode, i_size);
+	x->ftype = BPF_CORE_READ(inode, i_mode) & S_IFMT_BITS;
+	x->ino = BPF_CORE_READ(inode, i_ino);
+	s_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	x->dev = encode_dev(s_dev >> 20, s_dev & 0xfffff);
+	*flags |= RIOT_EVF_FACTS;
+	if (BPF_CORE_READ(file, f_mode) & FMODE_CREATED_BIT)
+		*flags |= RIOT_EVF_CREATED;
+}
+
+/* x86_64 user ABI layouts of struct stat and struct statx. */
+struct user_stat {
+	__u64 st_dev, st_ino, st_nlink;
+	__u32 st_mode, st_uid, st_gid, pad;
+	__u64 st_rdev;
+	__s64 st_size;
+};
+
+static __always_inline void stat_facts(struct riot_ev_ext *x, __u16 *flags,
+				       __u64 uptr)
+{
+	struct user_stat st;
+
+	if (bpf_probe_read_user(&st, sizeof(st), (void *)uptr))
+		return;
+	x->size = st.st_size;
+	x->ftype = st.st_mode & S_IFMT_BITS;
+	x->ino = st.st_ino;
+	x->dev = st.st_dev;
+	*flags |= RIOT_EVF_FACTS;
+}
+
+static __always_inline void statx_facts(struct riot_ev_ext *x, __u16 *flags,
+					__u64 uptr)
+{
+	struct {
+		__u16 mode, pad;
+		__u64 ino, size;
+	} __attribute__((packed)) a;
+	__u32 dev[2];
+
+	if (bpf_probe_read_user(&a, sizeof(a), (void *)(uptr + 28)) ||
+	    bpf_probe_read_user(dev, sizeof(dev), (void *)(uptr + 136)))
+		return;
+	x->size = a.size;
+	x->ftype = a.mode & S_IFMT_BITS;
+	x->ino = a.ino;
+	x->dev = encode_dev(dev[0], dev[1]);
+	*flags |= RIOT_EVF_FACTS;
+}
+
+static __always_inline __u64 ring_flags(void)
+{
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+/* The arguments the wire mask names, packed in order. */
+static __always_inline void put_args(__u64 *out, const struct slot *s,
+				     __u8 wire)
+{
+	__u32 k = 0;
+
+	for (int i = 0; i < 6; i++) {
+		if (!(wire & (1 << i)))
+			continue;
+		out[k & 7] = s->args[i];
+		k++;
+	}
+}
+
+static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
+					 const struct slot *s,
+					 const struct sys_desc *d, long ret,
+					 __u64 now)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	ev->type = RIOT_EV_SYSCALL;
+	ev->nargs = d->nargs;
+	ev->sys = s->sys;
+	ev->flags = s->flags;
+	ev->path_len = 0;
+	ev->path2_len = 0;
+	ev->pad = 0;
+	ev->pid = pid_tgid >> 32;
+	ev->tid = (__u32)pid_tgid;
+	ev->pad2 = 0;
+	ev->t = s->t;
+	ev->dur = now - s->t;
+	ev->ret = ret;
+	put_args((__u64 *)((char *)ev + RIOT_EV_SYSCALL_HDR), s, d->wire);
+}
+
+/* What the call's pointers and result say: the values behind OFFP and
+ * OFF2P, open_how, clone_args flags, the new fd's file, the stat buffer. */
+static __always_inline void fill_ext(struct riot_ev_ext *x, __u16 *flags,
+				     const struct sys_desc *d,
+				     const struct slot *s, long ret)
+{
+	__builtin_memset(x, 0, sizeof(*x));
+	x->off = s->off;
+	x->off2 = s->off2;
+	x->how[0] = s->clone3_flags;
+	if (d->how >= 0 &&
+	    !bpf_probe_read_user(x->how, sizeof(x->how),
+				 (void *)arg_at(s->args, d->how)))
+		*flags |= RIOT_EVF_HOW;
+	if ((d->sf & RIOT_SF_RET_FD) && ret >= 0)
+		fd_facts(x, flags, ret);
+	if (d->statbuf >= 0 && ret == 0) {
+		if (d->sf & RIOT_SF_STATX)
+			statx_facts(x, flags, arg_at(s->args, d->statbuf));
+		else
+			stat_facts(x, flags, arg_at(s->args, d->statbuf));
+	}
+	*flags |= RIOT_EVF_EXT;
+}
+
+/* Fills ev, its ext and the paths after it; returns the event's size.
+ * ev must have room for EVENT_ROOM bytes. */
+static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
+					const struct slot *s,
+					const struct sys_desc *d, long ret,
+					__u64 now, int keeps_path)
+{
+	__u32 len1 = 0, len2 = 0, nargs = d->nargs & 7, head;
+	__u16 flags;
+	char *data;
+
+	fill_syscall(ev, s, d, ret, now);
+	flags = ev->flags;
+	head = RIOT_EV_SYSCALL_HDR + nargs * 8;
+	if (d->ext) {
+		fill_ext((void *)((char *)ev + head), &flags, d, s, ret);
+		head += sizeof(struct riot_ev_ext);
+	}
+	data = (char *)ev + (head & 255);
+	if (d->path >= 0 && keeps_path)
+		len1 = read_path(data, arg_at(s->args, d->path), &flags,
+				 RIOT_EVF_PATH_TRUNC, RIOT_EVF_PATH_FAULT);
+	len1 &= PATH_MASK;
+	if (d->path2 >= 0)
+		len2 = read_path(data + len1, arg_at(s->args, d->path2),
+				 &flags, RIOT_EVF_PATH2_TRUNC,
+				 RIOT_EVF_PATH2_FAULT);
+	else if (d->linkbuf >= 0)
+		len2 = read_linkbuf(data + len1, arg_at(s->args, d->linkbuf),
+				    ret, &flags);
+	len2 &= PATH_MASK;
+	ev->flags = flags;
+	ev->path_len = len1;
+	ev->path2_len = len2;
+	return (head & 255) + len1 + len2;
+}
+
+/* Without a batch (another program on this CPU holds it: preemption):
+ * one ring record, built in the per-CPU scratch. */
+static __always_inline int emit_direct(const struct slot *s,
+				       const struct sys_desc *d, long ret,
+				       __u64 now, int keeps_path)
+{
+	__u32 zero = 0, size;
+	struct scratch *sc = bpf_map_lookup_elem(&scratches, &zero);
+
+	if (!sc) {
+		count_loss(1);
+		return 0;
+	}
+	size = fill_event(&sc->ev, s, d, ret, now, keeps_path);
+	if (size > sizeof(*sc))
+		return 0;
+	if (bpf_ringbuf_output(&events, sc, size, ring_flags()))
+		count_loss(1);
+	return 0;
+}
+
+static __always_inline void batch_flush(struct batch *b)
+{
+	struct riot_ev_batch *h = (void *)b->buf;
+	/* Always below RIOT_BATCH_BYTES (an event starts at most at
+	 * BATCH_LIMIT); the mask says so to the verifier. */
+	__u64 len = b->len & (RIOT_BATCH_BYTES - 1);
+
+	if (len > RIOT_BATCH_HDR) {
+		h->type = RIOT_EV_BATCH;
+		h->len = len - RIOT_BATCH_HDR;
+		if (bpf_ringbuf_output(&events, b->buf, len, ring_flags()))
+			count_losses(1, b->count);
+	}
+	b->len = RIOT_BATCH_HDR;
+	b->count = 0;
+	b->gen = flush_gen;
+}
+
+/* This CPU's batch, held; NULL when busy. Release with batch_put(). */
+static __always_inline struct batch *batch_get(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct batch *b = bpf_map_lookup_elem(&batches, &cpu);
+
+	if (!b || __sync_val_compare_and_swap(&b->busy, 0, 1) != 0)
+		return NULL;
+	return b;
+}
+
+static __always_inline void batch_put(struct batch *b)
+{
+	/* Same CPU (programs run with migration disabled): a plain store
+	 * is seen by the next holder. */
+	b->busy = 0;
+}
+
+static __always_inline int emit_syscall(const struct slot *s, long ret,
+					__u64 now)
+{
+	__u32 sys = s->sys, size;
+	__u64 off;
+	const struct sys_desc *d;
+	struct batch *b;
+	int keeps_path;
+
+	if (sys >= RIOT_SYS_COUNT)
+		return 0;
+	d = &descs[sys];
+	/* execve's path is gone with the old image: sched_process_exec has
+	 * the file name. */
+	keeps_path = !((sys == RIOT_SYS_execve || sys == RIOT_SYS_execveat) &&
+		       ret == 0);
+	b = batch_get();
+	if (!b)
+		return emit_direct(s, d, ret, now, keeps_path);
+	if (b->len > BATCH_LIMIT || b->len < RIOT_BATCH_HDR)
+		batch_flush(b);
+	off = b->len;
+	asm volatile("" : "+r"(off));	/* keep the bound check on off */
+	if (off <= BATCH_LIMIT) {
+		size = fill_event((void *)(b->buf + off), s, d, ret, now,
+				  keeps_path);
+		b->len = off + ((size + 7) & ~7u);
+		b->count++;
+	} else {
+		count_loss(1);	/* cannot happen: a flush leaves room */
+	}
+	if (b->len > BATCH_LIMIT || b->gen != flush_gen)
+		batch_flush(b);
+	batch_put(b);
+	return 0;
+}
+
+/* capture's own syscalls, made on each CPU in turn, hand over batches
+ * that sat since the last flush generation. */
+static __always_inline void flush_stale(void)
+{
+	struct batch *b = batch_get();
+
+	if (!b)
+		return;
+	if (b->gen != flush_gen)
+		batch_flush(b);
+	batch_put(b);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct slot *s;
+	__u64 now;
+
+	s = bpf_task_storage_get(&slots, task, 0, 0);
+	if (!s || !s->active) {
+		if ((bpf_get_current_pid_tgid() >> 32) == self_tgid)
+			flush_stale();
+		return 0;
+	}
+	now = bpf_ktime_get_boot_ns();
+	s->active = 0;
+	if (!s->emit)
+		return 0;
+	return emit_syscall(s, ret, now);
+}
+
+static __always_inline struct riot_ev_proc *proc_event(__u8 type)
+{
+	__u32 zero = 0;
+	struct proc_scratch *ps = bpf_map_lookup_elem(&proc_scratches, &zero);
+	struct riot_ev_proc *ev;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!ps)
+		return NULL;
+	ev = &ps->ev;
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = type;
+	ev->pid = pid_tgid >> 32;
+	ev->tid = (__u32)pid_tgid;
+	ev->t = bpf_ktime_get_boot_ns();
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	return ev;
+}
+
+static __always_inline void proc_output(struct riot_ev_proc *ev, __u32 len)
+{
+	__u32 size = sizeof(*ev) + (len & (2 * RIOT_PATH_MAX - 1));
+
+	if (size > sizeof(struct proc_scratch))
+		return;
+	if (bpf_ringbuf_output(&events, ev, size, ring_flags()))
+		count_loss(1);
+}
+
+/* The clone flags of the parent's syscall in flight, if it is one. */
+static __always_inline int clone_flags_of(struct task_struct *parent,
+					  __u64 *flags)
+{
+	struct slot *s = bpf_task_storage_get(&slots, parent, 0, 0);
+
+	if (!s || !s->active)
+		return 0;
+	switch (s->sys) {
+	case RIOT_SYS_clone:
+		*flags = s->args[0];
+		return 1;
+	case RIOT_SYS_clone3:
+		*flags = s->clone3_flags;
+		return !!(s->flags & RIOT_EVF_CLONEARGS);
+	case RIOT_SYS_fork:
+		*flags = SIGCHLD_NR;
+		return 1;
+	case RIOT_SYS_vfork:
+		*flags = CLONE_VM_FLAG | CLONE_VFORK_FLAG | SIGCHLD_NR;
+		return 1;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 child_tgid = child->tgid;
+	struct riot_ev_proc *ev;
+	__u8 one = 1;
+
+	if (!in_target(tgid))
+		return 0;
+	if (target_mode == RIOT_TARGET_PIDS && child_tgid != tgid &&
+	    bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
+		count_unfollowed();
+	if (!comm_matches())
+		return 0;
+	ev = proc_event(RIOT_EV_FORK);
+	if (!ev)
+		return 0;
+	ev->child_pid = child_tgid;
+	ev->child_tid = child->pid;
+	if (child_tgid != tgid)
+		ev->flags |= RIOT_EVP_NEW_PROCESS;
+	if (clone_flags_of(bpf_get_current_task_btf(), &ev->clone_flags))
+		ev->flags |= RIOT_EVP_FLAGS_KNOWN;
+	proc_output(ev, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct riot_ev_proc *ev;
+	long n;
+
+	if (!in_target(tgid) || !comm_matches())
+		return 0;
+	ev = proc_event(RIOT_EV_EXEC);
+	if (!ev)
+		return 0;
+	n = bpf_probe_read_kernel_str((char *)(ev + 1), RIOT_PATH_MAX,
+				      BPF_CORE_READ(bprm, filename));
+	if (n < 0)
+		n = 0;
+	if (n == RIOT_PATH_MAX)
+		ev->flags |= RIOT_EVP_PATH_TRUNC;
+	ev->path_len = n;
+	proc_output(ev, n);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(proc_exit, struct task_struct *p)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct riot_ev_proc *ev;
+	int group_dead;
+
+	if (!in_target(tgid))
+		return 0;
+	/* do_exit() decrements signal->live before this tracepoint. */
+	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
+	if (group_dead && target_mode == RIOT_TARGET_PIDS)
+		bpf_map_delete_elem(&traced, &tgid);
+	if (!comm_matches())
+		return 0;
+	ev = proc_event(RIOT_EV_EXIT);
+	if (!ev)
+		return 0;
+	ev->exit_code = BPF_CORE_READ(p, exit_code);
+	if (group_dead)
+		ev->flags |= RIOT_EVP_GROUP_DEAD;
+	proc_output(ev, 0);
+	return 0;
+}

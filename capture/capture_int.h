@@ -1,0 +1,124 @@
+/* capture/capture_int.h: what the files of capture/ share; nothing outside
+ * capture/ includes it. */
+#ifndef RIOT_CAPTURE_INT_H
+#define RIOT_CAPTURE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bpf/events.h"
+#include "formats/log.h"
+
+#define CAPTURE_MAX_PIDS 1024
+
+struct capture_opts {
+	const char *out;
+	enum riot_target_mode mode;
+	pid_t pids[CAPTURE_MAX_PIDS];	/* -p */
+	unsigned npids;
+	const char *cgroup;		/* --cgroup */
+	char **cmd;			/* -- CMD ARGS */
+	const char *comm;		/* --comm */
+	const char *path_prefix;	/* --path, normalised, no trailing / */
+	uint64_t sys_on[(RIOT_SYS_COUNT + 63) / 64];
+	double duration;		/* -d; 0: until stopped */
+	uint64_t ring_bytes;
+	int zstd_level;
+	bool quiet;
+	bool all_ops;
+};
+
+/* ---- tracer.c: the BPF side's lifecycle ---- */
+
+struct tracer;
+/* data: one event, or a CPU's batch of events, each at an 8-byte
+ * boundary (bpf/events.h). */
+typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size);
+
+/* Checks privileges and kernel features; on failure writes one line saying
+ * what is missing into why and returns -errno. */
+int tracer_check(char *why, size_t len);
+/* Opens, configures, loads and attaches. child: a process to trace from
+ * the start (-- CMD), or 0. NULL + errno, with why filled. */
+struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
+			    tracer_event_fn fn, void *ctx, char *why,
+			    size_t len);
+/* Waits up to timeout_ms for records and hands each to fn; returns how
+ * many, or -errno (the callback's error included). A malformed record is
+ * handed over with size 0. */
+int tracer_poll(struct tracer *t, int timeout_ms);
+/* Starts a new flush generation and visits every CPU, so no event waits
+ * in a CPU's batch longer than the interval between two kicks. */
+void tracer_kick(struct tracer *t);
+/* Stops recording new events, then hands out every record still queued. */
+int tracer_stop(struct tracer *t);
+/* New losses per CPU since the last call; calls fn for each CPU with some. */
+typedef int (*tracer_loss_fn)(void *ctx, unsigned cpu, uint64_t ring,
+			      uint64_t slot, uint64_t t_last);
+int tracer_losses(struct tracer *t, tracer_loss_fn fn, void *ctx);
+/* Processes not followed (traced set full), as of tracer_losses(). */
+uint64_t tracer_unfollowed(struct tracer *t);
+/* False once every traced process (-p, and their children) has exited. */
+bool tracer_pids_alive(struct tracer *t);
+void tracer_destroy(struct tracer *t);
+
+/* ---- convert.c: ring records into log records ---- */
+
+/* Fills rec from one ring-buffer record; strings point into data.
+ * Returns 1 when rec holds a record, 0 for nothing to log, -EINVAL when
+ * the record is malformed. */
+int convert_event(const void *data, size_t size, struct riot_rec *rec);
+/* Bytes of the event at data (no more than avail), 0 when malformed. */
+size_t event_size(const void *data, size_t avail);
+/* When the event took effect: a syscall's exit, a process event's time. */
+uint64_t event_time(const void *data, size_t size);
+
+/* ---- snapshot.c: start state from /proc ---- */
+
+/* Where start-state records go (the --path filter, then the log). */
+struct snap_out {
+	int (*fn)(void *ctx, const struct riot_rec *rec);
+	void *ctx;
+};
+
+/* A SNAP_PROC record and SNAP_FD records for every fd of pid. A process
+ * that vanished meanwhile is skipped (returns 0). */
+int snapshot_process(struct snap_out *out, pid_t pid, uint64_t t);
+/* Every process of the host but self. */
+int snapshot_all(struct snap_out *out, pid_t self, uint64_t t);
+/* Every process in the cgroup v2 directory and below it. */
+int snapshot_cgroup(struct snap_out *out, const char *dir, uint64_t t);
+
+/* ---- filter.c: --path ---- */
+
+struct path_filter;
+struct path_filter *path_filter_new(const char *prefix);
+/* True when rec is to be logged. Keeps the process, cwd and fd-table
+ * state it needs to decide from every record, logged or not. */
+bool path_filter_keep(struct path_filter *f, const struct riot_rec *rec);
+void path_filter_free(struct path_filter *f);
+
+/* ---- reorder.c: events back in time order ---- */
+
+struct reorder;
+typedef int (*reorder_fn)(void *ctx, const void *data, size_t size);
+typedef uint64_t (*reorder_key_fn)(const void *data, size_t size);
+typedef size_t (*reorder_size_fn)(const void *data, size_t avail);
+struct reorder *reorder_new(size_t max_bytes);
+/* Holds a copy of len bytes of events (each at an 8-byte boundary, sized
+ * by size_of, ordered by key_of); beyond max_bytes hands the earliest to
+ * fn. Returns 0, 1 when a tail of data was malformed and left out, or
+ * -errno. */
+int reorder_push(struct reorder *r, const void *data, size_t len,
+		 reorder_key_fn key_of, reorder_size_fn size_of,
+		 reorder_fn fn, void *ctx);
+/* Hands to fn, in key order, every event with key < until. */
+int reorder_release(struct reorder *r, uint64_t until, reorder_fn fn,
+		    void *ctx);
+void reorder_free(struct reorder *r);
+
+/* ---- clock ---- */
+uint64_t capture_now_boot(void);
+
+#endif

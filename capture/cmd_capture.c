@@ -1,0 +1,912 @@
+/* capture/cmd_capture.c: `riot capture`: options, target, the drain loop
+ * from the ring buffer to the log, stop conditions and the summary. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+#include "capture/capture_int.h"
+#include "lib/cli.h"
+
+#define DEFAULT_RING_MIB 16
+#define POLL_MS 10
+#define LOSS_POLL_NS 100000000ull	/* drop records every 100 ms */
+#define FLUSH_NS 1000000000ull		/* a killed capture loses <= 1 s */
+/* An event is logged once it is this old: longer than it can wait in a
+ * CPU's batch (one loss-poll interval, when batches are kicked) plus a
+ * poll. */
+#define REORDER_NS 300000000ull
+#define REORDER_MAX_BYTES (256ull << 20)
+
+const char cmd_capture_help[] =
+"Usage: riot capture -o FILE TARGET [FILTERS] [-d SECONDS] [OPTIONS]\n"
+"\n"
+"Records the file I/O of programs with eBPF into FILE (a .riot log).\n"
+"\n"
+"Target (exactly one):\n"
+"  -- CMD [ARGS...]    start CMD, trace it and every descendant; stop when\n"
+"                      CMD exits; exit with CMD's status (128+N if killed\n"
+"                      by signal N)\n"
+"  -p, --pid PID[,PID...]\n"
+"                      existing processes with all their threads, plus what\n"
+"                      they fork after the start; stop when all have exited\n"
+"      --cgroup PATH   every process in the cgroup v2 PATH or below it\n"
+"                      (a path under the cgroup2 mount, or relative to it)\n"
+"  -a, --all           the whole host, riot itself excluded\n"
+"\n"
+"Filters:\n"
+"      --comm NAME     only tasks whose comm is NAME (its first 15 bytes);\n"
+"                      applied in the kernel\n"
+"      --ops LIST      only these syscalls: comma-separated names (openat,\n"
+"                      pread64, ...) or classes (data_read, data_write,\n"
+"                      data_copy, open, fd, stat, dir, namespace, sync, cwd,\n"
+"                      attr, xattr, mmap, async, proc; '@' before a name\n"
+"                      forces the class: @open); applied in the kernel.\n"
+"                      Default: all. Process events (fork/clone, exec, exit)\n"
+"                      are always recorded.\n"
+"      --path PREFIX   only operations on files under PREFIX: path-based\n"
+"                      calls whose path, made absolute against the caller's\n"
+"                      cwd or dirfd, is PREFIX or below it, and fd-based\n"
+"                      calls on fds opened that way (or found open under it\n"
+"                      at the start). Paths are compared as named, without\n"
+"                      following symlinks. Applied in riot before writing;\n"
+"                      process events, chdir/fchdir and start-state\n"
+"                      processes are kept.\n"
+"\n"
+"Stopping:\n"
+"  -d, --duration SECONDS\n"
+"                      stop recording after SECONDS (with -- CMD, riot then\n"
+"                      still waits for CMD and exits with its status)\n"
+"  SIGINT, SIGTERM     stop; with -- CMD a signal sent to riot by a process\n"
+"                      is passed on to CMD and recording goes on until CMD\n"
+"                      exits (a second signal stops at once)\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE   the log to write (replaced if it exists)\n"
+"      --ring-size MIB ring buffer size, a power of 2 (default 16)\n"
+"      --zstd-level N  compression level of the log blocks (default 3)\n"
+"  -q, --quiet         no summary\n"
+"  -h, --help          this text\n"
+"\n"
+"Environment: RIOT_BPF_DEBUG=1 prints libbpf's log (the verifier's too).\n"
+"\n"
+"Recorded: every syscall of bpf/syscalls.def (reads, writes, opens, stats,\n"
+"namespace and attribute changes, syncs, cwd changes, mmap of files,\n"
+"munmap, msync, io_uring_enter, io_submit) with entry time, duration,\n"
+"pid, tid, return value, arguments and paths (up to 4096 bytes, flagged\n"
+"when cut); at open the file's size, type, inode, device and whether the\n"
+"open created it; for stat calls the size and type returned. At the start\n"
+"the cwd and open fds of each traced process (every process with -a).\n"
+"Anonymous mmap is not recorded. Records are logged in the order the calls\n"
+"completed (exit time), after the start state.\n"
+"\n"
+"At the end: ring-buffer drain, then a summary on stderr (events, drops,\n"
+"duration, log size, bytes per event). Events the kernel side could not\n"
+"record (ring buffer full) are counted per CPU and written to the log as\n"
+"drop records every 100 ms. The log is flushed every second: a killed\n"
+"capture leaves a log readable up to its last complete block (the last\n"
+"1.5 s or so are lost).\n"
+"\n"
+"Needs: root (or CAP_BPF and CAP_PERFMON), kernel BTF\n"
+"(/sys/kernel/btf/vmlinux), BTF tracepoints, the BPF ring buffer and task\n"
+"local storage (Linux 5.12 or later); not tracefs. Without them riot says\n"
+"what is missing, exits 1 and writes no log.\n"
+"\n"
+"Errors: a write error (a full disk) stops recording: riot closes the log,\n"
+"which stays readable up to its last complete block, says why in one line\n"
+"and exits 1 (a command started with -- keeps running, untraced).\n"
+"\n"
+"Exit status: 0, or CMD's status; 1 on error; 2 on a usage error.\n";
+
+/* What the drain loop keeps between records. */
+struct capture {
+	struct riot_writer *w;
+	struct path_filter *pf;
+	struct reorder *ro;
+	uint64_t syscalls, procs, filtered, malformed;
+	uint64_t ring_lost, slot_lost, unfollowed;
+	uint64_t t_loss_poll;	/* boot ns of the previous loss poll */
+	int err;		/* first write error */
+};
+
+static volatile sig_atomic_t stop_signals;
+static volatile sig_atomic_t forward_signal;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	stop_signals++;
+	/* A signal from a process (kill, timeout) is meant for the whole
+	 * job; one from the terminal already reached CMD. */
+	if (si && (si->si_code == SI_USER || si->si_code == SI_QUEUE))
+		forward_signal = sig;
+}
+
+static void set_signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_signal,
+				.sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+uint64_t capture_now_boot(void)
+{
+	return clock_ns(CLOCK_BOOTTIME);
+}
+
+/* ---- options ---- */
+
+static int parse_pids(struct capture_opts *o, const char *list)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int rc = 0;
+
+	if (!copy) {
+		riot_err("out of memory");
+		return RIOT_EXIT_FAIL;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (riot_parse_u64(tok, &v) || v == 0 || v > INT_MAX) {
+			rc = riot_usage("-p: '%s' is not a process id", tok);
+			break;
+		}
+		if (o->npids == CAPTURE_MAX_PIDS) {
+			rc = riot_usage("-p: at most %d processes",
+					CAPTURE_MAX_PIDS);
+			break;
+		}
+		o->pids[o->npids++] = (pid_t)v;
+	}
+	free(copy);
+	return rc;
+}
+
+static void enable_sys(struct capture_opts *o, unsigned sys)
+{
+	o->sys_on[sys / 64] |= 1ull << (sys % 64);
+}
+
+static bool enable_class(struct capture_opts *o, const char *name)
+{
+	bool found = false;
+
+	for (unsigned c = 1; c < RIOT_CLASS_COUNT; c++) {
+		if (strcmp(riot_class_name(c), name) != 0)
+			continue;
+		for (unsigned s = 0; s < RIOT_SYS_COUNT; s++)
+			if (riot_sys_info(s)->cls == c)
+				enable_sys(o, s);
+		found = true;
+	}
+	return found;
+}
+
+static int parse_ops(struct capture_opts *o, const char *list)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int rc = 0, sys;
+
+	if (!copy) {
+		riot_err("out of memory");
+		return RIOT_EXIT_FAIL;
+	}
+	memset(o->sys_on, 0, sizeof(o->sys_on));
+	o->all_ops = false;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (tok[0] == '@' ? enable_class(o, tok + 1) :
+		    (sys = riot_sys_by_name(tok)) >= 0 ?
+		    (enable_sys(o, (unsigned)sys), true) : enable_class(o, tok))
+			continue;
+		rc = riot_usage("--ops: unknown syscall or class '%s'", tok);
+		break;
+	}
+	free(copy);
+	return rc;
+}
+
+/* "/a/b/" -> "/a/b"; relative prefixes are made absolute against riot's
+ * cwd. */
+static int set_path_prefix(struct capture_opts *o, const char *prefix,
+			   char *buf, size_t len)
+{
+	size_t n;
+
+	if (!prefix[0])
+		return riot_usage("--path: empty prefix");
+	if (prefix[0] == '/')
+		n = snprintf(buf, len, "%s", prefix);
+	else {
+		char cwd[PATH_MAX];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			return riot_usage("--path: cannot make '%s' absolute",
+					  prefix);
+		n = snprintf(buf, len, "%s/%s", cwd, prefix);
+	}
+	if (n >= len)
+		return riot_usage("--path: prefix too long");
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = 0;
+	o->path_prefix = buf;
+	return 0;
+}
+
+/* Where cgroup v2 is mounted: /sys/fs/cgroup, or /sys/fs/cgroup/unified
+ * on hybrid hosts. */
+static const char *cgroup2_root(char *buf, size_t len)
+{
+	FILE *in = fopen("/proc/self/mounts", "re");
+	char line[1024], dir[512], type[64];
+
+	snprintf(buf, len, "/sys/fs/cgroup");
+	if (!in)
+		return buf;
+	while (fgets(line, sizeof(line), in)) {
+		if (sscanf(line, "%*s %511s %63s", dir, type) == 2 &&
+		    strcmp(type, "cgroup2") == 0) {
+			snprintf(buf, len, "%s", dir);
+			break;
+		}
+	}
+	fclose(in);
+	return buf;
+}
+
+/* PATH as given when it is a directory of the cgroup2 mount, else
+ * relative to that mount. */
+static int set_cgroup(struct capture_opts *o, const char *path, char *buf,
+		      size_t len)
+{
+	char root[512];
+	size_t n;
+
+	cgroup2_root(root, sizeof(root));
+	n = strlen(root);
+	if (strncmp(path, root, n) == 0 && (path[n] == '/' || !path[n]))
+		snprintf(buf, len, "%s", path);
+	else
+		snprintf(buf, len, "%s/%s", root, path[0] == '/' ? path + 1 : path);
+	o->cgroup = buf;
+	o->mode = RIOT_TARGET_CGROUP;
+	return 0;
+}
+
+enum { OPT_CGROUP = 256, OPT_COMM, OPT_PATH, OPT_OPS, OPT_RING, OPT_ZSTD };
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "path", required_argument, NULL, OPT_PATH },
+	{ "ops", required_argument, NULL, OPT_OPS },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "ring-size", required_argument, NULL, OPT_RING },
+	{ "zstd-level", required_argument, NULL, OPT_ZSTD },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct opt_bufs {
+	char prefix[PATH_MAX];
+	char cgroup[PATH_MAX];
+};
+
+static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
+		     int *targets)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'o': o->out = optarg; return 0;
+	case 'p':
+		(*targets)++;
+		o->mode = RIOT_TARGET_PIDS;
+		return parse_pids(o, optarg);
+	case 'a': (*targets)++; o->mode = RIOT_TARGET_ALL; return 0;
+	case OPT_CGROUP:
+		(*targets)++;
+		return set_cgroup(o, optarg, b->cgroup, sizeof(b->cgroup));
+	case OPT_COMM:
+		if (!optarg[0] || strlen(optarg) >= RIOT_COMM_LEN)
+			return riot_usage("--comm: a name of 1 to %d bytes",
+					  RIOT_COMM_LEN - 1);
+		o->comm = optarg;
+		return 0;
+	case OPT_PATH:
+		return set_path_prefix(o, optarg, b->prefix, sizeof(b->prefix));
+	case OPT_OPS: return parse_ops(o, optarg);
+	case 'd':
+		if (riot_parse_double(optarg, &o->duration) || o->duration <= 0)
+			return riot_usage("-d: '%s' is not a positive number of seconds",
+					  optarg);
+		return 0;
+	case OPT_RING:
+		if (riot_parse_u64(optarg, &v) || !v || (v & (v - 1)) ||
+		    v > 4096)
+			return riot_usage("--ring-size: a power of 2 from 1 to 4096 MiB");
+		o->ring_bytes = v << 20;
+		return 0;
+	case OPT_ZSTD:
+		if (riot_parse_u64(optarg, &v) || v < 1 || v > 19)
+			return riot_usage("--zstd-level: 1 to 19");
+		o->zstd_level = (int)v;
+		return 0;
+	case 'q': o->quiet = true; return 0;
+	case 'h': fputs(cmd_capture_help, stdout); return -1;
+	default: return riot_usage("unknown option");
+	}
+}
+
+/* Returns 0, RIOT_EXIT_USAGE, or -1 after --help. */
+static int parse_args(int argc, char **argv, struct capture_opts *o,
+		      struct opt_bufs *b)
+{
+	int c, rc, targets = 0;
+
+	o->ring_bytes = (uint64_t)DEFAULT_RING_MIB << 20;
+	o->all_ops = true;
+	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++)
+		enable_sys(o, s);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:p:ad:qh", long_opts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return riot_usage("bad or incomplete option '%s'",
+					  argv[optind - 1]);
+		rc = parse_one(o, c, b, &targets);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return riot_usage("unexpected argument '%s' (a command "
+					  "goes after --)", argv[optind]);
+		o->cmd = argv + optind;
+		o->mode = RIOT_TARGET_PIDS;
+		targets++;
+	}
+	if (!o->out)
+		return riot_usage("-o FILE is required");
+	if (targets != 1)
+		return riot_usage(targets ? "give one target only" :
+				  "no target: give -- CMD, -p PID, --cgroup PATH or -a");
+	return 0;
+}
+
+static int check_pids(const struct capture_opts *o)
+{
+	for (unsigned i = 0; i < o->npids; i++) {
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			riot_err("no process %d", o->pids[i]);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+/* ---- the command's child ---- */
+
+/* CMD's file, searched in PATH here so the trace does not start with the
+ * failed execs of execvp's search; NULL: leave it to execvp. */
+static char *find_command(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL, *found = NULL;
+	struct stat st;
+
+	if (strchr(name, '/') || !path || !(copy = strdup(path)))
+		return NULL;
+	for (dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *file;
+
+		if (asprintf(&file, "%s/%s", *dir ? dir : ".", name) < 0)
+			break;
+		if (stat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(file, X_OK) == 0)
+			found = file;
+		else
+			free(file);
+	}
+	free(copy);
+	return found;
+}
+
+/* Forks CMD stopped before exec until release_child(): it must be in the
+ * traced set before its first syscall of interest. */
+static pid_t spawn_child(char **cmd, int *gate)
+{
+	char *file = find_command(cmd[0]);
+	int fds[2];
+	pid_t pid;
+	char go;
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		free(file);
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		free(file);
+		return err;
+	}
+	if (pid == 0) {
+		close(fds[1]);
+		if (read(fds[0], &go, 1) != 1)
+			_exit(127);	/* capture failed to start */
+		if (file)
+			execv(file, cmd);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "riot: capture: cannot run %s: %s\n", cmd[0],
+			strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(fds[0]);
+	free(file);
+	*gate = fds[1];
+	return pid;
+}
+
+/* go: exec CMD; !go: make it exit unrun. */
+static void release_child(int *gate, bool go)
+{
+	if (*gate < 0)
+		return;
+	if (go && write(*gate, "g", 1) != 1)
+		go = false;
+	close(*gate);
+	*gate = -1;
+}
+
+static int exit_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return RIOT_EXIT_FAIL;
+}
+
+/* ---- the log ---- */
+
+static void join_args(char *buf, size_t len, const char *first, int argc,
+		      char **argv)
+{
+	size_t n = snprintf(buf, len, "%s", first);
+
+	for (int i = 0; i < argc && n < len; i++)
+		n += snprintf(buf + n, len - n, " %s", argv[i]);
+}
+
+static void describe(const struct capture_opts *o, char *target, size_t tlen,
+		     char *opts, size_t olen)
+{
+	size_t n = 0;
+
+	if (o->cmd) {
+		int argc = 0;
+
+		while (o->cmd[argc])
+			argc++;
+		join_args(target, tlen, "command:", argc, o->cmd);
+	} else if (o->mode == RIOT_TARGET_PIDS) {
+		n = snprintf(target, tlen, "pids:");
+		for (unsigned i = 0; i < o->npids && n < tlen; i++)
+			n += snprintf(target + n, tlen - n, "%s%d", i ? "," : " ",
+				      o->pids[i]);
+	} else if (o->mode == RIOT_TARGET_CGROUP) {
+		snprintf(target, tlen, "cgroup: %s", o->cgroup);
+	} else {
+		snprintf(target, tlen, "all");
+	}
+	n = snprintf(opts, olen, "ring=%lluMiB", (unsigned long long)(o->ring_bytes >> 20));
+	if (o->comm && n < olen)
+		n += snprintf(opts + n, olen - n, " comm=%s", o->comm);
+	if (o->path_prefix && n < olen)
+		n += snprintf(opts + n, olen - n, " path=%s", o->path_prefix);
+	if (!o->all_ops && n < olen) {
+		n += snprintf(opts + n, olen - n, " ops=");
+		for (unsigned s = 0, first = 1; s < RIOT_SYS_COUNT && n < olen; s++) {
+			if (!(o->sys_on[s / 64] >> (s % 64) & 1))
+				continue;
+			n += snprintf(opts + n, olen - n, "%s%s", first ? "" : ",",
+				      riot_sys_info(s)->name);
+			first = 0;
+		}
+	}
+	if (o->duration > 0 && n < olen)
+		snprintf(opts + n, olen - n, " duration=%gs", o->duration);
+}
+
+static struct riot_writer *open_log(const struct capture_opts *o, int argc,
+				    char **argv, uint64_t start_t)
+{
+	static char cmdline[8192], target[4096], opts[2048];
+	struct riot_log_header h = { .major = RIOT_FMT_MAJOR,
+				     .minor = RIOT_FMT_MINOR };
+	struct riot_writer_opts wo = { .zstd_level = o->zstd_level };
+	struct utsname u;
+
+	uname(&u);
+	join_args(cmdline, sizeof(cmdline), "riot capture", argc - 1, argv + 1);
+	describe(o, target, sizeof(target), opts, sizeof(opts));
+	h.host = u.nodename;
+	h.kernel = u.release;
+	h.arch = u.machine;
+	h.riot_version = RIOT_VERSION;
+	h.cmdline = cmdline;
+	h.options = opts;
+	h.target = target;
+	h.boot_to_wall_ns = (int64_t)(clock_ns(CLOCK_REALTIME) -
+				      clock_ns(CLOCK_BOOTTIME));
+	h.start_t = start_t;
+	return riot_writer_open(o->out, &h, &wo);
+}
+
+static int log_rec(struct capture *c, const struct riot_rec *rec);
+
+static int log_snap(void *ctx, const struct riot_rec *rec)
+{
+	return log_rec(ctx, rec);
+}
+
+static int write_start_state(struct capture *c, const struct capture_opts *o,
+			     pid_t child, uint64_t t)
+{
+	struct snap_out out = { log_snap, c };
+	int err = 0;
+
+	if (o->mode == RIOT_TARGET_ALL)
+		return snapshot_all(&out, getpid(), t);
+	if (o->mode == RIOT_TARGET_CGROUP)
+		return snapshot_cgroup(&out, o->cgroup, t);
+	for (unsigned i = 0; !err && i < o->npids; i++)
+		err = snapshot_process(&out, o->pids[i], t);
+	if (!err && child)
+		err = snapshot_process(&out, child, t);
+	return err;
+}
+
+static int log_rec(struct capture *c, const struct riot_rec *rec)
+{
+	int err;
+
+	if (c->pf && !path_filter_keep(c->pf, rec)) {
+		c->filtered++;
+		return 0;
+	}
+	err = riot_writer_add(c->w, rec);
+	if (err && !c->err)
+		c->err = err;
+	return err;
+}
+
+/* An event, in time order, to the log. */
+static int log_event(void *ctx, const void *data, size_t size)
+{
+	struct capture *c = ctx;
+	struct riot_rec rec;
+	int rc = convert_event(data, size, &rec);
+
+	if (rc < 0) {
+		c->malformed++;
+		return 0;
+	}
+	if (rec.type == RIOT_REC_SYSCALL)
+		c->syscalls++;
+	else
+		c->procs++;
+	return log_rec(c, &rec);
+}
+
+/* Events from the ring buffer, in the order CPUs handed them over. */
+static int on_event(void *ctx, const void *data, size_t size)
+{
+	struct capture *c = ctx;
+	int rc;
+
+	if (!size) {
+		c->malformed++;
+		return 0;
+	}
+	rc = reorder_push(c->ro, data, size, event_time, event_size,
+			  log_event, c);
+	if (rc > 0)
+		c->malformed++;
+	if (rc < 0 && !c->err)
+		c->err = rc;
+	return rc < 0 ? rc : 0;
+}
+
+static int on_loss(void *ctx, unsigned cpu, uint64_t ring, uint64_t slot,
+		   uint64_t t_last)
+{
+	struct capture *c = ctx;
+	struct riot_rec rec = { .type = RIOT_REC_DROP };
+	int err;
+
+	rec.drop.cpu = cpu;
+	rec.drop.count = ring + slot;
+	rec.drop.t_first = c->t_loss_poll;
+	rec.drop.t_last = t_last > c->t_loss_poll ? t_last : c->t_loss_poll;
+	c->ring_lost += ring;
+	c->slot_lost += slot;
+	err = riot_writer_add(c->w, &rec);
+	if (err && !c->err)
+		c->err = err;
+	return err;
+}
+
+static int poll_losses(struct capture *c, struct tracer *t)
+{
+	uint64_t now = capture_now_boot();
+	int err = tracer_losses(t, on_loss, c);
+
+	c->t_loss_poll = now;
+	return err;
+}
+
+/* ---- the loop ---- */
+
+struct run {
+	const struct capture_opts *o;
+	struct tracer *t;
+	pid_t child;
+	int child_status;
+	bool child_done;
+};
+
+static bool should_stop(struct run *r, uint64_t start, uint64_t now,
+			bool check_pids)
+{
+	if (stop_signals) {
+		if (!r->child || stop_signals > 1)
+			return true;
+		if (forward_signal) {
+			kill(r->child, forward_signal);
+			forward_signal = 0;
+		}
+	}
+	if (r->o->duration > 0 && now - start >= r->o->duration * 1e9)
+		return true;
+	if (r->child) {
+		if (waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
+			r->child_done = true;
+			return true;
+		}
+		return false;
+	}
+	if (check_pids && r->o->mode == RIOT_TARGET_PIDS)
+		return !tracer_pids_alive(r->t);
+	return false;
+}
+
+static int drain_loop(struct capture *c, struct run *r)
+{
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), last_loss = start,
+		 last_flush = start, now;
+	int n, err;
+
+	for (;;) {
+		n = tracer_poll(r->t, POLL_MS);
+		if (n < 0)
+			return c->err ? c->err : n;
+		now = clock_ns(CLOCK_MONOTONIC);
+		bool tick = now - last_loss >= LOSS_POLL_NS;
+		if (tick) {
+			last_loss = now;
+			tracer_kick(r->t);
+			if ((err = poll_losses(c, r->t)))
+				return err;
+		}
+		err = reorder_release(c->ro, capture_now_boot() - REORDER_NS,
+				      log_event, c);
+		if (err)
+			return err;
+		if (now - last_flush >= FLUSH_NS) {
+			last_flush = now;
+			if ((err = riot_writer_flush(c->w)))
+				return err;
+		}
+		if (should_stop(r, start, now, tick))
+			return 0;
+	}
+}
+
+static int finish_drain(struct capture *c, struct run *r)
+{
+	int n = tracer_stop(r->t);
+
+	if (n < 0)
+		return c->err ? c->err : n;
+	n = reorder_release(c->ro, UINT64_MAX, log_event, c);
+	if (!n)
+		n = poll_losses(c, r->t);
+	c->unfollowed = tracer_unfollowed(r->t);
+	return n;
+}
+
+static void print_summary(const struct capture *c, const char *out,
+			  uint64_t ns, uint64_t bytes)
+{
+	uint64_t events = c->syscalls + c->procs - c->filtered;
+	char size[32];
+
+	fprintf(stderr,
+		"riot capture: %s\n"
+		"  events     %llu (%llu syscalls, %llu process events)\n",
+		out, (unsigned long long)events,
+		(unsigned long long)c->syscalls,
+		(unsigned long long)c->procs);
+	if (c->pf)
+		fprintf(stderr, "  filtered   %llu (outside --path)\n",
+			(unsigned long long)c->filtered);
+	fprintf(stderr, "  drops      %llu", (unsigned long long)(c->ring_lost +
+							      c->slot_lost));
+	if (c->ring_lost || c->slot_lost)
+		fprintf(stderr, " (ring buffer full: %llu, no task slot: %llu)"
+			" — counts are lower bounds",
+			(unsigned long long)c->ring_lost,
+			(unsigned long long)c->slot_lost);
+	if (c->malformed)
+		fprintf(stderr, ", %llu malformed", (unsigned long long)c->malformed);
+	if (c->unfollowed)
+		fprintf(stderr, "\n  untraced   %llu new processes (traced set full)",
+			(unsigned long long)c->unfollowed);
+	fprintf(stderr, "\n  duration   %.3f s\n  log size   %s, %.2f bytes/event\n",
+		ns / 1e9, riot_fmt_bytes(bytes, size, sizeof(size)),
+		events ? (double)bytes / events : 0.0);
+}
+
+static int start_child(struct capture_opts *o, pid_t *child, int *gate)
+{
+	if (!o->cmd)
+		return 0;
+	*child = spawn_child(o->cmd, gate);
+	if (*child < 0) {
+		riot_err("cannot start %s: %s", o->cmd[0], strerror(-*child));
+		return -1;
+	}
+	return 0;
+}
+
+static void reap_child(pid_t child, int *gate)
+{
+	release_child(gate, false);
+	waitpid(child, NULL, 0);
+}
+
+/* Closes the log after the capture ended with err, and says how it went.
+ * Returns 0 or -1 (error reported). */
+static int finish_log(struct capture *c, const struct capture_opts *o,
+		      int err, uint64_t ns)
+{
+	uint64_t bytes;
+	struct stat st;
+
+	if (err) {
+		/* The writer keeps the log readable up to its last block. */
+		riot_writer_close(c->w);
+		riot_err("writing %s: %s (the log holds what was written before)",
+			 o->out, strerror(-err));
+		return -1;
+	}
+	bytes = riot_writer_bytes(c->w);
+	err = riot_writer_close(c->w);
+	if (err) {
+		riot_err("finishing %s: %s", o->out, strerror(-err));
+		return -1;
+	}
+	if (stat(o->out, &st) == 0)
+		bytes = st.st_size;
+	if (!o->quiet)
+		print_summary(c, o->out, ns, bytes);
+	return 0;
+}
+
+/* The command's status, once it has exited. */
+static int child_exit(struct run *r)
+{
+	if (!r->child_done && waitpid(r->child, &r->child_status, 0) == r->child)
+		r->child_done = true;
+	return r->child_done ? exit_status(r->child_status) : RIOT_EXIT_FAIL;
+}
+
+static int capture_run(struct capture_opts *o, int argc, char **argv)
+{
+	struct capture c = { 0 };
+	struct run r = { .o = o };
+	char why[512];
+	int gate = -1, err, rc = RIOT_EXIT_FAIL;
+	uint64_t t0, ns;
+
+	if (tracer_check(why, sizeof(why))) {
+		riot_err("%s", why);
+		return RIOT_EXIT_FAIL;
+	}
+	if (check_pids(o) || start_child(o, &r.child, &gate))
+		return RIOT_EXIT_FAIL;
+	c.ro = reorder_new(REORDER_MAX_BYTES);
+	if (!c.ro || (o->path_prefix && !(c.pf = path_filter_new(o->path_prefix)))) {
+		riot_err("out of memory");
+		goto out;
+	}
+	r.t = tracer_start(o, r.child, on_event, &c, why, sizeof(why));
+	if (!r.t) {
+		riot_err("%s", why);
+		goto out;
+	}
+	t0 = capture_now_boot();
+	c.t_loss_poll = t0;
+	c.w = open_log(o, argc, argv, t0);
+	if (!c.w) {
+		riot_err("cannot create %s: %s", o->out, strerror(errno));
+		goto out;
+	}
+	set_signals();
+	err = write_start_state(&c, o, r.child, t0);
+	if (!err) {
+		release_child(&gate, true);
+		err = drain_loop(&c, &r);
+	}
+	if (!err)
+		err = finish_drain(&c, &r);
+	ns = capture_now_boot() - t0;
+	tracer_destroy(r.t);
+	r.t = NULL;
+	if (finish_log(&c, o, err, ns))
+		goto out;
+	rc = r.child ? child_exit(&r) : RIOT_EXIT_OK;
+	r.child = 0;
+out:
+	tracer_destroy(r.t);
+	if (r.child && gate >= 0)
+		reap_child(r.child, &gate);
+	path_filter_free(c.pf);
+	reorder_free(c.ro);
+	return rc;
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	static struct capture_opts o;
+	static struct opt_bufs bufs;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	rc = parse_args(argc, argv, &o, &bufs);
+	if (rc)
+		return rc < 0 ? RIOT_EXIT_OK : rc;
+	return capture_run(&o, argc, argv);
+}

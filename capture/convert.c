@@ -1,0 +1,252 @@
+/* capture/convert.c: a ring-buffer record (bpf/events.h) into a log record
+ * (formats/log.h), placing each argument where its role in
+ * bpf/syscalls.def says. */
+#include <errno.h>
+#include <string.h>
+
+#include "capture/capture_int.h"
+
+#define CLONE_THREAD_SET 0x00010f00ull	/* VM|FS|FILES|SIGHAND|THREAD */
+#define SIGCHLD_NR 17
+
+/* A path field of a record: len bytes with the NUL, or absent. */
+static struct riot_str ev_str(const char *p, unsigned len, bool trunc)
+{
+	struct riot_str s = { NULL, false };
+
+	if (len && p[len - 1] == 0) {
+		s.s = p;
+		s.truncated = trunc;
+	}
+	return s;
+}
+
+/* The wire form of a syscall event (bpf/events.h) unpacked. */
+struct ev_view {
+	struct riot_ev_syscall ev;
+	struct riot_ev_ext x;
+	const char *data;	/* path, then path2 */
+	size_t size;		/* bytes on the wire */
+};
+
+/* The sent arguments back in their places (bpf/events.h). */
+static int unpack_args(struct riot_ev_syscall *ev, const uint64_t *wire)
+{
+	const struct riot_sys_info *si = riot_sys_info(ev->sys);
+	unsigned k = 0;
+
+	if (!si)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++)
+		if (RIOT_ARG_ON_WIRE(si->args[i]) && k < ev->nargs)
+			ev->args[i] = wire[k++];
+	return k == ev->nargs ? 0 : -EINVAL;
+}
+
+static int unpack(const void *p, size_t avail, struct ev_view *v)
+{
+	size_t head = RIOT_EV_SYSCALL_HDR;
+	uint64_t wire[6];
+
+	if (avail < head)
+		return -EINVAL;
+	memset(v, 0, sizeof(*v));
+	memcpy(&v->ev, p, head);
+	if (v->ev.nargs > 6 || avail < head + v->ev.nargs * 8u)
+		return -EINVAL;
+	memcpy(wire, (const char *)p + head, v->ev.nargs * 8u);
+	if (unpack_args(&v->ev, wire))
+		return -EINVAL;
+	head += v->ev.nargs * 8u;
+	if (v->ev.flags & RIOT_EVF_EXT) {
+		if (avail < head + sizeof(v->x))
+			return -EINVAL;
+		memcpy(&v->x, (const char *)p + head, sizeof(v->x));
+		head += sizeof(v->x);
+	}
+	v->data = (const char *)p + head;
+	v->size = head + v->ev.path_len + v->ev.path2_len;
+	return v->size <= avail ? 0 : -EINVAL;
+}
+
+static void put_arg(struct riot_syscall *sc, const struct ev_view *v,
+		    enum riot_arg role, uint64_t val)
+{
+	const struct riot_ev_syscall *ev = &v->ev;
+	const struct riot_ev_ext *x = &v->x;
+
+	switch (role) {
+	case RIOT_ARG_FD: sc->fd = (int32_t)val; sc->has |= RIOT_HAS_FD; break;
+	case RIOT_ARG_FD2: sc->fd2 = (int32_t)val; sc->has |= RIOT_HAS_FD2; break;
+	case RIOT_ARG_DFD: sc->dirfd = (int32_t)val; sc->has |= RIOT_HAS_DIRFD; break;
+	case RIOT_ARG_DFD2: sc->dirfd2 = (int32_t)val; sc->has |= RIOT_HAS_DIRFD2; break;
+	case RIOT_ARG_CNT: sc->count = val; sc->has |= RIOT_HAS_COUNT; break;
+	case RIOT_ARG_OFF: sc->off = val; sc->has |= RIOT_HAS_OFF; break;
+	case RIOT_ARG_OFFP:
+		if (ev->flags & RIOT_EVF_OFF) {
+			sc->off = x->off;
+			sc->has |= RIOT_HAS_OFF;
+		}
+		break;
+	case RIOT_ARG_OFF2P:
+		if (ev->flags & RIOT_EVF_OFF2) {
+			sc->off2 = x->off2;
+			sc->has |= RIOT_HAS_OFF2;
+		}
+		break;
+	case RIOT_ARG_FLAGS: sc->flags = val; sc->has |= RIOT_HAS_FLAGS; break;
+	case RIOT_ARG_MODE: sc->mode = (uint32_t)val; sc->has |= RIOT_HAS_MODE; break;
+	case RIOT_ARG_CMD: sc->cmd = (uint32_t)val; sc->has |= RIOT_HAS_CMD; break;
+	case RIOT_ARG_ARG:
+	case RIOT_ARG_ADDR: sc->arg = val; sc->has |= RIOT_HAS_ARG; break;
+	case RIOT_ARG_IOVCNT: sc->iovcnt = (uint32_t)val; sc->has |= RIOT_HAS_IOVCNT; break;
+	case RIOT_ARG_UID: sc->uid = (uint32_t)val; sc->has |= RIOT_HAS_UID; break;
+	case RIOT_ARG_GID: sc->gid = (uint32_t)val; sc->has |= RIOT_HAS_GID; break;
+	case RIOT_ARG_HOW:
+		if (ev->flags & RIOT_EVF_HOW) {
+			sc->flags = x->how[0];
+			sc->mode = (uint32_t)x->how[1];
+			sc->arg = x->how[2];
+			sc->has |= RIOT_HAS_FLAGS | RIOT_HAS_MODE | RIOT_HAS_ARG;
+		}
+		break;
+	case RIOT_ARG_CLONEARGS:
+		if (ev->flags & RIOT_EVF_CLONEARGS) {
+			sc->flags = x->how[0];
+			sc->has |= RIOT_HAS_FLAGS;
+		}
+		break;
+	default:	/* strings below; buffers are not recorded */
+		break;
+	}
+}
+
+static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
+{
+	struct riot_syscall *sc = &rec->sc;
+	const struct riot_sys_info *si;
+	const struct riot_ev_syscall *ev;
+	struct ev_view v;
+
+	if (unpack(data, size, &v))
+		return -EINVAL;
+	ev = &v.ev;
+	si = riot_sys_info(ev->sys);
+	if (!si)
+		return -EINVAL;
+	memset(rec, 0, sizeof(*rec));
+	rec->type = RIOT_REC_SYSCALL;
+	sc->sys = ev->sys;
+	sc->pid = ev->pid;
+	sc->tid = ev->tid;
+	sc->t = ev->t;
+	sc->dur = ev->dur;
+	sc->ret = ev->ret;
+	for (int i = 0; i < 6; i++)
+		put_arg(sc, &v, si->args[i], ev->args[i]);
+	sc->path = ev_str(v.data, ev->path_len, ev->flags & RIOT_EVF_PATH_TRUNC);
+	if (sc->path.s)
+		sc->has |= RIOT_HAS_PATH;
+	sc->path2 = ev_str(v.data + ev->path_len, ev->path2_len,
+			   ev->flags & RIOT_EVF_PATH2_TRUNC);
+	if (sc->path2.s)
+		sc->has |= RIOT_HAS_PATH2;
+	if (ev->flags & RIOT_EVF_FACTS) {
+		sc->size = v.x.size;
+		sc->ftype = v.x.ftype;
+		sc->ino = v.x.ino;
+		sc->dev = v.x.dev;
+		sc->has |= RIOT_HAS_SIZE | RIOT_HAS_FTYPE | RIOT_HAS_INO |
+			   RIOT_HAS_DEV;
+		if (si->flags & RIOT_SF_RET_FD) {
+			sc->created = !!(ev->flags & RIOT_EVF_CREATED);
+			sc->has |= RIOT_HAS_CREATED;
+		}
+	}
+	return 1;
+}
+
+static int convert_proc(const struct riot_ev_proc *ev, size_t size,
+			struct riot_rec *rec)
+{
+	struct riot_proc *p = &rec->proc;
+
+	if (size < sizeof(*ev) + ev->path_len)
+		return -EINVAL;
+	memset(rec, 0, sizeof(*rec));
+	rec->type = RIOT_REC_PROC;
+	p->pid = ev->pid;
+	p->tid = ev->tid;
+	p->t = ev->t;
+	switch (ev->type) {
+	case RIOT_EV_FORK:
+		p->kind = RIOT_PROC_FORK;
+		p->child_pid = ev->child_pid;
+		p->child_tid = ev->child_tid;
+		p->clone_flags = ev->clone_flags;
+		/* Only a kernel thread forks outside a clone syscall (or the
+		 * parent's slot could not be allocated): say what kind of
+		 * task it made. */
+		if (!(ev->flags & RIOT_EVP_FLAGS_KNOWN))
+			p->clone_flags = ev->flags & RIOT_EVP_NEW_PROCESS ?
+					 SIGCHLD_NR : CLONE_THREAD_SET;
+		break;
+	case RIOT_EV_EXEC:
+		p->kind = RIOT_PROC_EXEC;
+		p->comm = ev_str(ev->comm, strnlen(ev->comm, RIOT_COMM_LEN) + 1,
+				 false);
+		if (strnlen(ev->comm, RIOT_COMM_LEN) == RIOT_COMM_LEN)
+			p->comm.s = NULL;
+		p->path = ev_str((const char *)(ev + 1), ev->path_len,
+				 ev->flags & RIOT_EVP_PATH_TRUNC);
+		break;
+	case RIOT_EV_EXIT:
+		p->kind = RIOT_PROC_EXIT;
+		p->exit_code = ev->exit_code;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 1;
+}
+
+int convert_event(const void *data, size_t size, struct riot_rec *rec)
+{
+	const uint8_t *type = data;
+
+	if (size < 1)
+		return -EINVAL;
+	if (*type == RIOT_EV_SYSCALL)
+		return convert_syscall(data, size, rec);
+	if (size < sizeof(struct riot_ev_proc))
+		return -EINVAL;
+	return convert_proc(data, size, rec);
+}
+
+size_t event_size(const void *data, size_t avail)
+{
+	const struct riot_ev_proc *p = data;
+	struct ev_view v;
+	size_t n;
+
+	if (avail < 1)
+		return 0;
+	if (*(const uint8_t *)data == RIOT_EV_SYSCALL)
+		return unpack(data, avail, &v) ? 0 : v.size;
+	if (avail < sizeof(*p))
+		return 0;
+	n = sizeof(*p) + p->path_len;
+	return n <= avail ? n : 0;
+}
+
+uint64_t event_time(const void *data, size_t size)
+{
+	const struct riot_ev_syscall *sc = data;
+	const struct riot_ev_proc *p = data;
+
+	if (size >= RIOT_EV_SYSCALL_HDR && sc->type == RIOT_EV_SYSCALL)
+		return sc->t + sc->dur;
+	if (size >= sizeof(*p))
+		return p->t;
+	return 0;
+}

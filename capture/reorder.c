@@ -1,0 +1,218 @@
+/* capture/reorder.c: puts events back in the order they took effect.
+ * CPUs hand their events over in batches, so the ring buffer interleaves
+ * them out of order; a resolver reading the log needs an open before the
+ * read on its fd. A batch arrives nearly sorted, so it is kept whole as a
+ * run (one copy, sorted by insertion), and runs are merged through a small
+ * heap keyed by each run's next event. Events wait for a delay longer than
+ * a batch can hold them. Memory is bounded: beyond max_bytes the earliest
+ * events leave early. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/capture_int.h"
+
+struct item {
+	uint64_t key;
+	uint32_t off, size;
+};
+
+struct run {
+	uint64_t seq;		/* arrival: ties keep arrival order */
+	size_t n, pos;
+	size_t bytes;
+	struct item *items;
+	uint8_t *data;
+};
+
+struct reorder {
+	struct run **heap;
+	size_t n, cap;
+	size_t bytes, max_bytes;
+	uint64_t seq;
+};
+
+struct reorder *reorder_new(size_t max_bytes)
+{
+	struct reorder *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->max_bytes = max_bytes;
+	return r;
+}
+
+static bool before(const struct run *a, const struct run *b)
+{
+	uint64_t ka = a->items[a->pos].key, kb = b->items[b->pos].key;
+
+	return ka < kb || (ka == kb && a->seq < b->seq);
+}
+
+static void swap(struct run **a, struct run **b)
+{
+	struct run *t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void sift_up(struct reorder *r, size_t i)
+{
+	while (i && before(r->heap[i], r->heap[(i - 1) / 2])) {
+		swap(&r->heap[i], &r->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+}
+
+static void sift_down(struct reorder *r, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < r->n && before(r->heap[l], r->heap[m]))
+			m = l;
+		if (l + 1 < r->n && before(r->heap[l + 1], r->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		swap(&r->heap[i], &r->heap[m]);
+		i = m;
+	}
+}
+
+static void run_free(struct run *run)
+{
+	free(run->items);
+	free(run->data);
+	free(run);
+}
+
+/* Hands the earliest event to fn. */
+static int pop(struct reorder *r, reorder_fn fn, void *ctx)
+{
+	struct run *top = r->heap[0];
+	const struct item *it = &top->items[top->pos++];
+	int err = fn(ctx, top->data + it->off, it->size);
+
+	if (top->pos == top->n) {
+		r->bytes -= top->bytes;
+		r->heap[0] = r->heap[--r->n];
+		run_free(top);
+	}
+	if (r->n)
+		sift_down(r, 0);
+	return err;
+}
+
+/* Insertion sort: a batch is sorted but for rare preemptions. */
+static void sort_items(struct item *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct item v = a[i];
+		size_t j = i;
+
+		while (j && a[j - 1].key > v.key) {
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = v;
+	}
+}
+
+/* Index of the events in data: key, offset, size of each. */
+static int index_run(struct run *run, reorder_key_fn key_of,
+		     reorder_size_fn size_of, size_t len)
+{
+	size_t off = 0, cap = 64, n;
+
+	run->items = malloc(cap * sizeof(*run->items));
+	if (!run->items)
+		return -ENOMEM;
+	while (off < len && (n = size_of(run->data + off, len - off))) {
+		if (run->n == cap) {
+			struct item *items = realloc(run->items,
+						     2 * cap * sizeof(*items));
+			if (!items)
+				return -ENOMEM;
+			run->items = items;
+			cap *= 2;
+		}
+		run->items[run->n++] = (struct item){
+			key_of(run->data + off, n), (uint32_t)off, (uint32_t)n };
+		off += (n + 7) & ~(size_t)7;
+	}
+	sort_items(run->items, run->n);
+	return off < len ? -EINVAL : 0;
+}
+
+static int add_run(struct reorder *r, struct run *run)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 256;
+		struct run **heap = realloc(r->heap, cap * sizeof(*heap));
+
+		if (!heap)
+			return -ENOMEM;
+		r->heap = heap;
+		r->cap = cap;
+	}
+	run->seq = r->seq++;
+	r->heap[r->n++] = run;
+	sift_up(r, r->n - 1);
+	r->bytes += run->bytes;
+	return 0;
+}
+
+int reorder_push(struct reorder *r, const void *data, size_t len,
+		 reorder_key_fn key_of, reorder_size_fn size_of,
+		 reorder_fn fn, void *ctx)
+{
+	struct run *run = calloc(1, sizeof(*run));
+	int err = -ENOMEM, bad;
+
+	if (!run)
+		return err;
+	run->data = malloc(len ? len : 1);
+	if (!run->data)
+		goto fail;
+	memcpy(run->data, data, len);
+	run->bytes = len;
+	err = index_run(run, key_of, size_of, len);
+	if (err && err != -EINVAL)
+		goto fail;
+	bad = err == -EINVAL;
+	if (!run->n) {
+		run_free(run);
+		return bad;
+	}
+	err = add_run(r, run);
+	if (err)
+		goto fail;
+	while (r->bytes > r->max_bytes && r->n)
+		if ((err = pop(r, fn, ctx)))
+			return err;
+	return bad;
+fail:
+	run_free(run);
+	return err;
+}
+
+int reorder_release(struct reorder *r, uint64_t until, reorder_fn fn, void *ctx)
+{
+	int err;
+
+	while (r->n && r->heap[0]->items[r->heap[0]->pos].key < until)
+		if ((err = pop(r, fn, ctx)))
+			return err;
+	return 0;
+}
+
+void reorder_free(struct reorder *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		run_free(r->heap[i]);
+	free(r->heap);
+	free(r);
+}

@@ -1,0 +1,398 @@
+/* capture/tracer.c: the BPF side's lifecycle: check what the kernel offers,
+ * open the skeleton, set its read-only configuration, load, attach, drain
+ * the ring buffer, read the loss counters, detach. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <signal.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "riot.skel.h"
+#include "capture/capture_int.h"
+
+struct tracer {
+	struct riot_bpf *skel;
+	struct ring_buffer *rb;
+	tracer_event_fn fn;
+	void *ctx;
+	int cgroup_fd;
+	int ncpus;
+	struct riot_loss *seen;		/* per CPU, as last reported */
+	struct riot_loss *now;
+	void *batch;			/* one CPU's batch, read at the end */
+	size_t batch_size;
+	bool detached;
+};
+
+/* libbpf's last complaint, kept to explain a failed load in one line. */
+static char libbpf_last[256];
+static bool libbpf_verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	char line[sizeof(libbpf_last)];
+	size_t n;
+
+	if (libbpf_verbose)
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = 0;
+	if (n)
+		memcpy(libbpf_last, line, n + 1);
+	return 0;
+}
+
+static bool has_cap(const struct __user_cap_data_struct d[2], int cap)
+{
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+static int check_caps(char *why, size_t len)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d)) {
+		snprintf(why, len, "cannot read capabilities: %s", strerror(errno));
+		return -errno;
+	}
+	if (has_cap(d, CAP_SYS_ADMIN))
+		return 0;
+	if (has_cap(d, CAP_BPF) && has_cap(d, CAP_PERFMON))
+		return 0;
+	snprintf(why, len, "needs root, or CAP_BPF and CAP_PERFMON (missing%s%s)",
+		 has_cap(d, CAP_BPF) ? "" : " CAP_BPF",
+		 has_cap(d, CAP_PERFMON) ? "" : " CAP_PERFMON");
+	return -EPERM;
+}
+
+int tracer_check(char *why, size_t len)
+{
+	int err = check_caps(why, len);
+
+	if (err)
+		return err;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, len, "kernel BTF missing: /sys/kernel/btf/vmlinux "
+			 "(needs CONFIG_DEBUG_INFO_BTF)");
+		return -ENOTSUP;
+	}
+	/* Probed, not inferred from a version: backports differ. */
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) != 1) {
+		snprintf(why, len, "kernel lacks the BPF ring buffer (Linux 5.8+)");
+		return -ENOTSUP;
+	}
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) != 1) {
+		snprintf(why, len, "kernel lacks BPF task local storage (Linux 5.11+)");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static void set_rodata(struct riot_bpf *skel, const struct capture_opts *o)
+{
+	skel->rodata->self_tgid = getpid();
+	skel->rodata->target_mode = o->mode;
+	if (o->comm)
+		strncpy((char *)skel->rodata->comm_filter, o->comm,
+			RIOT_COMM_LEN - 1);
+	memcpy((void *)skel->rodata->sys_on, o->sys_on, sizeof(o->sys_on));
+	/* Waking the reader per record would cost the traced thread more
+	 * than recording; it polls on a timer and is woken only when the
+	 * ring fills up. */
+	skel->rodata->wakeup_bytes = o->ring_bytes / 16;
+}
+
+static int add_pid(struct tracer *t, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(t->skel->maps.traced, &key, sizeof(key),
+				    &one, sizeof(one), BPF_ANY) ? -errno : 0;
+}
+
+static int set_targets(struct tracer *t, const struct capture_opts *o,
+		       pid_t child, char *why, size_t len)
+{
+	__u32 zero = 0;
+	int err;
+
+	if (o->mode == RIOT_TARGET_CGROUP) {
+		t->cgroup_fd = open(o->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (t->cgroup_fd < 0) {
+			err = -errno;
+			snprintf(why, len, "cgroup %s: %s", o->cgroup, strerror(errno));
+			return err;
+		}
+		if (bpf_map__update_elem(t->skel->maps.cgroups, &zero, sizeof(zero),
+					 &t->cgroup_fd, sizeof(t->cgroup_fd),
+					 BPF_ANY)) {
+			err = -errno;
+			snprintf(why, len, "cgroup %s: not a cgroup v2 directory (%s)",
+				 o->cgroup, strerror(errno));
+			return err;
+		}
+	}
+	if (o->mode != RIOT_TARGET_PIDS)
+		return 0;
+	for (unsigned i = 0; i < o->npids; i++) {
+		err = add_pid(t, o->pids[i]);
+		if (err) {
+			snprintf(why, len, "cannot trace pid %d: %s", o->pids[i],
+				 strerror(-err));
+			return err;
+		}
+	}
+	if (child && (err = add_pid(t, child))) {
+		snprintf(why, len, "cannot trace the command: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	const struct riot_ev_batch *b = data;
+	struct tracer *t = ctx;
+
+	if (size >= sizeof(*b) && b->type == RIOT_EV_BATCH) {
+		if (b->len > size - RIOT_BATCH_HDR)
+			return t->fn(t->ctx, data, 0);
+		return t->fn(t->ctx, (const uint8_t *)data + RIOT_BATCH_HDR,
+			     b->len);
+	}
+	return t->fn(t->ctx, data, size);
+}
+
+static int load_attach(struct tracer *t, const struct capture_opts *o,
+		       char *why, size_t len)
+{
+	int err;
+
+	set_rodata(t->skel, o);
+	err = bpf_map__set_max_entries(t->skel->maps.events, o->ring_bytes);
+	if (!err)
+		err = bpf_map__set_max_entries(t->skel->maps.batches, t->ncpus);
+	if (!err)
+		err = riot_bpf__load(t->skel);
+	if (err) {
+		snprintf(why, len, "cannot load the BPF programs: %s%s%s",
+			 strerror(-err), libbpf_last[0] ? " — " : "", libbpf_last);
+		return err;
+	}
+	return 0;
+}
+
+struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
+			    tracer_event_fn fn, void *ctx, char *why, size_t len)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	int err = -ENOMEM;
+
+	libbpf_verbose = getenv("RIOT_BPF_DEBUG") != NULL;
+	libbpf_set_print(libbpf_print);
+	if (!t) {
+		snprintf(why, len, "out of memory");
+		goto fail;
+	}
+	t->cgroup_fd = -1;
+	t->fn = fn;
+	t->ctx = ctx;
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0) {
+		err = t->ncpus ? t->ncpus : -EINVAL;
+		snprintf(why, len, "cannot count CPUs: %s", strerror(-err));
+		goto fail;
+	}
+	t->seen = calloc(t->ncpus, sizeof(*t->seen));
+	t->now = calloc(t->ncpus, sizeof(*t->now));
+	if (!t->seen || !t->now) {
+		snprintf(why, len, "out of memory");
+		goto fail;
+	}
+	t->skel = riot_bpf__open();
+	if (!t->skel) {
+		err = -errno;
+		snprintf(why, len, "cannot open the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	t->batch_size = bpf_map__value_size(t->skel->maps.batches);
+	t->batch = malloc(t->batch_size);
+	if (!t->batch) {
+		snprintf(why, len, "out of memory");
+		goto fail;
+	}
+	err = load_attach(t, o, why, len);
+	if (err)
+		goto fail;
+	err = set_targets(t, o, child, why, len);
+	if (err)
+		goto fail;
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record,
+				 t, NULL);
+	if (!t->rb) {
+		err = -errno;
+		snprintf(why, len, "cannot map the ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	err = riot_bpf__attach(t->skel);
+	if (err) {
+		snprintf(why, len, "cannot attach to the tracepoints: %s%s%s",
+			 strerror(-err), libbpf_last[0] ? " — " : "", libbpf_last);
+		goto fail;
+	}
+	return t;
+fail:
+	tracer_destroy(t);
+	errno = -err;
+	return NULL;
+}
+
+int tracer_poll(struct tracer *t, int timeout_ms)
+{
+	int n = ring_buffer__poll(t->rb, timeout_ms);
+
+	/* No wakeup is sent for most records: take what the timer found. */
+	if (n >= 0) {
+		int m = ring_buffer__consume(t->rb);
+		n = m < 0 ? m : n + m;
+	}
+	return n == -EINTR ? 0 : n;
+}
+
+void tracer_kick(struct tracer *t)
+{
+	cpu_set_t all, one;
+
+	__atomic_add_fetch(&t->skel->bss->flush_gen, 1, __ATOMIC_RELEASE);
+	if (sched_getaffinity(0, sizeof(all), &all))
+		return;
+	/* A syscall of riot on each CPU makes that CPU hand over its batch. */
+	for (int cpu = 0; cpu < t->ncpus && cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) == 0)
+			syscall(SYS_getppid);
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+}
+
+/* What the batches still hold once no program runs. */
+static int drain_batches(struct tracer *t)
+{
+	const struct batch_view {
+		uint64_t busy, gen;
+		uint32_t len, count;
+		uint8_t buf[];
+	} *b = t->batch;
+	int err;
+
+	for (__u32 cpu = 0; cpu < (__u32)t->ncpus; cpu++) {
+		if (bpf_map__lookup_elem(t->skel->maps.batches, &cpu, sizeof(cpu),
+					 t->batch, t->batch_size, 0))
+			return -errno;
+		if (b->len <= RIOT_BATCH_HDR || b->len > RIOT_BATCH_BYTES)
+			continue;
+		err = t->fn(t->ctx, b->buf + RIOT_BATCH_HDR,
+			    b->len - RIOT_BATCH_HDR);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int tracer_stop(struct tracer *t)
+{
+	int n;
+
+	if (!t->detached) {
+		riot_bpf__detach(t->skel);
+		t->detached = true;
+	}
+	do
+		n = ring_buffer__consume(t->rb);
+	while (n > 0);
+	return n < 0 ? n : drain_batches(t);
+}
+
+uint64_t tracer_unfollowed(struct tracer *t)
+{
+	uint64_t n = 0;
+
+	for (int cpu = 0; cpu < t->ncpus; cpu++)
+		n += t->now[cpu].unfollowed;
+	return n;
+}
+
+int tracer_losses(struct tracer *t, tracer_loss_fn fn, void *ctx)
+{
+	__u32 zero = 0;
+	int err;
+
+	if (bpf_map__lookup_elem(t->skel->maps.losses, &zero, sizeof(zero),
+				 t->now, sizeof(*t->now) * t->ncpus, 0))
+		return -errno;
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		uint64_t ring = t->now[cpu].ring - t->seen[cpu].ring;
+		uint64_t slot = t->now[cpu].slot - t->seen[cpu].slot;
+
+		if (!ring && !slot)
+			continue;
+		err = fn(ctx, cpu, ring, slot, t->now[cpu].t_last);
+		if (err)
+			return err;
+		t->seen[cpu] = t->now[cpu];
+	}
+	return 0;
+}
+
+bool tracer_pids_alive(struct tracer *t)
+{
+	const struct bpf_map *m = t->skel->maps.traced;
+	__u32 key, next;
+	bool alive = false, first = true;
+
+	/* The kernel forgets a process when its last task exits; one that
+	 * died before it was added is forgotten here. */
+	while (bpf_map__get_next_key(m, first ? NULL : &key, &next,
+				     sizeof(next)) == 0) {
+		first = false;
+		key = next;
+		if (kill((pid_t)key, 0) && errno == ESRCH)
+			bpf_map__delete_elem(m, &key, sizeof(key), 0);
+		else
+			alive = true;
+	}
+	return alive;
+}
+
+void tracer_destroy(struct tracer *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	riot_bpf__destroy(t->skel);
+	if (t->cgroup_fd >= 0)
+		close(t->cgroup_fd);
+	free(t->seen);
+	free(t->now);
+	free(t->batch);
+	free(t);
+}

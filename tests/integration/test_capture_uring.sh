@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# io_uring: the ring's mmaps and each io_uring_enter (fd, to_submit, min_complete, flags, ret).
+. "$(dirname "$0")/lib.sh"
+require_capture
+capture_workload uring
+check_trace <<'PY'
+p = t.path("ur.dat")
+PROT_RW, MAP_SHARED_POPULATE, IORING_OFF_SQES, GETEVENTS = 3, 0x8001, 0x10000000, 1
+# io_uring_setup is not recorded; it returned fd 4 (the workload checks).
+t.expect_seq("uring", t.main_calls(), [
+    E("openat", ret=5, path=p, flags=O_CREAT | O_RDWR | O_TRUNC, mode=0o644, created=1, size=0),
+    E("mmap", fd=4, arg=0, off=0, cmd=PROT_RW, flags=MAP_SHARED_POPULATE),
+    E("mmap", fd=4, arg=0, off=IORING_OFF_SQES, cmd=PROT_RW, flags=MAP_SHARED_POPULATE),
+    E("io_uring_enter", fd=4, count=1, arg=1, flags=GETEVENTS, ret=1),
+    E("io_uring_enter", fd=4, count=1, arg=1, flags=GETEVENTS, ret=1),
+    E("munmap", ret=0),
+    E("munmap", ret=0),
+    E("close", fd=5, ret=0, path=p),
+    E("close", fd=4, ret=0),
+])
+t.eq("ur.dat size (written through the ring)", os.path.getsize(p), 4096)
+t.common()
+PY
