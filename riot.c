@@ -26,6 +26,7 @@ static const char help_help[] =
 static const struct riot_command commands[] = {
 	{ "capture", cmd_capture, "record the file I/O of a command, processes, a cgroup or the host", cmd_capture_help },
 	{ "init", cmd_init, "create the file tree a log expects, under a root", cmd_init_help },
+	{ "replay", cmd_replay, "replay a log's I/O under a root, and measure it", cmd_replay_help },
 	{ "report", cmd_report, "summarise captures and replays into SQLite; show them", cmd_report_help },
 	{ "compare", cmd_compare, "put runs side by side", cmd_compare_help },
 	{ "info", cmd_info, "summarise a .riot log", cmd_info_help },

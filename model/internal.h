@@ -85,6 +85,8 @@ void paths_init(struct path_table *t, uint64_t seed);
 void paths_fini(struct path_table *t);
 /* Id of s[0..len), interning a copy when new; 0 with errno = ENOMEM. */
 uint32_t paths_intern(struct path_table *t, const char *s, size_t len);
+/* Id of s[0..len) if interned, else 0; never interns. */
+uint32_t paths_find(const struct path_table *t, const char *s, size_t len);
 /* NULL for an id the table has not given out. */
 const char *paths_get(const struct path_table *t, uint32_t id);
 

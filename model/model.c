@@ -979,6 +979,11 @@ const char *model_path(const struct model *m, uint32_t id)
 	return paths_get(&m->paths, id);
 }
 
+uint32_t model_path_find(const struct model *m, const char *s, size_t len)
+{
+	return paths_find(&m->paths, s, len);
+}
+
 const struct model_file *model_file(const struct model *m, uint64_t id)
 {
 	uint32_t *v = id ? map_get(&m->file_by_id, id) : NULL;

@@ -153,6 +153,9 @@ int model_apply(struct model *m, const struct riot_rec *r, struct model_op *op);
 
 /* The string of a path id (valid for the model's life), or NULL. */
 const char *model_path(const struct model *m, uint32_t id);
+/* The id of a path the model has seen (a resolved, normalised path), or 0
+ * when it has none: it never interns, so it changes no count. */
+uint32_t model_path_find(const struct model *m, const char *s, size_t len);
 /* A live file object (or one released by the last model_apply), or NULL. */
 const struct model_file *model_file(const struct model *m, uint64_t id);
 const struct model_stats *model_stats(const struct model *m);

@@ -160,6 +160,28 @@ static int paths_reserve(struct path_table *t)
 	return 0;
 }
 
+static uint32_t paths_probe(const struct path_table *t, const char *s, size_t len,
+			    uint64_t h)
+{
+	uint32_t id;
+
+	if (!t->index_cap)
+		return 0;
+	for (uint32_t i = (uint32_t)h & (t->index_cap - 1); (id = t->index[i]);
+	     i = (i + 1) & (t->index_cap - 1)) {
+		const struct path_ent *e = &t->ents[id];
+
+		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+			return id;
+	}
+	return 0;
+}
+
+uint32_t paths_find(const struct path_table *t, const char *s, size_t len)
+{
+	return paths_probe(t, s, len, hash_bytes(s, len, t->seed));
+}
+
 uint32_t paths_intern(struct path_table *t, const char *s, size_t len)
 {
 	uint64_t h = hash_bytes(s, len, t->seed);
@@ -169,13 +191,9 @@ uint32_t paths_intern(struct path_table *t, const char *s, size_t len)
 		errno = ENOMEM;
 		return 0;
 	}
-	for (uint32_t i = (uint32_t)h & (t->index_cap - 1); (id = t->index[i]);
-	     i = (i + 1) & (t->index_cap - 1)) {
-		const struct path_ent *e = &t->ents[id];
-
-		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
-			return id;
-	}
+	id = paths_probe(t, s, len, h);
+	if (id)
+		return id;
 	id = t->n;
 	t->ents[id].s = paths_store(t, s, len);
 	if (!t->ents[id].s) {

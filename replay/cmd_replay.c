@@ -1,0 +1,549 @@
+/* replay/cmd_replay.c: `riot replay FILE --root DIR [options]`. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "init.h"
+#include "lib/cli.h"
+#include "replay.h"
+
+#define MAX_MAPS 64
+#define START_LEAD_NS 2000000
+
+const char cmd_replay_help[] =
+	"Usage: riot replay FILE --root DIR [options]\n"
+	"\n"
+	"Replays the file I/O of a .riot log beneath DIR: every captured thread is\n"
+	"a stream whose operations are issued in captured order, one at a time.\n"
+	"Captured paths map beneath DIR (/a/b -> DIR/a/b) and are resolved by the\n"
+	"kernel so that nothing (.., symlinks) leaves it; paths under /proc, /sys\n"
+	"and /dev are skipped and counted. The tree the workload expected is\n"
+	"created first (riot init), unless --no-init.\n"
+	"\n"
+	"Reads and writes are issued at the captured offset (reads and writes\n"
+	"that used the file position get the position the capture had), writes\n"
+	"write --fill data of the captured size. Each result is compared with the\n"
+	"captured one: a different error, a failure where the capture succeeded\n"
+	"(or the reverse) or another byte count is a divergence, counted per\n"
+	"syscall with the first examples. mmap'ed I/O and io_uring or AIO\n"
+	"submitted by the workload cannot be replayed: they are counted and shown.\n"
+	"\n"
+	"Options:\n"
+	"  --root DIR        where the captured tree lives (created if absent; a\n"
+	"                    non-empty DIR must carry riot's marker)\n"
+	"  --map PREFIX=DIR  captured paths under PREFIX go beneath DIR instead\n"
+	"                    (repeatable, longest prefix wins, whole components)\n"
+	"  --speed X         0: as fast as possible (default); 1: the captured\n"
+	"                    timing, each op issued at start + its captured time;\n"
+	"                    X: that schedule with times divided by X. Every paced\n"
+	"                    op's issue delay against the schedule is measured\n"
+	"  --order O         thread: per-thread order only; resource (default):\n"
+	"                    also the captured order of ops of different threads on\n"
+	"                    the same file or path; strict: one global order\n"
+	"  --workers N       io_uring worker threads (default: online CPUs); the\n"
+	"                    threads of one captured process share a worker\n"
+	"  --engine E        uring (default): io_uring, registered file slots, ops\n"
+	"                    it cannot do on this kernel on a small synchronous pool\n"
+	"                    (counted as fallbacks); sync: one thread per stream\n"
+	"                    with blocking syscalls, the baseline\n"
+	"  --fill KIND       random (default), zero, compress:PCT\n"
+	"  --no-init         replay onto DIR as it is\n"
+	"  --drop-caches     sync and drop the page cache before the start\n"
+	"  --user USER       drop privileges to USER after init\n"
+	"  --report DB       store the run in the SQLite report DB\n"
+	"  --label NAME      the run's label in the report\n"
+	"  --dry-run         print the plan (streams, operations, files to create)\n"
+	"                    and touch nothing\n"
+	"  --json            the summary as one JSON object on stdout\n"
+	"\n"
+	"A progress line is shown on a terminal. The summary gives operations,\n"
+	"bytes, elapsed time, ops/s, latency p50/p99 per syscall, issue delay\n"
+	"p50/p99, fallbacks, divergences, skipped and unreplayable operations.\n";
+
+struct replay_args {
+	const char *log, *root, *report, *label, *user;
+	struct replay_map maps[MAX_MAPS];
+	unsigned nmaps;
+	double speed;
+	enum replay_order order;
+	unsigned workers;
+	const struct replay_engine *engine;
+	const char *fill_name;
+	struct fill fill;
+	bool no_init, drop_caches, dry_run, json;
+};
+
+static const char *const order_names[] = { "thread", "resource", "strict" };
+
+static int parse_map(struct replay_args *a, char *s)
+{
+	char *eq = strchr(s, '=');
+
+	if (!eq || eq == s || !eq[1] || a->nmaps == MAX_MAPS)
+		return riot_usage("--map wants PREFIX=DIR (at most %d)", MAX_MAPS);
+	*eq = '\0';
+	a->maps[a->nmaps++] = (struct replay_map){ .prefix = s, .dir = eq + 1 };
+	return 0;
+}
+
+static int parse_order(struct replay_args *a, const char *s)
+{
+	for (unsigned i = 0; i < 3; i++)
+		if (strcmp(s, order_names[i]) == 0) {
+			a->order = (enum replay_order)i;
+			return 0;
+		}
+	return riot_usage("--order is thread, resource or strict");
+}
+
+static int parse_option(struct replay_args *a, int c, char *arg)
+{
+	uint64_t n;
+
+	switch (c) {
+	case 'r': a->root = arg; return 0;
+	case 'm': return parse_map(a, arg);
+	case 's':
+		if (riot_parse_double(arg, &a->speed) < 0 || a->speed < 0)
+			return riot_usage("--speed wants a number >= 0");
+		return 0;
+	case 'o': return parse_order(a, arg);
+	case 'w':
+		if (riot_parse_u64(arg, &n) < 0 || n < 1 || n > 256)
+			return riot_usage("--workers wants 1..256");
+		a->workers = (unsigned)n;
+		return 0;
+	case 'e':
+		if (strcmp(arg, "uring") == 0 || strcmp(arg, "io_uring") == 0)
+			a->engine = &replay_engine_uring;
+		else if (strcmp(arg, "sync") == 0)
+			a->engine = &replay_engine_sync;
+		else
+			return riot_usage("--engine is uring or sync");
+		return 0;
+	case 'f':
+		a->fill_name = arg;
+		return fill_parse(arg, &a->fill) < 0 ?
+			riot_usage("--fill is random, zero or compress:PCT") : 0;
+	case 'n': a->no_init = true; return 0;
+	case 'd': a->drop_caches = true; return 0;
+	case 'u': a->user = arg; return 0;
+	case 'R': a->report = arg; return 0;
+	case 'L': a->label = arg; return 0;
+	case 'D': a->dry_run = true; return 0;
+	case 'j': a->json = true; return 0;
+	default: return riot_usage("unknown option");
+	}
+}
+
+static int parse_args(int argc, char **argv, struct replay_args *a)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' }, { "map", required_argument, NULL, 'm' },
+		{ "speed", required_argument, NULL, 's' }, { "order", required_argument, NULL, 'o' },
+		{ "workers", required_argument, NULL, 'w' }, { "engine", required_argument, NULL, 'e' },
+		{ "fill", required_argument, NULL, 'f' }, { "no-init", no_argument, NULL, 'n' },
+		{ "drop-caches", no_argument, NULL, 'd' }, { "user", required_argument, NULL, 'u' },
+		{ "report", required_argument, NULL, 'R' }, { "label", required_argument, NULL, 'L' },
+		{ "dry-run", no_argument, NULL, 'D' }, { "json", no_argument, NULL, 'j' },
+		{ 0 },
+	};
+	int c, rc;
+
+	*a = (struct replay_args){ .order = ORDER_RESOURCE, .engine = &replay_engine_uring,
+				   .fill_name = "random", .fill = { .kind = FILL_RANDOM } };
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		if ((rc = parse_option(a, c, optarg)) != 0)
+			return rc;
+	if (argc - optind != 1)
+		return riot_usage("needs exactly one FILE");
+	a->log = argv[optind];
+	if (!a->root && !a->dry_run)
+		return riot_usage("needs --root DIR");
+	if (!a->workers)
+		a->workers = (unsigned)(get_nprocs() > 0 ? get_nprocs() : 1);
+	return 0;
+}
+
+/* ---- dry run: the plan without touching anything ---- */
+
+struct dry_engine {
+	struct replay_plan *plan;
+	uint64_t ops[ACT_COUNT];
+};
+
+static unsigned dry_route(void *eng, uint32_t stream, uint32_t pid)
+{
+	return 0;
+}
+
+static void dry_push(void *eng, unsigned lane, uint64_t seq)
+{
+	struct dry_engine *d = eng;
+	struct replay_op *op = replay_plan_op(d->plan, seq);
+
+	d->ops[op->act]++;
+	replay_op_complete(d->plan, op);
+}
+
+static int dry_run(const struct replay_args *a)
+{
+	struct replay_plan_opts po = { .log_path = a->log, .order = a->order,
+				       .route = dry_route, .push = dry_push };
+	struct dry_engine d = { 0 };
+	struct init_result res;
+	char err[512];
+	int rc;
+
+	po.eng = &d;
+	d.plan = replay_plan_new(&po, err, sizeof(err));
+	if (!d.plan) {
+		riot_err("%s", err);
+		return RIOT_EXIT_FAIL;
+	}
+	rc = replay_plan_run(d.plan);
+	if (rc < 0) {
+		riot_err("%s: %s", a->log, replay_plan_error(d.plan));
+		replay_plan_free(d.plan);
+		return RIOT_EXIT_FAIL;
+	}
+	printf("plan: %" PRIu64 " operations in %u streams, %s order\n",
+	       replay_plan_planned(d.plan), replay_plan_nstreams(d.plan), order_names[a->order]);
+	for (uint32_t i = 0; i < replay_plan_nstreams(d.plan); i++) {
+		const struct replay_stream *s = replay_plan_stream(d.plan, i);
+
+		printf("stream %u: pid %u tid %u, %" PRIu64 " operations\n", i, s->pid, s->tid, s->ops);
+	}
+	for (unsigned k = 0; k < ACT_COUNT; k++)
+		if (d.ops[k])
+			printf("%-16s %" PRIu64 "\n", replay_act_name(k), d.ops[k]);
+	replay_plan_free(d.plan);
+	if (a->no_init)
+		return RIOT_EXIT_OK;
+	printf("files to create:\n");
+	rc = replay_init_plan(a->log, replay_init_print_entry, stdout, &res, err, sizeof(err));
+	if (rc < 0) {
+		riot_err("%s", err);
+		return RIOT_EXIT_FAIL;
+	}
+	return RIOT_EXIT_OK;
+}
+
+/* ---- set-up ---- */
+
+static struct replay_root *prepare_root(const struct replay_args *a)
+{
+	char err[PATH_MAX + 256];
+	struct replay_root *r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
+
+	if (!r)
+		riot_err("%s", err);
+	return r;
+}
+
+static int run_init(const struct replay_args *a, const struct replay_root *root, FILE *out)
+{
+	struct init_opts io = { .progress = isatty(2) };
+	struct init_result res;
+	char err[512];
+
+	if (replay_init_run(a->log, root, &a->fill, &io, &res, err, sizeof(err)) < 0) {
+		riot_err("init: %s", err);
+		return -1;
+	}
+	fprintf(out, "init:          %" PRIu64 " dirs, %" PRIu64 " files, %" PRIu64
+		" symlinks, %" PRIu64 " bytes, %" PRIu64 " failed%s%s (%.3f s)\n",
+		res.dirs, res.files, res.symlinks, res.bytes, res.failed,
+		res.failed ? ": first " : "", res.failed ? res.first_failure : "", res.seconds);
+	return 0;
+}
+
+static int drop_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "3\n", 2) != 2) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		riot_err("--drop-caches: /proc/sys/vm/drop_caches: %s", strerror(e));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* From /etc/passwd itself: a static binary cannot load NSS modules. */
+static struct passwd *find_user(const char *user)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	struct passwd *pw = NULL;
+
+	while (f && (pw = fgetpwent(f)) && strcmp(pw->pw_name, user) != 0)
+		;
+	if (f)
+		fclose(f);
+	return pw;
+}
+
+static int drop_privileges(const char *user)
+{
+	struct passwd *pw = find_user(user);
+
+	if (!pw) {
+		riot_err("--user %s: no such user", user);
+		return -1;
+	}
+	if (setgroups(1, &pw->pw_gid) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
+		riot_err("--user %s: %s", user, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Registered file tables and real fds are limited by RLIMIT_NOFILE: use
+ * all the hard limit allows, so large traces need no set-up. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* ---- the run ---- */
+
+struct replay_run {
+	const struct replay_args *a;
+	struct replay_ctx cx;
+	void *eng;
+	pthread_t producer;
+	int producer_rc;
+	struct replay_stats total;
+	uint64_t elapsed_ns;
+};
+
+static void *producer_main(void *arg)
+{
+	struct replay_run *r = arg;
+
+	r->producer_rc = replay_plan_run(r->cx.plan);
+	return NULL;
+}
+
+static void progress(const struct replay_run *r, uint64_t now)
+{
+	uint64_t done = atomic_load(&r->cx.completed);
+	uint64_t planned = replay_plan_planned(r->cx.plan);
+	double secs = now > r->cx.start_ns ? (double)(now - r->cx.start_ns) / 1e9 : 0;
+	double rate = secs > 0 ? (double)done / secs : 0;
+
+	if (replay_plan_finished(r->cx.plan) && rate > 0)
+		fprintf(stderr, "\r%" PRIu64 " of %" PRIu64 " ops, %.0f ops/s, ETA %.0f s   ",
+			done, planned, rate, (double)(planned - done) / rate);
+	else
+		fprintf(stderr, "\r%" PRIu64 " of %" PRIu64 "+ ops, %.0f ops/s   ", done, planned,
+			rate);
+}
+
+/* Waits for the producer and every op, showing progress on a terminal. */
+static void wait_run(struct replay_run *r)
+{
+	bool tty = isatty(2);
+	uint64_t last = 0, now_end;
+
+	while (!replay_plan_finished(r->cx.plan) ||
+	       atomic_load(&r->cx.completed) < replay_plan_planned(r->cx.plan)) {
+		struct timespec ts = { 0, 20000000 };
+		uint64_t now;
+
+		nanosleep(&ts, NULL);
+		now = replay_now_ns();
+		if (tty && now - last >= 500000000u) {
+			progress(r, now);
+			last = now;
+		}
+	}
+	now_end = replay_now_ns();
+	r->elapsed_ns = now_end > r->cx.start_ns ? now_end - r->cx.start_ns : 0;
+	if (tty && last)
+		fprintf(stderr, "\r%60s\r", "");
+	pthread_join(r->producer, NULL);
+}
+
+/* The producer runs ahead first, so the schedule does not start with an
+ * empty window. */
+static void wait_read_ahead(struct replay_run *r)
+{
+	while (!replay_plan_finished(r->cx.plan) &&
+	       replay_plan_planned(r->cx.plan) < REPLAY_WINDOW / 2) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int start_run(struct replay_run *r)
+{
+	const struct replay_args *a = r->a;
+	struct replay_plan_opts po = { .log_path = a->log, .order = a->order,
+				       .route = a->engine->route, .push = a->engine->push };
+	char err[512];
+
+	r->eng = a->engine->create(&r->cx, err, sizeof(err));
+	if (!r->eng) {
+		riot_err("%s", err);
+		return -1;
+	}
+	po.eng = r->eng;
+	r->cx.plan = replay_plan_new(&po, err, sizeof(err));
+	if (!r->cx.plan) {
+		riot_err("%s", err);
+		return -1;
+	}
+	if (a->engine->start(r->eng, err, sizeof(err)) < 0) {
+		riot_err("%s", err);
+		return -1;
+	}
+	if (pthread_create(&r->producer, NULL, producer_main, r) != 0) {
+		riot_err("cannot start the log reader thread");
+		return -1;
+	}
+	wait_read_ahead(r);
+	/* the schedule starts a little ahead, so the workers are awake and
+	 * waiting when the first op falls due */
+	r->cx.start_ns = replay_now_ns() + (a->speed > 0 ? START_LEAD_NS : 0);
+	replay_ctx_open_gate(&r->cx);
+	return 0;
+}
+
+static int store_report(struct replay_run *r, int argc, char **argv)
+{
+	const struct replay_args *a = r->a;
+	char cmdline[4096] = "", err[512];
+	size_t n = 0;
+	struct run_meta meta = {
+		.kind = RUN_REPLAY, .label = a->label, .fs_path = a->root,
+		.cmdline = cmdline, .trace_file = a->log,
+		.start_unix_ns = (int64_t)time(NULL) * 1000000000 - (int64_t)r->elapsed_ns,
+		.duration_ns = r->elapsed_ns,
+		.complete = replay_plan_log_complete(r->cx.plan), .speed = a->speed,
+		.order = order_names[a->order], .workers = a->workers,
+		.engine = a->engine == &replay_engine_uring ? "io_uring" : "sync",
+		.fill = a->fill_name,
+	};
+
+	for (int i = 0; i < argc && n < sizeof(cmdline) - 1; i++)
+		n += (size_t)snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s", i ? " " : "riot ",
+				      argv[i]);
+	if (run_acc_store(r->cx.report->acc, a->report, &meta, replay_plan_model(r->cx.plan),
+			  NULL, err, sizeof(err)) < 0) {
+		riot_err("--report %s: %s", a->report, err);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_summary(const struct replay_run *r)
+{
+	const struct replay_args *a = r->a;
+	struct replay_summary_info si = {
+		.engine = a->engine->name, .order = order_names[a->order], .speed = a->speed,
+		.workers = a->engine == &replay_engine_uring ? a->workers :
+			   replay_plan_nstreams(r->cx.plan),
+		.elapsed_ns = r->elapsed_ns, .streams = replay_plan_nstreams(r->cx.plan),
+		.log_complete = replay_plan_log_complete(r->cx.plan),
+	};
+
+	if (a->json)
+		replay_print_json(stdout, &r->total, &si);
+	else
+		replay_print_summary(stdout, &r->total, &si);
+}
+
+static int replay_main(struct replay_run *r, struct replay_root *root, int argc, char **argv)
+{
+	const struct replay_args *a = r->a;
+	int rc;
+
+	if (!a->no_init && run_init(a, root, a->json ? stderr : stdout) < 0)
+		return RIOT_EXIT_FAIL;
+	if (a->drop_caches && drop_caches() < 0)
+		return RIOT_EXIT_FAIL;
+	if (a->user && drop_privileges(a->user) < 0)
+		return RIOT_EXIT_FAIL;
+	raise_fd_limit();
+	if (start_run(r) < 0)
+		return RIOT_EXIT_FAIL;
+	wait_run(r);
+	rc = a->engine->finish(r->eng, &r->total);
+	if (r->total.last_end_ns)	/* the last completion, not when we looked */
+		r->elapsed_ns = r->total.last_end_ns;
+	if (r->producer_rc < 0) {
+		riot_err("%s: %s", a->log, replay_plan_error(r->cx.plan));
+		return RIOT_EXIT_FAIL;
+	}
+	if (rc < 0) {
+		riot_err("%s", strerror(-rc));
+		return RIOT_EXIT_FAIL;
+	}
+	print_summary(r);
+	if (a->report && store_report(r, argc, argv) < 0)
+		return RIOT_EXIT_FAIL;
+	return RIOT_EXIT_OK;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_args a;
+	struct replay_run r = { .a = &a };
+	struct replay_report rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct replay_root *root;
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc)
+		return rc;
+	if (a.dry_run)
+		return dry_run(&a);
+	root = prepare_root(&a);
+	if (!root)
+		return RIOT_EXIT_FAIL;
+	replay_stats_init(&r.total);
+	r.cx = (struct replay_ctx){ .root = root, .fill = a.fill, .speed = a.speed,
+				    .workers = a.workers };
+	if (a.report) {
+		rep.acc = run_acc_new(RUN_REPLAY);
+		if (!rep.acc) {
+			riot_err("out of memory");
+			replay_root_close(root);
+			return RIOT_EXIT_FAIL;
+		}
+		r.cx.report = &rep;
+	}
+	rc = replay_main(&r, root, argc, argv);
+	if (r.eng)
+		a.engine->destroy(r.eng);
+	replay_plan_free(r.cx.plan);
+	replay_stats_free(&r.total);
+	run_acc_free(rep.acc);
+	replay_root_close(root);
+	return rc;
+}

@@ -1,0 +1,320 @@
+/* replay/engine_sync.c: the baseline engine (engine.h). One OS thread per
+ * stream issues its ops with plain blocking syscalls on real fds, under the
+ * same plan, ordering and schedule as the io_uring engine. A log with more
+ * streams than SYNC_MAX_THREADS shares threads between streams (each
+ * thread still issues in log order, so dependencies cannot deadlock); the
+ * summary says so. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define SYNC_MAX_THREADS 1024
+#define SYNC_SHARDS 8
+#define SYNC_STACK (256u << 10)
+
+/* A thread's queue of op seqs, in log order. */
+struct sync_lane {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t *q;
+	size_t head, len, cap;
+	bool closed;
+	pthread_t th;
+	bool started;
+	unsigned shard;
+	struct sync_engine *e;
+};
+
+struct sync_shard {
+	pthread_mutex_t lock;
+	struct replay_stats stats;
+};
+
+struct sync_engine {
+	struct replay_ctx *cx;
+	struct sync_lane *lanes[SYNC_MAX_THREADS];
+	unsigned nlanes;
+	struct sync_shard shards[SYNC_SHARDS];
+	struct replay_fdmap *fds;	/* file object -> real fd */
+	int thread_error;
+};
+
+static bool lane_pop(struct sync_lane *l, uint64_t *seq)
+{
+	bool ok;
+
+	pthread_mutex_lock(&l->lock);
+	while (!l->len && !l->closed)
+		pthread_cond_wait(&l->cond, &l->lock);
+	ok = l->len > 0;
+	if (ok) {
+		*seq = l->q[l->head];
+		l->head = (l->head + 1) % l->cap;
+		l->len--;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return ok;
+}
+
+static int lane_grow(struct sync_lane *l)
+{
+	size_t cap = l->cap ? l->cap * 2 : 256;
+	uint64_t *q = malloc(cap * sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->len; i++)
+		q[i] = l->q[(l->head + i) % l->cap];
+	free(l->q);
+	l->q = q;
+	l->head = 0;
+	l->cap = cap;
+	return 0;
+}
+
+static void sync_push(void *eng, unsigned lane, uint64_t seq)
+{
+	struct sync_engine *e = eng;
+	struct sync_lane *l = e->lanes[lane];
+
+	pthread_mutex_lock(&l->lock);
+	if (l->len == l->cap && lane_grow(l) < 0) {
+		/* cannot queue: the op is lost to this run, so say so */
+		e->thread_error = -ENOMEM;
+		pthread_mutex_unlock(&l->lock);
+		return;
+	}
+	l->q[(l->head + l->len) % l->cap] = seq;
+	l->len++;
+	pthread_cond_signal(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void wait_deps(struct replay_plan *p, const struct replay_op *op)
+{
+	while (!replay_op_ready(p, op)) {
+		uint32_t e = replay_plan_epoch(p);
+
+		if (replay_op_ready(p, op))
+			break;
+		replay_plan_wait_epoch(p, e, 0);
+	}
+}
+
+/* The real fd of a file object, opened by path when this run has not
+ * opened it (an fd from before the capture). */
+static int file_fd(struct sync_engine *e, const struct replay_op *op, bool second)
+{
+	uint64_t id = second ? op->file2 : op->file;
+	int64_t fd = replay_fdmap_get(e->fds, id);
+
+	if (fd >= 0)
+		return (int)fd;
+	fd = replay_reopen(e->cx, op, second);
+	if (fd >= 0 && replay_fdmap_set(e->fds, id, fd) < 0) {
+		close((int)fd);
+		return -ENOMEM;
+	}
+	return (int)fd;
+}
+
+static int64_t sync_issue(struct sync_engine *e, const struct replay_op *op)
+{
+	int fd = -1, fd2 = -1;
+	int64_t rc;
+
+	if (op->act == ACT_CLOSE) {
+		int64_t f = replay_fdmap_take(e->fds, op->file);
+
+		/* a file this run never opened (an fd from before the
+		 * capture, never used): nothing to close */
+		return f < 0 ? 0 : replay_exec(e->cx, op, (int)f, -1);
+	}
+	if (op->file && op->act != ACT_OPEN && (fd = file_fd(e, op, false)) < 0)
+		return fd;
+	if (op->file2 && (fd2 = file_fd(e, op, true)) < 0)
+		return fd2;
+	rc = replay_exec(e->cx, op, fd, fd2);
+	if (op->act == ACT_OPEN && rc >= 0) {
+		/* a failed capture has no file object: keep nothing */
+		if (!op->file || replay_fdmap_set(e->fds, op->file, rc) < 0)
+			close((int)rc);
+	}
+	return rc;
+}
+
+static void sync_run_op(struct sync_lane *l, struct replay_op *op)
+{
+	struct sync_engine *e = l->e;
+	struct replay_ctx *cx = e->cx;
+	struct replay_done d = { .delay_ns = -1 };
+	struct sync_shard *sh = &e->shards[l->shard];
+
+	wait_deps(cx->plan, op);
+	if (op->act > ACT_UNREPLAYABLE)
+		d.skip = (uint8_t)replay_check_paths(cx, op);
+	if (op->act > ACT_UNREPLAYABLE && !d.skip) {
+		uint64_t due = replay_due_ns(cx, op), t0, t1;
+
+		if (due)
+			replay_wait_until(due);
+		t0 = replay_now_ns();
+		d.result = sync_issue(e, op);
+		t1 = replay_now_ns();
+		d.issued = true;
+		d.t_ns = t0 > cx->start_ns ? t0 - cx->start_ns : 0;
+		d.lat_ns = t1 - t0;
+		d.delay_ns = due ? (int64_t)(t0 - due) : -1;
+	}
+	pthread_mutex_lock(&sh->lock);
+	replay_account(&sh->stats, cx->report, op, &d);
+	pthread_mutex_unlock(&sh->lock);
+	atomic_fetch_add_explicit(&cx->completed, 1, memory_order_relaxed);
+	replay_op_complete(cx->plan, op);
+}
+
+static void *sync_thread(void *arg)
+{
+	struct sync_lane *l = arg;
+	uint64_t seq;
+
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	replay_ctx_wait_gate(l->e->cx);
+	while (lane_pop(l, &seq))
+		sync_run_op(l, replay_plan_op(l->e->cx->plan, seq));
+	replay_scratch_release();
+	return NULL;
+}
+
+static struct sync_lane *lane_new(struct sync_engine *e, unsigned i)
+{
+	struct sync_lane *l = calloc(1, sizeof(*l));
+	pthread_attr_t attr;
+
+	if (!l)
+		return NULL;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, NULL);
+	l->e = e;
+	l->shard = i % SYNC_SHARDS;
+	if (lane_grow(l) < 0)
+		goto fail;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, SYNC_STACK);
+	l->started = pthread_create(&l->th, &attr, sync_thread, l) == 0;
+	pthread_attr_destroy(&attr);
+	if (l->started)
+		return l;
+fail:
+	free(l->q);
+	free(l);
+	return NULL;
+}
+
+static unsigned sync_route(void *eng, uint32_t stream, uint32_t pid)
+{
+	struct sync_engine *e = eng;
+
+	if (stream == 0)
+		return 0;
+	if (e->nlanes < SYNC_MAX_THREADS) {
+		struct sync_lane *l = lane_new(e, e->nlanes);
+
+		if (l) {
+			e->lanes[e->nlanes] = l;
+			return e->nlanes++;
+		}
+	}
+	return stream % e->nlanes;
+}
+
+static void *sync_create(struct replay_ctx *cx, char *err, size_t errlen)
+{
+	struct sync_engine *e = calloc(1, sizeof(*e));
+
+	if (!e || !(e->fds = calloc(1, sizeof(*e->fds)))) {
+		free(e);
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	e->cx = cx;
+	for (unsigned i = 0; i < SYNC_SHARDS; i++) {
+		pthread_mutex_init(&e->shards[i].lock, NULL);
+		replay_stats_init(&e->shards[i].stats);
+	}
+	return e;
+}
+
+/* The first lane exists before any stream, so routing always has one. */
+static int sync_start(void *eng, char *err, size_t errlen)
+{
+	struct sync_engine *e = eng;
+
+	e->lanes[0] = lane_new(e, 0);
+	if (!e->lanes[0]) {
+		snprintf(err, errlen, "cannot start a replay thread");
+		return -EAGAIN;
+	}
+	e->nlanes = 1;
+	return 0;
+}
+
+static int sync_finish(void *eng, struct replay_stats *total)
+{
+	struct sync_engine *e = eng;
+	int rc = 0;
+
+	for (unsigned i = 0; i < e->nlanes; i++) {
+		struct sync_lane *l = e->lanes[i];
+
+		pthread_mutex_lock(&l->lock);
+		l->closed = true;
+		pthread_cond_signal(&l->cond);
+		pthread_mutex_unlock(&l->lock);
+	}
+	for (unsigned i = 0; i < e->nlanes; i++)
+		pthread_join(e->lanes[i]->th, NULL);
+	for (unsigned i = 0; i < SYNC_SHARDS && !rc; i++)
+		rc = replay_stats_merge(total, &e->shards[i].stats);
+	return rc ? rc : e->thread_error;
+}
+
+static void close_fd(int64_t fd, void *arg)
+{
+	close((int)fd);
+}
+
+static void sync_destroy(void *eng)
+{
+	struct sync_engine *e = eng;
+
+	if (!e)
+		return;
+	for (unsigned i = 0; i < e->nlanes; i++) {
+		free(e->lanes[i]->q);
+		free(e->lanes[i]);
+	}
+	for (unsigned i = 0; i < SYNC_SHARDS; i++)
+		replay_stats_free(&e->shards[i].stats);
+	replay_fdmap_drain(e->fds, close_fd, NULL);
+	replay_fdmap_free(e->fds);
+	free(e->fds);
+	free(e);
+}
+
+const struct replay_engine replay_engine_sync = {
+	.name = "sync",
+	.create = sync_create,
+	.route = sync_route,
+	.push = sync_push,
+	.start = sync_start,
+	.finish = sync_finish,
+	.destroy = sync_destroy,
+};

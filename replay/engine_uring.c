@@ -1,0 +1,1122 @@
+/* replay/engine_uring.c: the io_uring engine (engine.h).
+ *
+ * Streams are multiplexed over --workers threads, each with its own ring;
+ * all threads of a captured process share a worker (they shared an fd
+ * table). A worker keeps, per stream, a FIFO of planned ops linked through
+ * op->next, and a list of streams whose head op is not in flight. File
+ * objects live in the ring's sparse registered file table (direct
+ * descriptors), so no real fd is held per open file. A file object first
+ * used on a worker that did not open it (an fd from before the capture, or
+ * one shared with a process on another worker) is opened again by path
+ * there, without creating or truncating: data ops are positional, so that
+ * is exact. Opens are IORING_OP_OPENAT2 with the root's RESOLVE_IN_ROOT.
+ *
+ * Ops without an io_uring opcode on the running kernel (probed, never
+ * assumed) go to a small pool of threads issuing plain syscalls; one that
+ * acts on a file gets a real fd for its slot through
+ * IORING_OP_FIXED_FD_INSTALL (or by opening the path again where the kernel
+ * lacks it). The pool hands results back through the worker's eventfd,
+ * which the worker always has a read pending on.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define URING_ENTRIES 256
+#define POOL_THREADS 2
+#define SCRATCH_BYTES (1u << 20)
+#define MAX_SLOTS (1u << 18)
+#define EFD_TAG 1
+#define OP_FIXED_FD_INSTALL 54	/* Linux 6.8; liburing 2.3 predates it */
+#define OP_FTRUNCATE 55		/* Linux 6.9 */
+#define SPIN_NS 30000
+#define BACKSTOP_NS 10000000	/* an idle worker still looks every 10 ms */
+#define SLOT_FAILED 0xffffffffu	/* this worker's open of the file failed */
+
+enum req_phase { PH_ISSUE, PH_INSTALL, PH_POOL };
+
+struct ureq {
+	struct replay_op *op;
+	struct uworker *w;
+	struct ureq *next;
+	enum req_phase phase;
+	int pfd, pfd2;		/* confined lookups to close at the end */
+	int32_t slot;
+	int fd, fd2;		/* real fds for the pool */
+	void *buf;		/* owned data buffer */
+	uint64_t t_submit, due;
+	int64_t res;
+	bool fallback;
+	struct open_how how;
+	struct statx stx;
+	char rel[PATH_MAX];
+	char name2[NAME_MAX + 1];
+};
+
+struct ustream {
+	uint64_t head, tail;	/* seqs of the FIFO, 0: empty */
+	bool busy;		/* head in flight */
+	bool listed;		/* in the ready list */
+};
+
+struct uworker {
+	struct uring_engine *e;
+	unsigned id;
+	pthread_t th;
+	bool started;
+	struct io_uring ring;
+	bool ring_ok;
+	uint64_t *q;		/* inbound seqs from the producer (SPSC) */
+	_Atomic uint64_t qhead, qtail;
+	int efd;
+	uint64_t efd_val;
+	_Atomic int sleeping;
+	_Atomic uint64_t dep_wait;	/* smallest seq a blocked stream waits
+					 * for, 0: none; completing workers wake
+					 * this one only once they reach it */
+	uint64_t done_max;		/* largest seq completed since the last
+					 * wake-up pass */
+	struct ustream *streams;
+	uint32_t cap_streams;
+	uint32_t *ready;
+	uint32_t nready, cap_ready;
+	struct replay_fdmap *files;	/* file id -> slot | (real fd + 1) << 32 */
+	uint32_t *free_slots;
+	uint32_t nfree;
+	unsigned inflight;
+	struct ureq *free_reqs;
+	void *scratch;
+	pthread_mutex_t done_lock;
+	struct ureq *done;	/* finished by the pool */
+	struct replay_stats stats;
+};
+
+struct uring_engine {
+	struct replay_ctx *cx;
+	struct uworker *w;
+	unsigned n;
+	uint32_t slots;
+	bool has[ACT_COUNT];	/* act has an io_uring opcode here */
+	bool has_install;
+	uint32_t *pid_key, *pid_worker;	/* open addressing, producer only */
+	uint32_t pid_cap, npids, next_worker;
+	_Atomic bool stop;
+	pthread_t pool[POOL_THREADS];
+	unsigned npool;
+	pthread_mutex_t pool_lock;
+	pthread_cond_t pool_cond;
+	struct ureq *pool_head, *pool_tail;
+	bool pool_stop;
+};
+
+/* ---- routing (producer thread) ---- */
+
+static int pid_grow(struct uring_engine *e)
+{
+	uint32_t cap = e->pid_cap ? e->pid_cap * 2 : 256;
+	uint32_t *k = calloc(cap, sizeof(*k)), *v = calloc(cap, sizeof(*v));
+
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < e->pid_cap; i++) {
+		uint32_t h;
+
+		if (!e->pid_key[i])
+			continue;
+		h = (e->pid_key[i] * 2654435761u) & (cap - 1);
+		while (k[h])
+			h = (h + 1) & (cap - 1);
+		k[h] = e->pid_key[i];
+		v[h] = e->pid_worker[i];
+	}
+	free(e->pid_key);
+	free(e->pid_worker);
+	e->pid_key = k;
+	e->pid_worker = v;
+	e->pid_cap = cap;
+	return 0;
+}
+
+static unsigned uring_route(void *eng, uint32_t stream, uint32_t pid)
+{
+	struct uring_engine *e = eng;
+	uint32_t key = pid + 1, h;
+
+	if (e->npids * 2 >= e->pid_cap && pid_grow(e) < 0)
+		return pid % e->n;	/* still correct, only less balanced */
+	h = (key * 2654435761u) & (e->pid_cap - 1);
+	while (e->pid_key[h]) {
+		if (e->pid_key[h] == key)
+			return e->pid_worker[h];
+		h = (h + 1) & (e->pid_cap - 1);
+	}
+	e->pid_key[h] = key;
+	e->pid_worker[h] = e->next_worker++ % e->n;
+	e->npids++;
+	return e->pid_worker[h];
+}
+
+static void wake(struct uworker *w)
+{
+	uint64_t one = 1;
+
+	if (write(w->efd, &one, sizeof(one)) < 0) {
+		/* the counter is saturated: the worker is awake anyway */
+	}
+}
+
+static void uring_push(void *eng, unsigned lane, uint64_t seq)
+{
+	struct uring_engine *e = eng;
+	struct uworker *w = &e->w[lane];
+	uint64_t t = atomic_load_explicit(&w->qtail, memory_order_relaxed);
+
+	w->q[t & (REPLAY_WINDOW - 1)] = seq;
+	atomic_store_explicit(&w->qtail, t + 1, memory_order_seq_cst);
+	if (atomic_load(&w->sleeping))
+		wake(w);
+}
+
+/* ---- worker state ---- */
+
+static struct ustream *stream_get(struct uworker *w, uint32_t i)
+{
+	if (i >= w->cap_streams) {
+		uint32_t cap = w->cap_streams ? w->cap_streams : 64;
+		struct ustream *s;
+
+		while (cap <= i)
+			cap *= 2;
+		s = realloc(w->streams, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		memset(s + w->cap_streams, 0, (cap - w->cap_streams) * sizeof(*s));
+		w->streams = s;
+		w->cap_streams = cap;
+	}
+	return &w->streams[i];
+}
+
+static int ready_add(struct uworker *w, uint32_t stream)
+{
+	if (w->nready == w->cap_ready) {
+		uint32_t cap = w->cap_ready ? w->cap_ready * 2 : 64;
+		uint32_t *r = realloc(w->ready, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		w->ready = r;
+		w->cap_ready = cap;
+	}
+	w->ready[w->nready++] = stream;
+	w->streams[stream].listed = true;
+	return 0;
+}
+
+/* Moves the producer's new ops into the streams' FIFOs. */
+static int pull_inbound(struct uworker *w)
+{
+	struct replay_plan *p = w->e->cx->plan;
+	uint64_t h = atomic_load_explicit(&w->qhead, memory_order_relaxed);
+	uint64_t t = atomic_load_explicit(&w->qtail, memory_order_acquire);
+
+	for (; h != t; h++) {
+		uint64_t seq = w->q[h & (REPLAY_WINDOW - 1)];
+		struct replay_op *op = replay_plan_op(p, seq);
+		struct ustream *s = stream_get(w, op->stream);
+
+		if (!s)
+			return -ENOMEM;
+		op->next = 0;
+		if (s->tail)
+			replay_plan_op(p, s->tail)->next = seq;
+		else
+			s->head = seq;
+		s->tail = seq;
+		if (!s->busy && !s->listed && ready_add(w, op->stream) < 0)
+			return -ENOMEM;
+	}
+	atomic_store_explicit(&w->qhead, h, memory_order_release);
+	return 0;
+}
+
+static struct ureq *req_get(struct uworker *w, struct replay_op *op)
+{
+	struct ureq *r = w->free_reqs;
+
+	if (r)
+		w->free_reqs = r->next;
+	else if (!(r = malloc(sizeof(*r))))
+		return NULL;
+	r->op = op;
+	r->w = w;
+	r->next = NULL;
+	r->phase = PH_ISSUE;
+	r->pfd = r->pfd2 = r->fd = r->fd2 = -1;
+	r->slot = -1;
+	r->buf = NULL;
+	r->fallback = false;
+	return r;
+}
+
+static void req_put(struct uworker *w, struct ureq *r)
+{
+	if (r->pfd >= 0)
+		close(r->pfd);
+	if (r->pfd2 >= 0)
+		close(r->pfd2);
+	free(r->buf);
+	r->next = w->free_reqs;
+	w->free_reqs = r;
+}
+
+static struct io_uring_sqe *sqe_get(struct uworker *w)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+
+	if (!sqe) {
+		io_uring_submit(&w->ring);
+		sqe = io_uring_get_sqe(&w->ring);
+	}
+	return sqe;
+}
+
+/* ---- completion ---- */
+
+/* Accounts op, completes it and moves its stream on. */
+static void op_finish(struct uworker *w, struct replay_op *op, const struct replay_done *d)
+{
+	struct replay_ctx *cx = w->e->cx;
+	struct ustream *s = &w->streams[op->stream];
+
+	replay_account(&w->stats, cx->report, op, d);
+	s->head = op->next;
+	if (!s->head)
+		s->tail = 0;
+	s->busy = false;
+	atomic_fetch_add_explicit(&cx->completed, 1, memory_order_relaxed);
+	replay_op_complete(cx->plan, op);
+	if (op->seq > w->done_max)
+		w->done_max = op->seq;
+}
+
+static void req_finish(struct uworker *w, struct ureq *r, int64_t res)
+{
+	struct replay_op *op = r->op;
+	uint64_t now = replay_now_ns();
+	uint32_t stream = op->stream;
+	struct replay_done d = {
+		.result = res, .issued = true, .fallback = r->fallback,
+		.t_ns = r->t_submit > w->e->cx->start_ns ? r->t_submit - w->e->cx->start_ns : 0,
+		.lat_ns = now - r->t_submit,
+		.delay_ns = r->due ? (int64_t)(r->t_submit - r->due) : -1,
+	};
+
+	w->inflight--;
+	req_put(w, r);
+	op_finish(w, op, &d);
+	if (w->streams[stream].head && !w->streams[stream].listed)
+		ready_add(w, stream);
+}
+
+static void slot_free(struct uworker *w, int32_t slot)
+{
+	if (slot >= 0)
+		w->free_slots[w->nfree++] = (uint32_t)slot;
+}
+
+/* Drops this worker's slot of a file whose open failed or whose capture
+ * failed (no file object to keep it for). */
+static void slot_clear(struct uworker *w, int32_t slot)
+{
+	int none = -1;
+
+	io_uring_register_files_update(&w->ring, (unsigned)slot, &none, 1);
+	slot_free(w, slot);
+}
+
+static uint64_t file_get(struct uworker *w, uint64_t id)
+{
+	return (uint64_t)replay_fdmap_get(w->files, id);
+}
+
+static void file_set(struct uworker *w, uint64_t id, uint32_t slot, int real_fd)
+{
+	replay_fdmap_set(w->files, id, (int64_t)(slot | ((uint64_t)(real_fd + 1) << 32)));
+}
+
+static void open_done(struct uworker *w, struct ureq *r, int64_t res)
+{
+	struct replay_op *op = r->op;
+
+	if (res < 0) {
+		slot_free(w, r->slot);
+		if (op->file)
+			file_set(w, op->file, SLOT_FAILED, -1);
+	} else if (op->file) {
+		file_set(w, op->file, (uint32_t)r->slot, -1);
+	} else {
+		slot_clear(w, r->slot);
+	}
+}
+
+static void issue_fallback(struct uworker *w, struct ureq *r);
+
+static void cqe_done(struct uworker *w, struct ureq *r, int64_t res)
+{
+	struct replay_op *op = r->op;
+
+	if (r->phase == PH_INSTALL) {
+		uint64_t id = r->fd < 0 && op->file ? op->file : op->file2;
+
+		if (res < 0) {
+			req_finish(w, r, res);
+			return;
+		}
+		file_set(w, id, (uint32_t)file_get(w, id), (int)res);
+		r->phase = PH_ISSUE;
+		w->inflight--;
+		issue_fallback(w, r);
+		return;
+	}
+	if (op->act == ACT_OPEN)
+		open_done(w, r, res);
+	else if (op->act == ACT_CLOSE)
+		slot_free(w, r->slot);
+	req_finish(w, r, res);
+}
+
+/* ---- the fallback pool ---- */
+
+static void *pool_main(void *arg)
+{
+	struct uring_engine *e = arg;
+
+	for (;;) {
+		struct ureq *r;
+
+		pthread_mutex_lock(&e->pool_lock);
+		while (!e->pool_head && !e->pool_stop)
+			pthread_cond_wait(&e->pool_cond, &e->pool_lock);
+		r = e->pool_head;
+		if (r && !(e->pool_head = r->next))
+			e->pool_tail = NULL;
+		pthread_mutex_unlock(&e->pool_lock);
+		if (!r) {
+			replay_scratch_release();
+			return NULL;
+		}
+		r->res = replay_exec(e->cx, r->op, r->fd, r->fd2);
+		pthread_mutex_lock(&r->w->done_lock);
+		r->next = r->w->done;
+		r->w->done = r;
+		pthread_mutex_unlock(&r->w->done_lock);
+		wake(r->w);
+	}
+}
+
+static void pool_push(struct uring_engine *e, struct ureq *r)
+{
+	r->phase = PH_POOL;
+	r->next = NULL;
+	pthread_mutex_lock(&e->pool_lock);
+	if (e->pool_tail)
+		e->pool_tail->next = r;
+	else
+		e->pool_head = r;
+	e->pool_tail = r;
+	pthread_cond_signal(&e->pool_cond);
+	pthread_mutex_unlock(&e->pool_lock);
+}
+
+static void pool_drain(struct uworker *w)
+{
+	struct ureq *r;
+
+	pthread_mutex_lock(&w->done_lock);
+	r = w->done;
+	w->done = NULL;
+	pthread_mutex_unlock(&w->done_lock);
+	while (r) {
+		struct ureq *next = r->next;
+
+		req_finish(w, r, r->res);
+		r = next;
+	}
+}
+
+/* ---- issuing ---- */
+
+/* This worker's slot of a file object, opening it by path when the worker
+ * does not hold it. Slot, or -errno. */
+static int64_t file_slot(struct uworker *w, const struct replay_op *op, bool second)
+{
+	uint64_t id = second ? op->file2 : op->file;
+	int64_t v = replay_fdmap_get(w->files, id);
+	int fd;
+
+	if (v >= 0)
+		return (uint32_t)v == SLOT_FAILED ? -EBADF : (int64_t)(uint32_t)v;
+	if (!w->nfree)
+		return -EMFILE;
+	fd = replay_reopen(w->e->cx, op, second);
+	if (fd < 0)
+		return fd;
+	w->nfree--;
+	if (io_uring_register_files_update(&w->ring, w->free_slots[w->nfree], &fd, 1) != 1) {
+		close(fd);
+		w->nfree++;
+		return -EBADF;
+	}
+	close(fd);
+	file_set(w, id, w->free_slots[w->nfree], -1);
+	w->stats.reopened++;
+	return w->free_slots[w->nfree];
+}
+
+/* A real fd for a file, for the pool: 1 ready, 0 an install is in flight,
+ * -errno. */
+static int real_fd(struct uworker *w, struct ureq *r, bool second)
+{
+	const struct replay_op *op = r->op;
+	uint64_t id = second ? op->file2 : op->file;
+	int64_t slot = file_slot(w, op, second);
+	struct io_uring_sqe *sqe;
+	uint64_t v;
+
+	if (slot < 0)
+		return (int)slot;
+	v = file_get(w, id);
+	if (v >> 32) {
+		*(second ? &r->fd2 : &r->fd) = (int)((v >> 32) - 1);
+		return 1;
+	}
+	if (!w->e->has_install) {
+		int fd = replay_reopen(w->e->cx, op, second);
+
+		if (fd < 0)
+			return fd;
+		file_set(w, id, (uint32_t)slot, fd);
+		*(second ? &r->fd2 : &r->fd) = fd;
+		return 1;
+	}
+	sqe = sqe_get(w);
+	io_uring_prep_rw(OP_FIXED_FD_INSTALL, sqe, (int)slot, NULL, 0, 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data(sqe, r);
+	r->phase = PH_INSTALL;
+	w->inflight++;
+	return 0;
+}
+
+static void issue_fallback(struct uworker *w, struct ureq *r)
+{
+	const struct replay_op *op = r->op;
+	int rc;
+
+	r->fallback = true;
+	if (op->file && op->act != ACT_OPEN && r->fd < 0 && (rc = real_fd(w, r, false)) <= 0) {
+		if (rc < 0) {
+			w->inflight++;
+			req_finish(w, r, rc);
+		}
+		return;
+	}
+	if (op->file2 && r->fd2 < 0 && (rc = real_fd(w, r, true)) <= 0) {
+		if (rc < 0) {
+			w->inflight++;
+			req_finish(w, r, rc);
+		}
+		return;
+	}
+	w->inflight++;
+	pool_push(w->e, r);
+}
+
+static int prep_open(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
+{
+	const struct replay_op *op = r->op;
+	int rootfd, rc = replay_root_locate(w->e->cx->root, op->path, &rootfd, r->rel,
+					    sizeof(r->rel));
+
+	if (rc < 0)
+		return rc;
+	if (!w->nfree)
+		return -EMFILE;
+	r->slot = (int32_t)w->free_slots[--w->nfree];
+	memset(&r->how, 0, sizeof(r->how));
+	/* a direct descriptor has no close-on-exec: the kernel refuses it */
+	r->how.flags = replay_open_flags(op->flags) & ~(uint64_t)O_CLOEXEC;
+	if ((op->flags & O_CREAT) || (op->flags & O_TMPFILE) == O_TMPFILE)
+		r->how.mode = op->mode & 07777;
+	r->how.resolve = REPLAY_RESOLVE;
+	*sqe = sqe_get(w);
+	io_uring_prep_openat2_direct(*sqe, rootfd, r->rel, &r->how, (unsigned)r->slot);
+	return 0;
+}
+
+/* mkdir, unlink, rmdir, rename, link, symlink: confined parents. */
+static int prep_at(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
+{
+	const struct replay_op *op = r->op;
+	const struct replay_root *root = w->e->cx->root;
+
+	r->pfd = replay_root_parent(root, op->path, r->rel, NAME_MAX + 1);
+	if (r->pfd < 0)
+		return r->pfd;
+	if (op->act == ACT_RENAME || op->act == ACT_LINK) {
+		r->pfd2 = replay_root_parent(root, op->path2, r->name2, sizeof(r->name2));
+		if (r->pfd2 < 0)
+			return r->pfd2;
+	}
+	*sqe = sqe_get(w);
+	switch (op->act) {
+	case ACT_MKDIR: io_uring_prep_mkdirat(*sqe, r->pfd, r->rel, op->mode); break;
+	case ACT_UNLINK: io_uring_prep_unlinkat(*sqe, r->pfd, r->rel, 0); break;
+	case ACT_RMDIR: io_uring_prep_unlinkat(*sqe, r->pfd, r->rel, AT_REMOVEDIR); break;
+	case ACT_RENAME:
+		io_uring_prep_renameat(*sqe, r->pfd, r->rel, r->pfd2, r->name2, (unsigned)op->flags);
+		break;
+	case ACT_LINK: io_uring_prep_linkat(*sqe, r->pfd, r->rel, r->pfd2, r->name2, 0); break;
+	default:
+		io_uring_prep_symlinkat(*sqe, op->text ? op->text : "", r->pfd, r->rel);
+		break;
+	}
+	return 0;
+}
+
+static int prep_stat(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
+{
+	r->pfd = replay_path_fd(w->e->cx, r->op);
+	if (r->pfd < 0)
+		return r->pfd;
+	*sqe = sqe_get(w);
+	io_uring_prep_statx(*sqe, r->pfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &r->stx);
+	return 0;
+}
+
+static void *data_buf(struct uworker *w, struct ureq *r)
+{
+	const struct replay_op *op = r->op;
+
+	if (op->act == ACT_READ && op->count <= SCRATCH_BYTES)
+		return w->scratch;	/* what is read is not looked at */
+	if (posix_memalign(&r->buf, 4096, op->count ? op->count : 1) != 0) {
+		r->buf = NULL;
+		return NULL;
+	}
+	if (op->act == ACT_WRITE)
+		fill_bytes(&w->e->cx->fill, op->path_id, op->off, r->buf, op->count);
+	return r->buf;
+}
+
+/* fd ops on the file's slot. */
+static int prep_fd(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
+{
+	const struct replay_op *op = r->op;
+	int64_t slot = file_slot(w, op, false);
+	void *buf = NULL;
+
+	if (op->act < ACT_READ || op->act > ACT_FADVISE)
+		return -ENOSYS;	/* not reached: the probe sends the rest to the pool */
+	if (slot < 0)
+		return (int)slot;
+	if ((op->act == ACT_READ || op->act == ACT_WRITE) && !(buf = data_buf(w, r)))
+		return -ENOMEM;
+	*sqe = sqe_get(w);
+	switch (op->act) {
+	case ACT_READ: io_uring_prep_read(*sqe, (int)slot, buf, (unsigned)op->count, op->off); break;
+	case ACT_WRITE:
+		io_uring_prep_write(*sqe, (int)slot, buf, (unsigned)op->count, op->off);
+		break;
+	case ACT_FSYNC: io_uring_prep_fsync(*sqe, (int)slot, 0); break;
+	case ACT_FDATASYNC: io_uring_prep_fsync(*sqe, (int)slot, IORING_FSYNC_DATASYNC); break;
+	case ACT_SYNC_RANGE:
+		io_uring_prep_sync_file_range(*sqe, (int)slot, (unsigned)op->count, op->off,
+					      (int)op->flags);
+		break;
+	case ACT_FALLOCATE:
+		io_uring_prep_fallocate(*sqe, (int)slot, (int)op->flags, op->off, op->count);
+		break;
+	case ACT_FTRUNCATE: io_uring_prep_rw(OP_FTRUNCATE, *sqe, (int)slot, NULL, 0, op->off); break;
+	default:
+		io_uring_prep_fadvise(*sqe, (int)slot, op->off, (off_t)op->count, (int)op->arg);
+		break;
+	}
+	(*sqe)->flags |= IOSQE_FIXED_FILE;
+	return 0;
+}
+
+static int prep_close(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
+{
+	int64_t v = replay_fdmap_take(w->files, r->op->file);
+
+	if (v < 0)
+		return 0;	/* never opened here: nothing to close */
+	if ((uint64_t)v >> 32)
+		close((int)(((uint64_t)v >> 32) - 1));
+	if ((uint32_t)v == SLOT_FAILED)
+		return -EBADF;
+	r->slot = (int32_t)(uint32_t)v;
+	*sqe = sqe_get(w);
+	io_uring_prep_close_direct(*sqe, (unsigned)r->slot);
+	return 0;
+}
+
+static int prep_op(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
+{
+	switch (r->op->act) {
+	case ACT_OPEN: return prep_open(w, r, sqe);
+	case ACT_CLOSE: return prep_close(w, r, sqe);
+	case ACT_STAT: return prep_stat(w, r, sqe);
+	case ACT_MKDIR: case ACT_UNLINK: case ACT_RMDIR: case ACT_RENAME: case ACT_LINK:
+	case ACT_SYMLINK:
+		return prep_at(w, r, sqe);
+	default:
+		return prep_fd(w, r, sqe);
+	}
+}
+
+/* Issues op: 1 in flight, 0 finished at once (skipped, or failed before
+ * reaching the kernel's op: a lookup that found nothing is the result). */
+static int issue(struct uworker *w, struct replay_op *op, uint64_t due)
+{
+	struct replay_done d = { .delay_ns = -1 };
+	struct io_uring_sqe *sqe = NULL;
+	struct ureq *r;
+	int rc;
+
+	d.skip = (uint8_t)replay_check_paths(w->e->cx, op);
+	if (d.skip || !(r = req_get(w, op))) {
+		if (!d.skip)
+			d.skip = SKIP_NONE;
+		op_finish(w, op, &d);
+		return 0;
+	}
+	r->due = due;
+	r->t_submit = replay_now_ns();
+	w->streams[op->stream].busy = true;
+	if (!w->e->has[op->act]) {
+		issue_fallback(w, r);
+		return 1;
+	}
+	rc = prep_op(w, r, &sqe);
+	if (rc < 0 || !sqe) {
+		w->inflight++;
+		req_finish(w, r, rc);
+		return 0;
+	}
+	io_uring_sqe_set_data(sqe, r);
+	w->inflight++;
+	return 1;
+}
+
+/* ---- the worker loop ---- */
+
+static bool not_issued(const struct replay_op *op)
+{
+	return op->act <= ACT_UNREPLAYABLE;
+}
+
+/* Runs one ready stream as far as it goes: 1 keep it listed (blocked:
+ * *awaited set to the seq it waits for; or not due: *due set), 0 drop it
+ * (in flight or empty). */
+static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *awaited)
+{
+	struct replay_ctx *cx = w->e->cx;
+	struct ustream *s = &w->streams[i];
+
+	while (s->head && !s->busy) {
+		struct replay_op *op = replay_plan_op(cx->plan, s->head);
+		uint64_t when, now;
+
+		if ((*awaited = replay_op_blocker(cx->plan, op)))
+			return 1;
+		if (not_issued(op)) {
+			struct replay_done d = { .delay_ns = -1 };
+
+			op_finish(w, op, &d);
+			continue;
+		}
+		when = replay_due_ns(cx, op);
+		if (when && when > (now = replay_now_ns())) {
+			if (when - now > SPIN_NS) {
+				*due = when;
+				return 1;
+			}
+			replay_wait_until(when);
+		}
+		if (issue(w, op, when))
+			return 0;
+	}
+	return 0;
+}
+
+/* Goes over the ready streams once; returns the earliest due time of the
+ * ones kept waiting (0: none); *awaited is the smallest seq the blocked ones
+ * wait for (0: none blocked). */
+static uint64_t run_ready(struct uworker *w, uint64_t *awaited)
+{
+	uint64_t next_due = 0;
+	uint32_t k = 0, n = w->nready;
+
+	*awaited = 0;
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t i = w->ready[j];
+		uint64_t due = 0, seq = 0;
+
+		w->streams[i].listed = false;
+		if (run_stream(w, i, &due, &seq) && !w->streams[i].listed) {
+			w->ready[k++] = i;
+			w->streams[i].listed = true;
+			if (due && (!next_due || due < next_due))
+				next_due = due;
+			if (seq && (!*awaited || seq < *awaited))
+				*awaited = seq;
+		}
+	}
+	/* streams re-listed by completions during the pass sit after n */
+	if (w->nready > n)
+		memmove(w->ready + k, w->ready + n, (w->nready - n) * sizeof(*w->ready));
+	w->nready = k + (w->nready - n);
+	return next_due;
+}
+
+static void arm_efd(struct uworker *w)
+{
+	struct io_uring_sqe *sqe = sqe_get(w);
+
+	io_uring_prep_read(sqe, w->efd, &w->efd_val, sizeof(w->efd_val), 0);
+	io_uring_sqe_set_data64(sqe, EFD_TAG);
+}
+
+static void reap(struct uworker *w)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+	bool efd = false;
+
+	io_uring_for_each_cqe(&w->ring, head, cqe) {
+		n++;
+		if (cqe->user_data == EFD_TAG)
+			efd = true;
+		else
+			cqe_done(w, io_uring_cqe_get_data(cqe), cqe->res);
+	}
+	io_uring_cq_advance(&w->ring, n);
+	if (efd) {
+		arm_efd(w);
+		pool_drain(w);
+	}
+	/* Wake workers whose streams may wait on what just completed: a
+	 * worker waiting for seqs >= S cannot be helped by completions below
+	 * S, and any op it waits for is >= S, so none is ever missed. */
+	for (unsigned i = 0; w->done_max && i < w->e->n; i++) {
+		struct uworker *o = &w->e->w[i];
+		uint64_t s = atomic_load(&o->dep_wait);
+
+		if (i != w->id && s && w->done_max >= s &&
+		    atomic_compare_exchange_strong(&o->dep_wait, &s, 0))
+			wake(o);
+	}
+	w->done_max = 0;
+}
+
+static bool inbound_empty(struct uworker *w)
+{
+	return atomic_load(&w->qhead) == atomic_load(&w->qtail);
+}
+
+/* Submits what run_ready() prepared and, when nothing is ready to reap,
+ * waits in the same io_uring_enter(2): one syscall per op for a stream
+ * that only waits on itself. */
+static void submit_and_wait(struct uworker *w, uint64_t next_due, uint64_t awaited,
+			    uint32_t epoch)
+{
+	struct __kernel_timespec ts;
+	struct io_uring_cqe *cqe;
+	uint64_t now, wait = BACKSTOP_NS;
+
+	if (io_uring_cq_ready(&w->ring)) {
+		io_uring_submit(&w->ring);
+		return;
+	}
+	now = replay_now_ns();
+	if (next_due && next_due - SPIN_NS < now + wait)
+		wait = next_due - SPIN_NS > now ? next_due - SPIN_NS - now : 0;
+	atomic_store(&w->sleeping, 1);
+	if (awaited)
+		atomic_store(&w->dep_wait, awaited);
+	if (wait && inbound_empty(w) && replay_plan_epoch(w->e->cx->plan) == epoch) {
+		ts.tv_sec = (long long)(wait / 1000000000u);
+		ts.tv_nsec = (long long)(wait % 1000000000u);
+		io_uring_submit_and_wait_timeout(&w->ring, &cqe, 1, &ts, NULL);
+	} else {
+		io_uring_submit(&w->ring);
+	}
+	atomic_store(&w->sleeping, 0);
+}
+
+static void *uworker_main(void *arg)
+{
+	struct uworker *w = arg;
+	struct replay_ctx *cx = w->e->cx;
+
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	replay_ctx_wait_gate(cx);
+	arm_efd(w);
+	for (;;) {
+		uint32_t epoch = replay_plan_epoch(cx->plan);
+		uint64_t next_due, awaited;
+
+		if (pull_inbound(w) < 0)
+			break;
+		next_due = run_ready(w, &awaited);
+		if (atomic_load(&w->e->stop) && inbound_empty(w) && !w->inflight && !w->nready) {
+			io_uring_submit(&w->ring);
+			break;
+		}
+		submit_and_wait(w, next_due, awaited, epoch);
+		reap(w);
+	}
+	return NULL;
+}
+
+/* ---- set-up ---- */
+
+static void probe(struct uring_engine *e)
+{
+	static const struct { int act, op; } map[] = {
+		{ ACT_OPEN, IORING_OP_OPENAT2 }, { ACT_CLOSE, IORING_OP_CLOSE },
+		{ ACT_READ, IORING_OP_READ }, { ACT_WRITE, IORING_OP_WRITE },
+		{ ACT_FSYNC, IORING_OP_FSYNC }, { ACT_FDATASYNC, IORING_OP_FSYNC },
+		{ ACT_SYNC_RANGE, IORING_OP_SYNC_FILE_RANGE },
+		{ ACT_FALLOCATE, IORING_OP_FALLOCATE }, { ACT_FTRUNCATE, OP_FTRUNCATE },
+		{ ACT_FADVISE, IORING_OP_FADVISE }, { ACT_STAT, IORING_OP_STATX },
+		{ ACT_MKDIR, IORING_OP_MKDIRAT }, { ACT_UNLINK, IORING_OP_UNLINKAT },
+		{ ACT_RMDIR, IORING_OP_UNLINKAT }, { ACT_RENAME, IORING_OP_RENAMEAT },
+		{ ACT_LINK, IORING_OP_LINKAT }, { ACT_SYMLINK, IORING_OP_SYMLINKAT },
+	};
+	struct io_uring_probe *p = io_uring_get_probe();
+
+	if (!p)
+		return;
+	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		e->has[map[i].act] = io_uring_opcode_supported(p, map[i].op);
+	e->has_install = io_uring_opcode_supported(p, OP_FIXED_FD_INSTALL);
+	io_uring_free_probe(p);
+}
+
+static uint32_t slot_count(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur > MAX_SLOTS)
+		return MAX_SLOTS;
+	return rl.rlim_cur > 256 ? (uint32_t)rl.rlim_cur - 128 : 128;
+}
+
+static int worker_init(struct uring_engine *e, struct uworker *w, unsigned id, char *err,
+		       size_t errlen)
+{
+	struct io_uring_params params = { .flags = IORING_SETUP_CQSIZE, .cq_entries = 4096 };
+	int rc;
+
+	w->e = e;
+	w->id = id;
+	w->efd = -1;
+	pthread_mutex_init(&w->done_lock, NULL);
+	replay_stats_init(&w->stats);
+	w->q = malloc(REPLAY_WINDOW * sizeof(*w->q));
+	w->files = calloc(1, sizeof(*w->files));
+	w->free_slots = malloc(e->slots * sizeof(*w->free_slots));
+	if (!w->q || !w->files || !w->free_slots ||
+	    posix_memalign(&w->scratch, 4096, SCRATCH_BYTES) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < e->slots; i++)
+		w->free_slots[i] = e->slots - 1 - i;
+	w->nfree = e->slots;
+	w->efd = eventfd(0, EFD_CLOEXEC);
+	if (w->efd < 0) {
+		snprintf(err, errlen, "eventfd: %s", strerror(errno));
+		return -errno;
+	}
+	rc = io_uring_queue_init_params(URING_ENTRIES, &w->ring, &params);
+	if (rc < 0) {
+		snprintf(err, errlen, "io_uring_setup: %s", strerror(-rc));
+		return rc;
+	}
+	w->ring_ok = true;
+	rc = io_uring_register_files_sparse(&w->ring, e->slots);
+	if (rc < 0) {
+		snprintf(err, errlen, "registering %u file slots: %s", e->slots, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+static void uring_destroy(void *eng);
+
+static void *uring_create(struct replay_ctx *cx, char *err, size_t errlen)
+{
+	struct uring_engine *e = calloc(1, sizeof(*e));
+	int rc = -ENOMEM;
+
+	if (!e || !(e->w = calloc(cx->workers, sizeof(*e->w)))) {
+		free(e);
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	e->cx = cx;
+	e->n = cx->workers;
+	e->slots = slot_count();
+	pthread_mutex_init(&e->pool_lock, NULL);
+	pthread_cond_init(&e->pool_cond, NULL);
+	probe(e);
+	if (!e->has[ACT_OPEN]) {
+		snprintf(err, errlen, "this kernel's io_uring cannot open files (IORING_OP_OPENAT2): "
+			 "use --engine sync");
+		rc = -ENOSYS;
+		goto fail;
+	}
+	for (unsigned i = 0; i < e->n; i++)
+		if ((rc = worker_init(e, &e->w[i], i, err, errlen)) < 0)
+			goto fail;
+	if ((rc = pid_grow(e)) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	return e;
+fail:
+	uring_destroy(e);
+	errno = -rc;
+	return NULL;
+}
+
+static int uring_start(void *eng, char *err, size_t errlen)
+{
+	struct uring_engine *e = eng;
+
+	for (unsigned i = 0; i < POOL_THREADS; i++, e->npool++)
+		if (pthread_create(&e->pool[i], NULL, pool_main, e) != 0)
+			break;
+	for (unsigned i = 0; i < e->n; i++) {
+		if (pthread_create(&e->w[i].th, NULL, uworker_main, &e->w[i]) != 0) {
+			snprintf(err, errlen, "cannot start worker thread %u", i);
+			return -EAGAIN;
+		}
+		e->w[i].started = true;
+	}
+	if (!e->npool) {
+		snprintf(err, errlen, "cannot start the fallback pool");
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+static int uring_finish(void *eng, struct replay_stats *total)
+{
+	struct uring_engine *e = eng;
+	int rc = 0;
+
+	atomic_store(&e->stop, true);
+	for (unsigned i = 0; i < e->n; i++)
+		if (e->w[i].started) {
+			wake(&e->w[i]);
+			pthread_join(e->w[i].th, NULL);
+			e->w[i].started = false;
+		}
+	for (unsigned i = 0; i < e->n && !rc; i++)
+		rc = replay_stats_merge(total, &e->w[i].stats);
+	return rc;
+}
+
+static void pool_stop(struct uring_engine *e)
+{
+	pthread_mutex_lock(&e->pool_lock);
+	e->pool_stop = true;
+	pthread_cond_broadcast(&e->pool_cond);
+	pthread_mutex_unlock(&e->pool_lock);
+	for (unsigned i = 0; i < e->npool; i++)
+		pthread_join(e->pool[i], NULL);
+	e->npool = 0;
+}
+
+static void close_real_fd(int64_t v, void *arg)
+{
+	if ((uint64_t)v >> 32)
+		close((int)(((uint64_t)v >> 32) - 1));
+}
+
+static void worker_free(struct uworker *w)
+{
+	if (w->ring_ok)
+		io_uring_queue_exit(&w->ring);
+	if (w->efd >= 0)
+		close(w->efd);
+	while (w->free_reqs) {
+		struct ureq *r = w->free_reqs;
+
+		w->free_reqs = r->next;
+		free(r);
+	}
+	if (w->files) {
+		replay_fdmap_drain(w->files, close_real_fd, NULL);
+		replay_fdmap_free(w->files);
+	}
+	free(w->files);
+	free(w->q);
+	free(w->free_slots);
+	free(w->scratch);
+	free(w->streams);
+	free(w->ready);
+	replay_stats_free(&w->stats);
+}
+
+static void uring_destroy(void *eng)
+{
+	struct uring_engine *e = eng;
+
+	if (!e)
+		return;
+	atomic_store(&e->stop, true);
+	for (unsigned i = 0; i < e->n; i++)
+		if (e->w[i].started) {
+			wake(&e->w[i]);
+			pthread_join(e->w[i].th, NULL);
+		}
+	pool_stop(e);
+	for (unsigned i = 0; i < e->n; i++)
+		worker_free(&e->w[i]);
+	free(e->w);
+	free(e->pid_key);
+	free(e->pid_worker);
+	free(e);
+}
+
+const struct replay_engine replay_engine_uring = {
+	.name = "uring",
+	.create = uring_create,
+	.route = uring_route,
+	.push = uring_push,
+	.start = uring_start,
+	.finish = uring_finish,
+	.destroy = uring_destroy,
+};

@@ -1,0 +1,392 @@
+/* replay/exec.c: one op with plain syscalls (engine.h), and the pacing
+ * clock both engines share.
+ *
+ * Every path goes through replay/root.h: files are opened with openat2
+ * RESOLVE_IN_ROOT, calls acting on a final component get a confined parent
+ * fd and the name, and calls that take a path but follow symlinks (stat,
+ * access, chmod...) act on a confined O_PATH fd instead, so no symlink can
+ * lead them out of the root. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define SPIN_NS 30000	/* the last stretch before a due time is spun */
+
+uint64_t replay_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	if (cx->speed <= 0)
+		return 0;
+	return cx->start_ns + (uint64_t)((double)op->t / cx->speed);
+}
+
+void replay_wait_until(uint64_t due_ns)
+{
+	uint64_t now = replay_now_ns();
+
+	if (due_ns > now + SPIN_NS) {
+		uint64_t wake = due_ns - SPIN_NS;
+		struct timespec ts = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+	while (replay_now_ns() < due_ns)
+		__builtin_ia32_pause();
+}
+
+void replay_ctx_open_gate(struct replay_ctx *cx)
+{
+	atomic_store(&cx->started, true);
+}
+
+void replay_ctx_wait_gate(struct replay_ctx *cx)
+{
+	while (!atomic_load(&cx->started)) {
+		struct timespec ts = { 0, 100000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+static __thread void *scratch;
+static __thread size_t scratch_cap;
+
+void *replay_scratch(size_t len)
+{
+	if (len <= scratch_cap)
+		return scratch;
+	replay_scratch_release();
+	if (len < 65536)
+		len = 65536;
+	if (posix_memalign(&scratch, 4096, len) != 0) {
+		scratch = NULL;
+		return NULL;
+	}
+	scratch_cap = len;
+	return scratch;
+}
+
+void replay_scratch_release(void)
+{
+	free(scratch);
+	scratch = NULL;
+	scratch_cap = 0;
+}
+
+unsigned replay_skip_of(int err)
+{
+	switch (err) {
+	case -EXDEV: return SKIP_PSEUDO;
+	case -EPERM: case -EINVAL: return SKIP_HOSTILE;
+	default: return SKIP_NONE;
+	}
+}
+
+uint64_t replay_open_flags(uint64_t captured)
+{
+	const uint64_t valid = O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |
+		O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY |
+		O_NOFOLLOW | O_NOATIME | O_PATH | O_TMPFILE;
+
+	return (captured & valid) | O_CLOEXEC;
+}
+
+int replay_reopen(const struct replay_ctx *cx, const struct replay_op *op, bool second)
+{
+	uint64_t fl = replay_open_flags(op->file_flags) & ~(uint64_t)(O_CREAT | O_EXCL | O_TRUNC);
+
+	if (second)	/* a copy's output: only its path is known */
+		return replay_root_open_path(cx->root, op->path2, O_RDWR | O_CLOEXEC, 0);
+	if ((fl & O_TMPFILE) == O_TMPFILE)
+		return -ENOENT;	/* an anonymous file cannot be found again */
+	return replay_root_open_path(cx->root, op->path, (int)fl, 0);
+}
+
+int replay_path_fd(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	int fl = O_PATH | O_CLOEXEC | ((op->opflags & OPF_NOFOLLOW) ? O_NOFOLLOW : 0);
+
+	return replay_root_open_path(cx->root, op->path, fl, 0);
+}
+
+static int64_t neg(long rc)
+{
+	return rc < 0 ? -errno : rc;
+}
+
+/* Namespace ops: a confined parent and the final name. */
+static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	char name[NAME_MAX + 1], name2[NAME_MAX + 1];
+	int pfd = replay_root_parent(cx->root, op->path, name, sizeof(name)), pfd2 = -1;
+	int64_t rc;
+
+	if (pfd < 0)
+		return pfd;
+	if (op->act == ACT_RENAME || op->act == ACT_LINK) {
+		pfd2 = replay_root_parent(cx->root, op->path2, name2, sizeof(name2));
+		if (pfd2 < 0) {
+			close(pfd);
+			return pfd2;
+		}
+	}
+	switch (op->act) {
+	case ACT_MKDIR: rc = neg(mkdirat(pfd, name, op->mode)); break;
+	case ACT_UNLINK: rc = neg(unlinkat(pfd, name, 0)); break;
+	case ACT_RMDIR: rc = neg(unlinkat(pfd, name, AT_REMOVEDIR)); break;
+	case ACT_RENAME: rc = neg(renameat2(pfd, name, pfd2, name2, (unsigned)op->flags)); break;
+	case ACT_LINK: rc = neg(linkat(pfd, name, pfd2, name2, 0)); break;
+	case ACT_SYMLINK: rc = neg(symlinkat(op->text ? op->text : "", pfd, name)); break;
+	case ACT_MKNOD: rc = neg(mknodat(pfd, name, op->mode, 0)); break;
+	default: rc = -ENOSYS; break;
+	}
+	close(pfd);
+	if (pfd2 >= 0)
+		close(pfd2);
+	return rc;
+}
+
+static int64_t exec_stat(int fd)
+{
+	struct statx stx;
+
+	return neg(statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx));
+}
+
+/* The xattr value: captured content is not recorded, so fill bytes. */
+static int64_t exec_xattr(const struct replay_ctx *cx, const struct replay_op *op,
+			  const char *proc, int fd)
+{
+	size_t n = op->count > 65536 ? 65536 : op->count;
+	void *buf = replay_scratch(n ? n : 1);
+	const char *name = op->text ? op->text : "";
+
+	if (!buf)
+		return -ENOMEM;
+	switch (op->act) {
+	case ACT_XATTR_GET:
+		return proc ? neg(getxattr(proc, name, buf, n)) : neg(fgetxattr(fd, name, buf, n));
+	case ACT_XATTR_LIST:
+		return proc ? neg(listxattr(proc, buf, n)) : neg(flistxattr(fd, buf, n));
+	case ACT_XATTR_REMOVE:
+		return proc ? neg(removexattr(proc, name)) : neg(fremovexattr(fd, name));
+	default:
+		fill_bytes(&cx->fill, op->path_id, 0, buf, n);
+		return proc ? neg(setxattr(proc, name, buf, n, (int)op->flags)) :
+			      neg(fsetxattr(fd, name, buf, n, (int)op->flags));
+	}
+}
+
+/* Path-named calls that follow symlinks act on a confined O_PATH fd: via
+ * AT_EMPTY_PATH, or its /proc/self/fd name where the call has no fd form. */
+static int64_t exec_on_path(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	char proc[64];
+	int pfd = replay_path_fd(cx, op);
+	int64_t rc;
+
+	if (pfd < 0)
+		return pfd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	switch (op->act) {
+	case ACT_STAT: rc = exec_stat(pfd); break;
+	case ACT_ACCESS: rc = neg(faccessat(pfd, "", (int)op->mode, AT_EMPTY_PATH)); break;
+	case ACT_CHMOD: rc = neg(fchmodat(AT_FDCWD, proc, op->mode, 0)); break;
+	case ACT_CHOWN: rc = neg(fchownat(pfd, "", op->uid, op->gid, AT_EMPTY_PATH)); break;
+	case ACT_UTIMENS: rc = neg(utimensat(AT_FDCWD, proc, NULL, 0)); break;
+	case ACT_READLINK: {
+		size_t n = op->count ? op->count : 1;
+		void *buf = replay_scratch(n);
+
+		rc = buf ? neg(readlinkat(pfd, "", buf, n)) : -ENOMEM;
+		break;
+	}
+	default: rc = exec_xattr(cx, op, proc, -1); break;
+	}
+	close(pfd);
+	return rc;
+}
+
+static int64_t exec_truncate(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	int fd = replay_root_open_path(cx->root, op->path, O_WRONLY | O_CLOEXEC, 0);
+	int64_t rc;
+
+	if (fd < 0)
+		return fd;
+	rc = neg(ftruncate(fd, (off_t)op->off));
+	close(fd);
+	return rc;
+}
+
+static int64_t exec_data(const struct replay_ctx *cx, const struct replay_op *op, int fd)
+{
+	void *buf = replay_scratch(op->count ? op->count : 1);
+
+	if (!buf)
+		return -ENOMEM;
+	if (op->act == ACT_READ)
+		return neg(pread(fd, buf, op->count, (off_t)op->off));
+	fill_bytes(&cx->fill, op->path_id, op->off, buf, op->count);
+	return neg(pwrite(fd, buf, op->count, (off_t)op->off));
+}
+
+static int64_t exec_fd(const struct replay_ctx *cx, const struct replay_op *op, int fd, int fd2)
+{
+	switch (op->act) {
+	case ACT_READ: case ACT_WRITE: return exec_data(cx, op, fd);
+	case ACT_FSYNC: return neg(fsync(fd));
+	case ACT_FDATASYNC: return neg(fdatasync(fd));
+	case ACT_SYNC_RANGE:
+		return neg(sync_file_range(fd, (off_t)op->off, (off_t)op->count, (unsigned)op->flags));
+	case ACT_FALLOCATE:
+		return neg(fallocate(fd, (int)op->flags, (off_t)op->off, (off_t)op->count));
+	case ACT_FTRUNCATE: return neg(ftruncate(fd, (off_t)op->off));
+	case ACT_FADVISE:
+		return -posix_fadvise(fd, (off_t)op->off, (off_t)op->count, (int)op->arg);
+	case ACT_FSTAT: return exec_stat(fd);
+	case ACT_GETDENTS: {
+		size_t n = op->count ? op->count : 32768;
+		void *buf = replay_scratch(n);
+
+		return buf ? neg(syscall(SYS_getdents64, fd, buf, n)) : -ENOMEM;
+	}
+	case ACT_CHMOD: return neg(fchmod(fd, op->mode));
+	case ACT_CHOWN: return neg(fchown(fd, op->uid, op->gid));
+	case ACT_UTIMENS: return neg(futimens(fd, NULL));
+	case ACT_SYNCFS: return neg(syncfs(fd));
+	case ACT_COPY: {
+		loff_t in = (loff_t)op->off, out = (loff_t)op->arg;
+
+		return neg(copy_file_range(fd, &in, fd2, &out, op->count, 0));
+	}
+	default: return exec_xattr(cx, op, NULL, fd);
+	}
+}
+
+int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int fd, int fd2)
+{
+	switch (op->act) {
+	case ACT_OPEN:
+		return replay_root_open_path(cx->root, op->path, (int)replay_open_flags(op->flags),
+					     op->mode);
+	case ACT_CLOSE:
+		return neg(close(fd));
+	case ACT_SYNC:
+		sync();
+		return 0;
+	case ACT_MKDIR: case ACT_UNLINK: case ACT_RMDIR: case ACT_RENAME: case ACT_LINK:
+	case ACT_SYMLINK: case ACT_MKNOD:
+		return exec_at(cx, op);
+	case ACT_TRUNCATE:
+		return exec_truncate(cx, op);
+	default:
+		break;
+	}
+	if (op->file)
+		return fd < 0 ? -EBADF : exec_fd(cx, op, fd, fd2);
+	return exec_on_path(cx, op);
+}
+
+unsigned replay_check_paths(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	char rel[PATH_MAX];
+	int fd, rc = 0;
+
+	/* fd ops carry their file's path: a file under /proc is skipped too */
+	if (op->path)
+		rc = replay_root_locate(cx->root, op->path, &fd, rel, sizeof(rel));
+	if (!rc && op->path2 && (op->act == ACT_RENAME || op->act == ACT_LINK))
+		rc = replay_root_locate(cx->root, op->path2, &fd, rel, sizeof(rel));
+	if (rc == -EXDEV)
+		return SKIP_PSEUDO;
+	if (rc == -EPERM || rc == -EINVAL)
+		return SKIP_HOSTILE;
+	return SKIP_NONE;
+}
+
+/* ---- file object id -> value ---- */
+
+#define CHUNK_BITS 16
+#define CHUNK (1u << CHUNK_BITS)
+
+static _Atomic int64_t *fdmap_cell(struct replay_fdmap *m, uint64_t id, bool make)
+{
+	uint64_t c = id >> CHUNK_BITS;
+	int64_t *chunk;
+
+	if (c >= (1u << 16))
+		return NULL;
+	chunk = atomic_load(&m->chunks[c]);
+	if (!chunk && make) {
+		int64_t *fresh = calloc(CHUNK, sizeof(*fresh)), *none = NULL;
+
+		if (!fresh)
+			return NULL;
+		if (atomic_compare_exchange_strong(&m->chunks[c], &none, fresh))
+			chunk = fresh;
+		else {
+			free(fresh);
+			chunk = none;
+		}
+	}
+	return chunk ? (_Atomic int64_t *)&chunk[id & (CHUNK - 1)] : NULL;
+}
+
+int64_t replay_fdmap_get(struct replay_fdmap *m, uint64_t id)
+{
+	_Atomic int64_t *c = fdmap_cell(m, id, false);
+
+	return c ? atomic_load(c) - 1 : -1;
+}
+
+int replay_fdmap_set(struct replay_fdmap *m, uint64_t id, int64_t v)
+{
+	_Atomic int64_t *c = fdmap_cell(m, id, true);
+
+	if (!c)
+		return -ENOMEM;
+	atomic_store(c, v + 1);
+	return 0;
+}
+
+int64_t replay_fdmap_take(struct replay_fdmap *m, uint64_t id)
+{
+	_Atomic int64_t *c = fdmap_cell(m, id, false);
+
+	return c ? atomic_exchange(c, 0) - 1 : -1;
+}
+
+void replay_fdmap_free(struct replay_fdmap *m)
+{
+	for (unsigned i = 0; i < (1u << 16); i++)
+		free(atomic_load(&m->chunks[i]));
+}
+
+void replay_fdmap_drain(struct replay_fdmap *m, void (*fn)(int64_t v, void *arg), void *arg)
+{
+	for (unsigned c = 0; c < (1u << 16); c++) {
+		int64_t *chunk = atomic_load(&m->chunks[c]);
+
+		for (unsigned i = 0; chunk && i < CHUNK; i++)
+			if (chunk[i])
+				fn(chunk[i] - 1, arg);
+	}
+}

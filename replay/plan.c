@@ -1,0 +1,860 @@
+/* replay/plan.c: the producer: log records to replay ops (plan.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/model.h"
+#include "plan.h"
+
+#define WINDOW_MASK (REPLAY_WINDOW - 1)
+
+/* Per file object: the captured position and the last op touching it. */
+struct file_state {
+	uint64_t pos;
+	uint64_t last;
+};
+
+struct stream_key {
+	uint32_t pid, tid;
+	uint32_t index;		/* + 1; 0: empty slot */
+};
+
+struct replay_plan {
+	struct replay_plan_opts o;
+	struct riot_reader *rd;
+	struct model *m;
+	struct replay_op *win;
+	uint64_t next_seq;	/* the next op's seq */
+	uint64_t t0;
+	bool have_t0;
+
+	struct file_state *files;	/* by model file id */
+	uint64_t nfiles;
+	uint64_t *path_last;		/* by model path id */
+	uint64_t npaths;
+
+	struct replay_stream *streams;
+	uint32_t *stream_lane;
+	uint32_t nstreams, cap_streams;
+	struct stream_key *skeys;	/* open addressing on (pid, tid) */
+	uint32_t skey_cap;
+
+	uint64_t skipped[SKIP_COUNT];
+	_Atomic uint32_t epoch;
+	_Atomic uint32_t waiters;
+	_Atomic bool finished;
+	_Atomic uint64_t planned;
+	bool log_complete;
+	uint64_t pending_close;	/* seq of a close not handed over yet */
+	char err[512];
+};
+
+static const char *const act_names[ACT_COUNT] = {
+	[ACT_STATE] = "state", [ACT_SKIP] = "skip", [ACT_UNREPLAYABLE] = "unreplayable",
+	[ACT_OPEN] = "open", [ACT_CLOSE] = "close", [ACT_READ] = "read",
+	[ACT_WRITE] = "write", [ACT_FSYNC] = "fsync", [ACT_FDATASYNC] = "fdatasync",
+	[ACT_SYNC_RANGE] = "sync_file_range", [ACT_FALLOCATE] = "fallocate",
+	[ACT_FTRUNCATE] = "ftruncate", [ACT_FADVISE] = "fadvise", [ACT_STAT] = "stat",
+	[ACT_FSTAT] = "fstat", [ACT_MKDIR] = "mkdir", [ACT_UNLINK] = "unlink",
+	[ACT_RMDIR] = "rmdir", [ACT_RENAME] = "rename", [ACT_LINK] = "link",
+	[ACT_SYMLINK] = "symlink", [ACT_MKNOD] = "mknod", [ACT_GETDENTS] = "getdents",
+	[ACT_ACCESS] = "access", [ACT_READLINK] = "readlink", [ACT_TRUNCATE] = "truncate",
+	[ACT_CHMOD] = "chmod", [ACT_CHOWN] = "chown", [ACT_UTIMENS] = "utimens",
+	[ACT_XATTR_GET] = "getxattr", [ACT_XATTR_SET] = "setxattr",
+	[ACT_XATTR_LIST] = "listxattr", [ACT_XATTR_REMOVE] = "removexattr",
+	[ACT_SYNCFS] = "syncfs", [ACT_SYNC] = "sync", [ACT_COPY] = "copy",
+};
+
+static const char *const skip_names[SKIP_COUNT] = {
+	[SKIP_NONE] = "none", [SKIP_UNRESOLVED] = "unresolved fd or cwd",
+	[SKIP_TRUNCATED] = "truncated path", [SKIP_NOT_A_PATH] = "pipe or socket",
+	[SKIP_PSEUDO] = "under /proc, /sys or /dev", [SKIP_HOSTILE] = "refused path",
+	[SKIP_DEVICE] = "device node",
+};
+
+const char *replay_act_name(unsigned act)
+{
+	return act < ACT_COUNT ? act_names[act] : "unknown";
+}
+
+const char *replay_skip_name(unsigned skip)
+{
+	return skip < SKIP_COUNT ? skip_names[skip] : "unknown";
+}
+
+/* ---- completion and waiting ---- */
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+struct replay_op *replay_plan_op(struct replay_plan *p, uint64_t seq)
+{
+	return &p->win[seq & WINDOW_MASK];
+}
+
+static bool seq_done(const struct replay_plan *p, uint64_t seq)
+{
+	return !seq || atomic_load_explicit(&p->win[seq & WINDOW_MASK].done,
+					    memory_order_acquire) >= seq;
+}
+
+uint64_t replay_op_blocker(const struct replay_plan *p, const struct replay_op *op)
+{
+	for (unsigned i = 0; i < REPLAY_MAX_DEPS && op->dep[i]; i++)
+		if (!seq_done(p, op->dep[i]))
+			return op->dep[i];
+	return 0;
+}
+
+bool replay_op_ready(const struct replay_plan *p, const struct replay_op *op)
+{
+	return replay_op_blocker(p, op) == 0;
+}
+
+void replay_op_complete(struct replay_plan *p, struct replay_op *op)
+{
+	atomic_store_explicit(&op->done, op->seq, memory_order_release);
+	atomic_fetch_add(&p->epoch, 1);
+	if (atomic_load(&p->waiters))
+		futex(&p->epoch, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+}
+
+uint32_t replay_plan_epoch(const struct replay_plan *p)
+{
+	return atomic_load((_Atomic uint32_t *)&p->epoch);
+}
+
+void replay_plan_wait_epoch(struct replay_plan *p, uint32_t seen, uint64_t timeout_ns)
+{
+	struct timespec ts = { (time_t)(timeout_ns / 1000000000u),
+			       (long)(timeout_ns % 1000000000u) };
+
+	atomic_fetch_add(&p->waiters, 1);
+	if (atomic_load(&p->epoch) == seen)
+		futex(&p->epoch, FUTEX_WAIT_PRIVATE, seen, timeout_ns ? &ts : NULL);
+	atomic_fetch_sub(&p->waiters, 1);
+}
+
+bool replay_plan_finished(const struct replay_plan *p)
+{
+	return atomic_load((_Atomic bool *)&p->finished);
+}
+
+uint64_t replay_plan_planned(const struct replay_plan *p)
+{
+	return atomic_load((_Atomic uint64_t *)&p->planned);
+}
+
+const struct replay_stream *replay_plan_stream(const struct replay_plan *p, uint32_t i)
+{
+	return i < p->nstreams ? &p->streams[i] : NULL;
+}
+
+uint32_t replay_plan_nstreams(const struct replay_plan *p)
+{
+	return p->nstreams;
+}
+
+const struct model *replay_plan_model(const struct replay_plan *p)
+{
+	return p->m;
+}
+
+bool replay_plan_log_complete(const struct replay_plan *p)
+{
+	return p->log_complete;
+}
+
+uint64_t replay_plan_skipped_ops(const struct replay_plan *p, unsigned skip)
+{
+	return skip < SKIP_COUNT ? p->skipped[skip] : 0;
+}
+
+const char *replay_plan_error(const struct replay_plan *p)
+{
+	return p->err;
+}
+
+/* ---- state tables ---- */
+
+static int grow(void **arr, uint64_t *n, uint64_t need, size_t elem)
+{
+	uint64_t cap = *n ? *n : 1024;
+	void *a;
+
+	if (need < *n)
+		return 0;
+	while (cap <= need)
+		cap *= 2;
+	a = realloc(*arr, cap * elem);
+	if (!a)
+		return -ENOMEM;
+	memset((char *)a + *n * elem, 0, (cap - *n) * elem);
+	*arr = a;
+	*n = cap;
+	return 0;
+}
+
+static struct file_state *file_state(struct replay_plan *p, uint64_t id)
+{
+	if (grow((void **)&p->files, &p->nfiles, id, sizeof(*p->files)) < 0)
+		return NULL;
+	return &p->files[id];
+}
+
+static uint64_t *path_last(struct replay_plan *p, uint32_t id)
+{
+	if (grow((void **)&p->path_last, &p->npaths, id, sizeof(*p->path_last)) < 0)
+		return NULL;
+	return &p->path_last[id];
+}
+
+static int skeys_grow(struct replay_plan *p)
+{
+	uint32_t cap = p->skey_cap ? p->skey_cap * 2 : 1024;
+	struct stream_key *k = calloc(cap, sizeof(*k)), *old = p->skeys;
+
+	if (!k)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->skey_cap; i++) {
+		uint32_t h;
+
+		if (!old[i].index)
+			continue;
+		h = (old[i].tid * 2654435761u) & (cap - 1);
+		while (k[h].index)
+			h = (h + 1) & (cap - 1);
+		k[h] = old[i];
+	}
+	free(old);
+	p->skeys = k;
+	p->skey_cap = cap;
+	return 0;
+}
+
+static int stream_add(struct replay_plan *p, uint32_t pid, uint32_t tid)
+{
+	if (p->nstreams == p->cap_streams) {
+		uint32_t cap = p->cap_streams ? p->cap_streams * 2 : 64;
+		struct replay_stream *s = realloc(p->streams, cap * sizeof(*s));
+		uint32_t *l = s ? realloc(p->stream_lane, cap * sizeof(*l)) : NULL;
+
+		if (s)
+			p->streams = s;
+		if (!l)
+			return -ENOMEM;
+		p->stream_lane = l;
+		p->cap_streams = cap;
+	}
+	p->streams[p->nstreams] = (struct replay_stream){ .pid = pid, .tid = tid };
+	p->stream_lane[p->nstreams] = p->o.route(p->o.eng, p->nstreams, pid);
+	return (int)p->nstreams++;
+}
+
+/* The stream of a captured thread: index, or -ENOMEM. */
+static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid)
+{
+	uint32_t h;
+	int idx;
+
+	if (p->nstreams * 2 >= p->skey_cap && skeys_grow(p) < 0)
+		return -ENOMEM;
+	h = (tid * 2654435761u) & (p->skey_cap - 1);
+	while (p->skeys[h].index) {
+		if (p->skeys[h].tid == tid && p->skeys[h].pid == pid)
+			return (int)p->skeys[h].index - 1;
+		h = (h + 1) & (p->skey_cap - 1);
+	}
+	idx = stream_add(p, pid, tid);
+	if (idx < 0)
+		return idx;
+	p->skeys[h] = (struct stream_key){ .pid = pid, .tid = tid, .index = (uint32_t)idx + 1 };
+	return idx;
+}
+
+/* ---- classification: what to issue for a syscall ---- */
+
+#define AT_NOFOLLOW 0x100
+#define AT_RMDIR 0x200
+
+static bool is_pread(unsigned sys)
+{
+	return sys == RIOT_SYS_pread64 || sys == RIOT_SYS_preadv || sys == RIOT_SYS_preadv2 ||
+	       sys == RIOT_SYS_pwrite64 || sys == RIOT_SYS_pwritev || sys == RIOT_SYS_pwritev2;
+}
+
+static bool is_vectored(unsigned sys)
+{
+	return sys == RIOT_SYS_readv || sys == RIOT_SYS_writev || sys == RIOT_SYS_preadv ||
+	       sys == RIOT_SYS_pwritev || sys == RIOT_SYS_preadv2 || sys == RIOT_SYS_pwritev2;
+}
+
+/* read/write family: positional at the captured position. */
+static void plan_data(struct replay_plan *p, struct replay_op *op,
+		      const struct riot_syscall *sc, int act)
+{
+	struct file_state *fs = file_state(p, op->file);
+	bool explicit_off = is_pread(sc->sys) && sc->off != UINT64_MAX;
+
+	op->act = (uint8_t)act;
+	op->count = is_vectored(sc->sys) ? (sc->ret > 0 ? (uint64_t)sc->ret : 0) : sc->count;
+	if (explicit_off) {
+		op->off = sc->off;
+		return;
+	}
+	op->opflags |= OPF_IMPLICIT;
+	op->off = fs ? fs->pos : 0;
+	if (fs && sc->ret > 0)
+		fs->pos += (uint64_t)sc->ret;
+}
+
+static uint64_t open_flags(const struct riot_syscall *sc)
+{
+	if (sc->sys == RIOT_SYS_creat)
+		return O_CREAT | O_WRONLY | O_TRUNC;
+	return sc->flags;
+}
+
+static void plan_open(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc)
+{
+	struct file_state *fs;
+
+	op->act = ACT_OPEN;
+	op->flags = open_flags(sc);
+	op->mode = sc->mode;
+	if (op->file && (fs = file_state(p, op->file)))
+		fs->pos = 0;
+}
+
+static int fd_act(unsigned sys)
+{
+	switch (sys) {
+	case RIOT_SYS_fsync: return ACT_FSYNC;
+	case RIOT_SYS_fdatasync: return ACT_FDATASYNC;
+	case RIOT_SYS_sync_file_range: return ACT_SYNC_RANGE;
+	case RIOT_SYS_fallocate: return ACT_FALLOCATE;
+	case RIOT_SYS_ftruncate: return ACT_FTRUNCATE;
+	case RIOT_SYS_fadvise64: return ACT_FADVISE;
+	case RIOT_SYS_fstat: return ACT_FSTAT;
+	case RIOT_SYS_getdents: case RIOT_SYS_getdents64: return ACT_GETDENTS;
+	case RIOT_SYS_syncfs: return ACT_SYNCFS;
+	case RIOT_SYS_fchmod: return ACT_CHMOD;
+	case RIOT_SYS_fchown: return ACT_CHOWN;
+	case RIOT_SYS_fsetxattr: return ACT_XATTR_SET;
+	case RIOT_SYS_fgetxattr: return ACT_XATTR_GET;
+	case RIOT_SYS_flistxattr: return ACT_XATTR_LIST;
+	case RIOT_SYS_fremovexattr: return ACT_XATTR_REMOVE;
+	default: return -1;
+	}
+}
+
+static int path_act(unsigned sys)
+{
+	switch (sys) {
+	case RIOT_SYS_stat: case RIOT_SYS_lstat: case RIOT_SYS_newfstatat:
+	case RIOT_SYS_statx: return ACT_STAT;
+	case RIOT_SYS_mkdir: case RIOT_SYS_mkdirat: return ACT_MKDIR;
+	case RIOT_SYS_rmdir: return ACT_RMDIR;
+	case RIOT_SYS_unlink: case RIOT_SYS_unlinkat: return ACT_UNLINK;
+	case RIOT_SYS_rename: case RIOT_SYS_renameat: case RIOT_SYS_renameat2: return ACT_RENAME;
+	case RIOT_SYS_link: case RIOT_SYS_linkat: return ACT_LINK;
+	case RIOT_SYS_symlink: case RIOT_SYS_symlinkat: return ACT_SYMLINK;
+	case RIOT_SYS_mknod: case RIOT_SYS_mknodat: return ACT_MKNOD;
+	case RIOT_SYS_access: case RIOT_SYS_faccessat: case RIOT_SYS_faccessat2: return ACT_ACCESS;
+	case RIOT_SYS_readlink: case RIOT_SYS_readlinkat: return ACT_READLINK;
+	case RIOT_SYS_truncate: return ACT_TRUNCATE;
+	case RIOT_SYS_chmod: case RIOT_SYS_fchmodat: case RIOT_SYS_fchmodat2: return ACT_CHMOD;
+	case RIOT_SYS_chown: case RIOT_SYS_lchown: case RIOT_SYS_fchownat: return ACT_CHOWN;
+	case RIOT_SYS_utimensat: return ACT_UTIMENS;
+	case RIOT_SYS_setxattr: case RIOT_SYS_lsetxattr: return ACT_XATTR_SET;
+	case RIOT_SYS_getxattr: case RIOT_SYS_lgetxattr: return ACT_XATTR_GET;
+	case RIOT_SYS_listxattr: case RIOT_SYS_llistxattr: return ACT_XATTR_LIST;
+	case RIOT_SYS_removexattr: case RIOT_SYS_lremovexattr: return ACT_XATTR_REMOVE;
+	default: return -1;
+	}
+}
+
+static bool nofollow(const struct riot_syscall *sc)
+{
+	switch (sc->sys) {
+	case RIOT_SYS_lstat: case RIOT_SYS_lchown: case RIOT_SYS_lsetxattr:
+	case RIOT_SYS_lgetxattr: case RIOT_SYS_llistxattr: case RIOT_SYS_lremovexattr:
+	case RIOT_SYS_readlink: case RIOT_SYS_readlinkat:
+		return true;
+	case RIOT_SYS_newfstatat: case RIOT_SYS_statx: case RIOT_SYS_fchownat:
+	case RIOT_SYS_utimensat: case RIOT_SYS_faccessat2: case RIOT_SYS_fchmodat2:
+		return sc->flags & AT_NOFOLLOW;
+	default:
+		return false;
+	}
+}
+
+static void set_skip(struct replay_plan *p, struct replay_op *op, unsigned why)
+{
+	op->act = ACT_SKIP;
+	op->skip = (uint8_t)why;
+	p->skipped[why]++;
+}
+
+/* A file-based op needs a known file object with a real path. */
+static bool file_ok(struct replay_plan *p, struct replay_op *op, uint64_t file,
+		    const struct model_op *mop)
+{
+	const struct model_file *mf;
+
+	if (!file) {
+		set_skip(p, op, SKIP_UNRESOLVED);
+		return false;
+	}
+	mf = model_file(p->m, file);
+	if (!mf || !op->path || op->path[0] != '/') {
+		set_skip(p, op, SKIP_NOT_A_PATH);
+		return false;
+	}
+	if (mf->flags & MODEL_FILE_TRUNCATED) {
+		set_skip(p, op, SKIP_TRUNCATED);
+		return false;
+	}
+	op->file_flags = mf->open_flags;
+	return true;
+}
+
+static bool path_ok(struct replay_plan *p, struct replay_op *op, const struct model_op *mop,
+		    bool two)
+{
+	if (!op->path || (two && !op->path2)) {
+		set_skip(p, op, SKIP_UNRESOLVED);
+		return false;
+	}
+	if (mop->flags & (MODEL_OP_PATH_TRUNCATED | MODEL_OP_PATH2_TRUNCATED)) {
+		set_skip(p, op, SKIP_TRUNCATED);
+		return false;
+	}
+	return true;
+}
+
+static int copy_text(struct replay_op *op, const char *text)
+{
+	free(op->text);
+	op->text = NULL;
+	if (text && !(op->text = strdup(text)))
+		return -ENOMEM;
+	return 0;
+}
+
+static void plan_copy(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+		      const struct model_op *mop)
+{
+	struct file_state *in, *out;
+
+	if (!file_ok(p, op, op->file, mop))
+		return;
+	if (!op->file2 || !mop->path2 || mop->path2[0] != '/') {
+		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : SKIP_UNRESOLVED);
+		return;
+	}
+	in = file_state(p, op->file);
+	out = file_state(p, op->file2);
+	op->act = ACT_COPY;
+	op->count = sc->count;
+	op->off = (sc->has & RIOT_HAS_OFF) ? sc->off : (in ? in->pos : 0);
+	op->arg = (sc->has & RIOT_HAS_OFF2) ? sc->off2 : (out ? out->pos : 0);
+	if (sc->ret > 0) {
+		if (in && !(sc->has & RIOT_HAS_OFF))
+			in->pos += (uint64_t)sc->ret;
+		if (out && !(sc->has & RIOT_HAS_OFF2))
+			out->pos += (uint64_t)sc->ret;
+	}
+}
+
+static void plan_fd_op(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+		       const struct model_op *mop, int act)
+{
+	if (!file_ok(p, op, op->file, mop))
+		return;
+	op->act = (uint8_t)act;
+	op->off = sc->off;
+	op->count = sc->count;
+	op->flags = sc->flags;
+	op->mode = sc->mode;
+	op->uid = sc->uid;
+	op->gid = sc->gid;
+	op->arg = sc->cmd;
+	if (act == ACT_FALLOCATE)
+		op->flags = sc->flags;
+}
+
+static void plan_path_op(struct replay_plan *p, struct replay_op *op,
+			 const struct riot_syscall *sc, const struct model_op *mop, int act)
+{
+	bool two = act == ACT_RENAME || act == ACT_LINK;
+
+	if (!path_ok(p, op, mop, two))
+		return;
+	op->act = (uint8_t)act;
+	op->flags = sc->flags;
+	op->mode = sc->mode;
+	op->uid = sc->uid;
+	op->gid = sc->gid;
+	op->count = sc->count;
+	op->off = sc->off;
+	op->arg = sc->arg;
+	if (nofollow(sc))
+		op->opflags |= OPF_NOFOLLOW;
+	if (sc->sys == RIOT_SYS_unlinkat && (sc->flags & AT_RMDIR))
+		op->act = ACT_RMDIR;
+	if (sc->sys == RIOT_SYS_rename || sc->sys == RIOT_SYS_renameat ||
+	    sc->sys == RIOT_SYS_link)
+		op->flags = 0;
+	if (act == ACT_MKNOD) {
+		unsigned t = sc->mode & S_IFMT;
+
+		if (t != S_IFIFO && t != S_IFREG && t != S_IFSOCK && t != 0)
+			set_skip(p, op, SKIP_DEVICE);
+	}
+}
+
+static bool is_state_only(unsigned sys)
+{
+	switch (sys) {
+	case RIOT_SYS_lseek: case RIOT_SYS_dup: case RIOT_SYS_dup2: case RIOT_SYS_dup3:
+	case RIOT_SYS_fcntl: case RIOT_SYS_close_range: case RIOT_SYS_chdir:
+	case RIOT_SYS_fchdir: case RIOT_SYS_clone: case RIOT_SYS_clone3: case RIOT_SYS_fork:
+	case RIOT_SYS_vfork: case RIOT_SYS_execve: case RIOT_SYS_execveat: case RIOT_SYS_munmap:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A path op, or its fd form when the path is empty (fstatat(fd, "",
+ * AT_EMPTY_PATH), utimensat(fd, NULL)): then it acts on the file object. */
+static void plan_path_or_file(struct replay_plan *p, struct replay_op *op,
+			      const struct riot_syscall *sc, const struct model_op *mop, int act)
+{
+	bool empty = !sc->path.s || !sc->path.s[0];
+
+	if (mop->file && empty && (act == ACT_STAT || act == ACT_UTIMENS ||
+				   act == ACT_CHOWN || act == ACT_CHMOD)) {
+		plan_fd_op(p, op, sc, mop, act == ACT_STAT ? ACT_FSTAT : act);
+		return;
+	}
+	op->file = 0;
+	plan_path_op(p, op, sc, mop, act);
+}
+
+static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+		     const struct model_op *mop)
+{
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+	int act;
+
+	op->act = ACT_STATE;
+	if (!si || is_state_only(sc->sys)) {
+		if (sc->sys == RIOT_SYS_lseek && sc->ret >= 0 && op->file) {
+			struct file_state *fs = file_state(p, op->file);
+
+			if (fs)
+				fs->pos = (uint64_t)sc->ret;
+		}
+		return;
+	}
+	switch (si->cls) {
+	case RIOT_CLASS_MMAP:
+		if (sc->sys == RIOT_SYS_msync || (sc->sys == RIOT_SYS_mmap && op->file))
+			op->act = ACT_UNREPLAYABLE;
+		return;
+	case RIOT_CLASS_ASYNC:
+		op->act = ACT_UNREPLAYABLE;
+		return;
+	case RIOT_CLASS_PROC:
+	case RIOT_CLASS_CWD:
+		return;
+	default:
+		break;
+	}
+	if (si->cls == RIOT_CLASS_OPEN) {
+		if (path_ok(p, op, mop, false))
+			plan_open(p, op, sc);
+		return;
+	}
+	if (sc->sys == RIOT_SYS_close) {
+		/* the fd went away, but dups or forks may still hold the file:
+		 * decided once the model has applied the next record */
+		if (file_ok(p, op, op->file, mop)) {
+			op->act = ACT_CLOSE;
+			p->pending_close = op->seq;
+		}
+		return;
+	}
+	if (sc->sys == RIOT_SYS_sync) {
+		op->act = ACT_SYNC;
+		return;
+	}
+	if ((act = fd_act(sc->sys)) >= 0) {
+		plan_fd_op(p, op, sc, mop, act);
+		return;
+	}
+	if ((act = path_act(sc->sys)) >= 0) {
+		plan_path_or_file(p, op, sc, mop, act);
+		return;
+	}
+	if (si->cls == RIOT_CLASS_DATA_READ || si->cls == RIOT_CLASS_DATA_WRITE) {
+		if (file_ok(p, op, op->file, mop))
+			plan_data(p, op, sc, si->cls == RIOT_CLASS_DATA_READ ? ACT_READ : ACT_WRITE);
+		return;
+	}
+	if (si->cls == RIOT_CLASS_DATA_COPY)
+		plan_copy(p, op, sc, mop);
+}
+
+/* ---- dependencies ---- */
+
+static void dep_add(struct replay_op *op, uint64_t seq)
+{
+	for (unsigned i = 0; i < REPLAY_MAX_DEPS; i++) {
+		if (op->dep[i] == seq)
+			return;
+		if (!op->dep[i]) {
+			op->dep[i] = seq;
+			return;
+		}
+	}
+}
+
+static void dep_on(struct replay_op *op, uint64_t *last)
+{
+	if (!last)
+		return;
+	if (*last)
+		dep_add(op, *last);
+	*last = op->seq;
+}
+
+static uint64_t *file_last(struct replay_plan *p, uint64_t id)
+{
+	struct file_state *fs = file_state(p, id);
+
+	return fs ? &fs->last : NULL;
+}
+
+/* A path op also waits for the last op on its parent directory (its mkdir,
+ * a rename onto it), without becoming that directory's last op itself, so
+ * siblings created by different threads stay concurrent. */
+static void dep_parent(struct replay_plan *p, struct replay_op *op, const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	uint32_t id;
+
+	if (!slash || slash == path)
+		return;
+	id = model_path_find(p->m, path, (size_t)(slash - path));
+	if (id && id < p->npaths && p->path_last[id])
+		dep_add(op, p->path_last[id]);
+}
+
+static void plan_deps(struct replay_plan *p, struct replay_op *op)
+{
+	memset(op->dep, 0, sizeof(op->dep));
+	if (p->o.order == ORDER_STRICT) {
+		if (op->seq > 1)
+			op->dep[0] = op->seq - 1;
+		return;
+	}
+	if (p->o.order != ORDER_RESOURCE || op->act == ACT_STATE || op->act == ACT_SKIP ||
+	    op->act == ACT_UNREPLAYABLE)
+		return;
+	if (op->file)
+		dep_on(op, file_last(p, op->file));
+	if (op->file2)
+		dep_on(op, file_last(p, op->file2));
+	/* The same file is one resource whichever description reaches it: an
+	 * fd op also orders on its file's path (the model gives fd ops their
+	 * file's path), so a read through a new open waits for the writes
+	 * another process made through its own. */
+	if (op->path_id) {
+		if (op->act == ACT_OPEN || !op->file)
+			dep_parent(p, op, op->path);
+		dep_on(op, path_last(p, op->path_id));
+	}
+	if (op->path2_id && (op->act == ACT_RENAME || op->act == ACT_LINK || op->file2)) {
+		if (!op->file2)
+			dep_parent(p, op, op->path2);
+		dep_on(op, path_last(p, op->path2_id));
+	}
+}
+
+/* ---- the producer loop ---- */
+
+/* Waits until the slot of seq is free: its previous occupant completed. */
+static void window_wait(struct replay_plan *p, uint64_t seq)
+{
+	struct replay_op *slot = replay_plan_op(p, seq);
+
+	while (seq > REPLAY_WINDOW &&
+	       atomic_load_explicit(&slot->done, memory_order_acquire) < seq - REPLAY_WINDOW) {
+		uint32_t e = replay_plan_epoch(p);
+
+		if (atomic_load_explicit(&slot->done, memory_order_acquire) >= seq - REPLAY_WINDOW)
+			break;
+		replay_plan_wait_epoch(p, e, 100000000);
+	}
+}
+
+static void op_fill(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+		    const struct model_op *mop)
+{
+	op->t = sc->t - p->t0;
+	op->dur = sc->dur;
+	op->ret = sc->ret;
+	op->sys = sc->sys;
+	op->pid = sc->pid;
+	op->tid = sc->tid;
+	op->file = mop->file;
+	op->file2 = mop->file2;
+	op->file_flags = 0;
+	op->path = mop->path;
+	op->path2 = mop->path2;
+	op->path_id = mop->path_id;
+	op->path2_id = mop->path2_id;
+	op->off = op->count = op->flags = op->arg = 0;
+	op->mode = op->uid = op->gid = 0;
+	op->skip = SKIP_NONE;
+	op->opflags = 0;
+	op->next = 0;
+}
+
+static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
+			const struct model_op *mop)
+{
+	uint64_t seq = p->next_seq;
+	struct replay_op *op;
+	int stream;
+
+	if (!p->have_t0) {
+		p->t0 = sc->t;
+		p->have_t0 = true;
+	}
+	stream = stream_of(p, sc->pid, sc->tid);
+	if (stream < 0)
+		return stream;
+	window_wait(p, seq);
+	op = replay_plan_op(p, seq);
+	op->seq = seq;
+	op_fill(p, op, sc, mop);
+	op->stream = (uint32_t)stream;
+	if (copy_text(op, mop->text) < 0)
+		return -ENOMEM;
+	classify(p, op, sc, mop);
+	plan_deps(p, op);
+	p->streams[stream].ops++;
+	p->next_seq++;
+	atomic_store(&p->planned, seq);
+	if (p->pending_close != seq)
+		p->o.push(p->o.eng, p->stream_lane[stream], seq);
+	return 0;
+}
+
+/* A close releases the file object only when no other fd holds it; the
+ * model frees released objects at the next record, so the close is
+ * handed over then: a real close, or only the fd's end (state). */
+static void close_settle(struct replay_plan *p, bool at_end)
+{
+	struct replay_op *op = replay_plan_op(p, p->pending_close);
+
+	if (!at_end && model_file(p->m, op->file))
+		op->act = ACT_STATE;
+	p->pending_close = 0;
+	p->o.push(p->o.eng, p->stream_lane[op->stream], op->seq);
+}
+
+int replay_plan_run(struct replay_plan *p)
+{
+	struct riot_rec rec;
+	struct model_op mop;
+	int rc;
+
+	while ((rc = riot_reader_next(p->rd, &rec)) > 0) {
+		rc = model_apply(p->m, &rec, &mop);
+		if (rc < 0) {
+			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			break;
+		}
+		if (p->pending_close)
+			close_settle(p, false);
+		if (rec.type != RIOT_REC_SYSCALL)
+			continue;
+		rc = plan_syscall(p, &rec.sc, &mop);
+		if (rc < 0) {
+			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			break;
+		}
+	}
+	if (rc < 0 && !p->err[0])
+		snprintf(p->err, sizeof(p->err), "%s", riot_reader_error(p->rd));
+	if (p->pending_close)
+		close_settle(p, true);
+	p->log_complete = riot_reader_complete(p->rd);
+	atomic_store(&p->finished, true);
+	atomic_fetch_add(&p->epoch, 1);
+	futex(&p->epoch, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+	return rc < 0 ? rc : 0;
+}
+
+struct replay_plan *replay_plan_new(const struct replay_plan_opts *o, char *err, size_t errlen)
+{
+	struct replay_plan *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->o = *o;
+	p->next_seq = 1;
+	p->rd = riot_reader_open(o->log_path, err, errlen);
+	if (!p->rd) {
+		int e = errno;
+
+		free(p);
+		errno = e;
+		return NULL;
+	}
+	p->m = model_new();
+	p->win = calloc(REPLAY_WINDOW, sizeof(*p->win));
+	if (!p->m || !p->win) {
+		snprintf(err, errlen, "out of memory");
+		replay_plan_free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+void replay_plan_free(struct replay_plan *p)
+{
+	if (!p)
+		return;
+	if (p->win)
+		for (uint32_t i = 0; i < REPLAY_WINDOW; i++)
+			free(p->win[i].text);
+	free(p->win);
+	model_free(p->m);
+	riot_reader_close(p->rd);
+	free(p->files);
+	free(p->path_last);
+	free(p->streams);
+	free(p->stream_lane);
+	free(p->skeys);
+	free(p);
+}

@@ -1,0 +1,169 @@
+/* replay/plan.h: the replay plan, private to replay/.
+ *
+ * One producer thread streams the log through riot_reader and the model and
+ * turns every syscall record into a struct replay_op: what to issue (act),
+ * on which captured thread (stream), against which file object or paths,
+ * with every data operation made positional (the captured position is
+ * computed here per file object, so replay is deterministic and streams on
+ * different workers cannot race a shared position), the captured result to
+ * compare with, and the sequence numbers it must wait for.
+ *
+ * Ops live in a window: a ring of REPLAY_WINDOW slots indexed by sequence
+ * number (log order, from 1). The producer never runs more than the window
+ * ahead of the oldest incomplete op, so memory stays bounded whatever the
+ * log's length. An op is complete when its slot's `done` holds a value >=
+ * its seq: `done` only grows, so a dependency check is one load and no
+ * worker ever scans.
+ *
+ * Ordering (dep[]): thread order waits for nothing; resource order waits
+ * for the previous op (in log order) on each file object and path the op
+ * touches (an open touches its path and the object it creates, a rename
+ * both its paths); strict order waits for the previous op of the log.
+ * Within a stream, ops are issued one at a time in order by the engine.
+ */
+#ifndef RIOT_REPLAY_PLAN_H
+#define RIOT_REPLAY_PLAN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "formats/log.h"
+
+#define REPLAY_WINDOW (1u << 17)	/* ops planned ahead of the oldest
+					 * incomplete one */
+#define REPLAY_MAX_DEPS 6	/* file, file2, path, path2 and their parents */
+
+/* What replay does for an op. */
+enum replay_act {
+	ACT_STATE,	/* changes only the plan's state (lseek, dup, fcntl,
+			 * chdir, clone, an fd close that leaves the file
+			 * open): nothing to issue */
+	ACT_SKIP,	/* cannot be replayed faithfully: op->skip says why */
+	ACT_UNREPLAYABLE,	/* I/O riot cannot replay: mmap'ed file I/O,
+				 * io_uring or AIO submitted by the workload */
+	ACT_OPEN, ACT_CLOSE,
+	ACT_READ, ACT_WRITE,	/* positional: off, count */
+	ACT_FSYNC, ACT_FDATASYNC, ACT_SYNC_RANGE, ACT_FALLOCATE,
+	ACT_FTRUNCATE, ACT_FADVISE,
+	ACT_STAT,	/* path; OPF_NOFOLLOW for lstat and friends */
+	ACT_FSTAT,
+	ACT_MKDIR, ACT_UNLINK, ACT_RMDIR, ACT_RENAME, ACT_LINK, ACT_SYMLINK,
+	ACT_MKNOD,
+	/* below: no io_uring opcode, always the synchronous pool */
+	ACT_GETDENTS, ACT_ACCESS, ACT_READLINK, ACT_TRUNCATE,
+	ACT_CHMOD, ACT_CHOWN, ACT_UTIMENS,	/* path, or fd when file != 0 */
+	ACT_XATTR_GET, ACT_XATTR_SET, ACT_XATTR_LIST, ACT_XATTR_REMOVE,
+	ACT_SYNCFS, ACT_SYNC, ACT_COPY,
+	ACT_COUNT
+};
+
+/* Why an op is skipped (ACT_SKIP), or was skipped at issue. */
+enum replay_skip {
+	SKIP_NONE,
+	SKIP_UNRESOLVED,	/* unknown fd, dirfd or cwd */
+	SKIP_TRUNCATED,		/* the capture or the model cut the path */
+	SKIP_NOT_A_PATH,	/* pipe, socket, anon inode */
+	SKIP_PSEUDO,		/* under /proc, /sys, /dev */
+	SKIP_HOSTILE,		/* a path the root refuses (., .., marker) */
+	SKIP_DEVICE,		/* mknod of a device node */
+	SKIP_COUNT
+};
+
+/* op->opflags */
+enum {
+	OPF_NOFOLLOW = 1u << 0,	/* act on a final symlink itself */
+	OPF_IMPLICIT = 1u << 1,	/* read/write at the file position (the
+				 * plan made it positional) */
+};
+
+struct replay_op {
+	_Atomic uint64_t done;	/* == seq once complete; only grows */
+	uint64_t seq;
+	uint64_t dep[REPLAY_MAX_DEPS];	/* seqs to wait for, 0: none */
+	uint64_t t;		/* captured entry, ns after the first op */
+	uint64_t dur;		/* captured duration */
+	int64_t ret;		/* captured result */
+	uint64_t file, file2;	/* model file objects, 0: none */
+	uint64_t file_flags;	/* O_* the file object was opened with */
+	const char *path;	/* resolved absolute, model-owned; for fd ops
+				 * the file's path */
+	const char *path2;	/* rename/link destination */
+	char *text;		/* owned: symlink target, xattr name */
+	uint64_t off, count;
+	uint64_t flags;		/* open flags, *at flags, fallocate mode... */
+	uint64_t arg;
+	uint32_t mode, uid, gid;
+	uint32_t path_id, path2_id;
+	uint32_t stream;	/* index into the plan's streams */
+	uint32_t pid, tid;
+	uint16_t sys;		/* RIOT_SYS_* */
+	uint8_t act;		/* enum replay_act */
+	uint8_t skip;		/* enum replay_skip */
+	uint32_t opflags;	/* OPF_* */
+	uint64_t next;		/* engine-owned: next seq of the stream */
+};
+
+struct replay_stream {
+	uint32_t pid, tid;
+	uint64_t ops;		/* planned so far */
+};
+
+enum replay_order { ORDER_THREAD, ORDER_RESOURCE, ORDER_STRICT };
+
+struct replay_plan;
+
+/* Called by the producer for every new stream, before its first op is
+ * handed over; returns the lane (worker) the stream's ops go to. */
+typedef unsigned (*replay_route_fn)(void *eng, uint32_t stream, uint32_t pid);
+/* Hands op seq to lane; the engine wakes the lane if it sleeps. */
+typedef void (*replay_push_fn)(void *eng, unsigned lane, uint64_t seq);
+
+struct replay_plan_opts {
+	const char *log_path;
+	enum replay_order order;
+	replay_route_fn route;
+	replay_push_fn push;
+	void *eng;
+};
+
+/* Opens the log and the model. NULL + errno, with a reason in err. */
+struct replay_plan *replay_plan_new(const struct replay_plan_opts *o, char *err, size_t errlen);
+void replay_plan_free(struct replay_plan *p);
+
+/* Streams the whole log into the window (blocking while the window is
+ * full). Runs on the producer thread. 0 or -errno with replay_plan_error(). */
+int replay_plan_run(struct replay_plan *p);
+const char *replay_plan_error(const struct replay_plan *p);
+
+/* The op of seq (valid while it is in the window). */
+struct replay_op *replay_plan_op(struct replay_plan *p, uint64_t seq);
+/* True when every dependency of op is complete. */
+bool replay_op_ready(const struct replay_plan *p, const struct replay_op *op);
+/* The first dependency of op not complete yet (a seq), 0 when ready. */
+uint64_t replay_op_blocker(const struct replay_plan *p, const struct replay_op *op);
+/* Marks op complete and wakes whoever waits for completions. */
+void replay_op_complete(struct replay_plan *p, struct replay_op *op);
+
+/* Completion epoch: a counter bumped on every completion, for waiting on
+ * dependencies held by other threads (futex). */
+uint32_t replay_plan_epoch(const struct replay_plan *p);
+/* Sleeps until the epoch differs from seen (or timeout_ns elapsed; 0: no
+ * timeout). */
+void replay_plan_wait_epoch(struct replay_plan *p, uint32_t seen, uint64_t timeout_ns);
+
+/* Set once the producer handed over the last op. */
+bool replay_plan_finished(const struct replay_plan *p);
+uint64_t replay_plan_planned(const struct replay_plan *p);	/* ops so far */
+const struct replay_stream *replay_plan_stream(const struct replay_plan *p, uint32_t i);
+uint32_t replay_plan_nstreams(const struct replay_plan *p);
+/* The model (path strings for reports); only once the plan has finished. */
+const struct model *replay_plan_model(const struct replay_plan *p);
+bool replay_plan_log_complete(const struct replay_plan *p);
+uint64_t replay_plan_skipped_ops(const struct replay_plan *p, unsigned skip);
+
+/* Name of an act / a skip reason, for summaries. */
+const char *replay_act_name(unsigned act);
+const char *replay_skip_name(unsigned skip);
+
+#endif

@@ -1,0 +1,424 @@
+/* replay/stats.c: accounting and summaries of a replay (stats.h). */
+#include <errno.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli.h"
+#include "lib/json.h"
+#include "stats.h"
+
+void replay_stats_init(struct replay_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	hist_init(&s->delay);
+}
+
+void replay_stats_free(struct replay_stats *s)
+{
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++)
+		free(s->sys[i].lat);
+	free(s->per_second);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool byte_result(unsigned act)
+{
+	switch (act) {
+	case ACT_READ: case ACT_WRITE: case ACT_GETDENTS: case ACT_READLINK:
+	case ACT_XATTR_GET: case ACT_XATTR_LIST: case ACT_COPY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* How the replayed result differs from the captured one, or 0. An open's
+ * fd number and a getdents byte count (entry sizes depend on the
+ * filesystem) are compared as success or failure only. */
+static int divergence(const struct replay_op *op, int64_t res)
+{
+	if ((op->ret < 0) != (res < 0) || (op->ret < 0 && op->ret != res))
+		return RUN_DIV_RESULT;
+	if (res >= 0 && byte_result(op->act) && op->act != ACT_GETDENTS && op->ret != res)
+		return RUN_DIV_BYTES;
+	return 0;
+}
+
+static void note_example(struct replay_sys_stats *ss, const struct replay_op *op, int64_t res)
+{
+	struct replay_div_example *e;
+
+	if (ss->nexamples >= REPLAY_DIV_EXAMPLES)
+		return;
+	e = &ss->examples[ss->nexamples++];
+	e->seq = op->seq;
+	e->captured = op->ret;
+	e->replayed = res;
+	snprintf(e->path, sizeof(e->path), "%s", op->path ? op->path : "");
+}
+
+static int ensure_seconds(struct replay_stats *s, uint64_t sec)
+{
+	uint64_t n = s->nseconds ? s->nseconds : 64;
+	uint64_t *a;
+
+	if (sec < s->nseconds)
+		return 0;
+	while (n <= sec)
+		n *= 2;
+	a = realloc(s->per_second, n * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	memset(a + s->nseconds, 0, (n - s->nseconds) * sizeof(*a));
+	s->per_second = a;
+	s->nseconds = n;
+	return 0;
+}
+
+static void count_second(struct replay_stats *s, uint64_t end_ns)
+{
+	uint64_t sec = end_ns / 1000000000u;
+
+	if (ensure_seconds(s, sec) == 0)
+		s->per_second[sec]++;
+	if (end_ns > s->last_end_ns)
+		s->last_end_ns = end_ns;
+}
+
+static void count_bytes(struct replay_stats *s, struct replay_sys_stats *ss,
+			const struct replay_op *op, int64_t res)
+{
+	if (res <= 0)
+		return;
+	if (op->act == ACT_READ || op->act == ACT_COPY)
+		s->bytes_read += (uint64_t)res;
+	if (op->act == ACT_WRITE || op->act == ACT_COPY)
+		s->bytes_written += (uint64_t)res;
+	if (op->act == ACT_READ || op->act == ACT_WRITE || op->act == ACT_COPY)
+		ss->bytes += (uint64_t)res;
+}
+
+static void report_op(struct replay_report *rep, const struct replay_op *op,
+		      const struct replay_done *d, int div)
+{
+	struct run_op ro = {
+		.sys = op->sys, .pid = op->pid, .tid = op->tid, .file = op->file,
+		.path_id = op->path_id, .t_ns = d->t_ns, .lat_ns = d->lat_ns,
+		.ret = d->result, .issue_delay_ns = d->delay_ns,
+	};
+
+	pthread_mutex_lock(&rep->lock);
+	if (d->issued)
+		run_acc_op(rep->acc, &ro);
+	if (div)
+		run_acc_divergence(rep->acc, op->sys, (enum run_divergence)div, op->ret,
+				   d->issued ? d->result : 0, op->path);
+	pthread_mutex_unlock(&rep->lock);
+}
+
+static void account_not_issued(struct replay_stats *s, struct replay_sys_stats *ss,
+			       const struct replay_op *op, const struct replay_done *d)
+{
+	const struct riot_sys_info *si = riot_sys_info(op->sys);
+
+	if (si && op->ret > 0 && si->cls == RIOT_CLASS_DATA_READ)
+		s->skipped_read += (uint64_t)op->ret;
+	if (si && op->ret > 0 && si->cls == RIOT_CLASS_DATA_WRITE)
+		s->skipped_written += (uint64_t)op->ret;
+	if (op->act == ACT_STATE) {
+		ss->state_only++;
+	} else if (op->act == ACT_UNREPLAYABLE) {
+		ss->unreplayable++;
+	} else {
+		unsigned why = d->skip ? d->skip : op->skip;
+
+		ss->skipped++;
+		s->skip_by[why < SKIP_COUNT ? why : SKIP_NONE]++;
+	}
+}
+
+void replay_account(struct replay_stats *s, struct replay_report *rep,
+		    const struct replay_op *op, const struct replay_done *d)
+{
+	struct replay_sys_stats *ss = &s->sys[op->sys < RIOT_SYS_COUNT ? op->sys : 0];
+	int div = 0;
+
+	s->ops++;
+	ss->ops++;
+	if (!d->issued) {
+		account_not_issued(s, ss, op, d);
+		if (op->act != ACT_STATE)
+			div = RUN_DIV_SKIPPED;
+	} else {
+		s->issued++;
+		ss->issued++;
+		ss->fallbacks += d->fallback;
+		if (d->result < 0)
+			ss->errors++;
+		if (!ss->lat && (ss->lat = malloc(sizeof(*ss->lat))))
+			hist_init(ss->lat);
+		if (ss->lat)
+			hist_add(ss->lat, d->lat_ns);
+		if (d->delay_ns >= 0)
+			hist_add(&s->delay, (uint64_t)d->delay_ns);
+		count_bytes(s, ss, op, d->result);
+		count_second(s, d->t_ns + d->lat_ns);
+		div = divergence(op, d->result);
+		if (div) {
+			ss->div[div]++;
+			note_example(ss, op, d->result);
+		}
+	}
+	if (rep)
+		report_op(rep, op, d, div);
+}
+
+static void merge_sys(struct replay_sys_stats *a, const struct replay_sys_stats *b)
+{
+	a->ops += b->ops;
+	a->issued += b->issued;
+	a->errors += b->errors;
+	a->bytes += b->bytes;
+	a->fallbacks += b->fallbacks;
+	a->state_only += b->state_only;
+	a->skipped += b->skipped;
+	a->unreplayable += b->unreplayable;
+	for (unsigned k = 0; k < RUN_DIV_COUNT; k++)
+		a->div[k] += b->div[k];
+	for (unsigned i = 0; i < b->nexamples && a->nexamples < REPLAY_DIV_EXAMPLES; i++)
+		a->examples[a->nexamples++] = b->examples[i];
+}
+
+int replay_stats_merge(struct replay_stats *into, const struct replay_stats *from)
+{
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
+		const struct replay_sys_stats *b = &from->sys[i];
+		struct replay_sys_stats *a = &into->sys[i];
+
+		merge_sys(a, b);
+		if (!b->lat)
+			continue;
+		if (!a->lat) {
+			if (!(a->lat = malloc(sizeof(*a->lat))))
+				return -ENOMEM;
+			hist_init(a->lat);
+		}
+		hist_merge(a->lat, b->lat);
+	}
+	hist_merge(&into->delay, &from->delay);
+	into->ops += from->ops;
+	into->issued += from->issued;
+	into->bytes_read += from->bytes_read;
+	into->bytes_written += from->bytes_written;
+	into->reopened += from->reopened;
+	into->skipped_read += from->skipped_read;
+	into->skipped_written += from->skipped_written;
+	for (unsigned k = 0; k < SKIP_COUNT; k++)
+		into->skip_by[k] += from->skip_by[k];
+	if (from->nseconds && ensure_seconds(into, from->nseconds - 1) < 0)
+		return -ENOMEM;
+	for (uint64_t sec = 0; sec < from->nseconds; sec++)
+		into->per_second[sec] += from->per_second[sec];
+	if (from->last_end_ns > into->last_end_ns)
+		into->last_end_ns = from->last_end_ns;
+	return 0;
+}
+
+static uint64_t sum_field(const struct replay_stats *s, size_t offset)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++)
+		n += *(const uint64_t *)((const char *)&s->sys[i] + offset);
+	return n;
+}
+
+#define SUM(s, field) sum_field(s, offsetof(struct replay_sys_stats, field))
+
+static uint64_t sum_div(const struct replay_stats *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++)
+		for (unsigned k = RUN_DIV_RESULT; k < RUN_DIV_COUNT; k++)
+			if (k != RUN_DIV_SKIPPED)
+				n += s->sys[i].div[k];
+	return n;
+}
+
+static const char *sys_name(unsigned i)
+{
+	const struct riot_sys_info *si = riot_sys_info(i);
+
+	return si ? si->name : "?";
+}
+
+static void fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 10000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 10000000)
+		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%.1fms", (double)ns / 1e6);
+}
+
+static void print_counts(FILE *out, const char *what, const struct replay_stats *s, size_t offset)
+{
+	const char *sep = "";
+
+	fprintf(out, "%-14s %" PRIu64, what, sum_field(s, offset));
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
+		uint64_t n = *(const uint64_t *)((const char *)&s->sys[i] + offset);
+
+		if (n) {
+			fprintf(out, "%s %s %" PRIu64, *sep ? "," : " (", sys_name(i), n);
+			sep = ",";
+		}
+	}
+	fprintf(out, "%s\n", *sep ? ")" : "");
+}
+
+static void print_divergences(FILE *out, const struct replay_stats *s)
+{
+	fprintf(out, "%-14s %" PRIu64 "\n", "divergences:", sum_div(s));
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
+		const struct replay_sys_stats *ss = &s->sys[i];
+
+		if (!ss->div[RUN_DIV_RESULT] && !ss->div[RUN_DIV_BYTES])
+			continue;
+		fprintf(out, "  %-18s %" PRIu64 " other result, %" PRIu64 " other byte count\n",
+			sys_name(i), ss->div[RUN_DIV_RESULT], ss->div[RUN_DIV_BYTES]);
+		for (unsigned e = 0; e < ss->nexamples; e++)
+			fprintf(out, "    op %" PRIu64 " %s: captured %" PRId64 ", replayed %" PRId64 "%s%s\n",
+				ss->examples[e].seq, ss->examples[e].path, ss->examples[e].captured,
+				ss->examples[e].replayed,
+				ss->examples[e].replayed < 0 ? " " : "",
+				ss->examples[e].replayed < 0 ? strerror((int)-ss->examples[e].replayed) : "");
+	}
+}
+
+void replay_print_summary(FILE *out, const struct replay_stats *s,
+			  const struct replay_summary_info *si)
+{
+	double secs = (double)si->elapsed_ns / 1e9;
+	char b1[32], b2[32], p50[32], p99[32];
+
+	fprintf(out, "replay:        %s engine, %s order, speed %g%s, %u workers, %u streams%s\n",
+		si->engine, si->order, si->speed, si->speed == 0 ? " (as fast as possible)" : "",
+		si->workers, si->streams, si->log_complete ? "" : ", log incomplete");
+	fprintf(out, "operations:    %" PRIu64 " (%" PRIu64 " issued, %" PRIu64 " state only, %"
+		PRIu64 " skipped, %" PRIu64 " unreplayable)\n", s->ops, s->issued,
+		SUM(s, state_only), SUM(s, skipped), SUM(s, unreplayable));
+	fprintf(out, "bytes:         %s read, %s written\n",
+		riot_fmt_bytes(s->bytes_read, b1, sizeof(b1)),
+		riot_fmt_bytes(s->bytes_written, b2, sizeof(b2)));
+	if (s->skipped_read || s->skipped_written)
+		fprintf(out, "not replayed:  %s read, %s written by skipped or unreplayable ops\n",
+			riot_fmt_bytes(s->skipped_read, b1, sizeof(b1)),
+			riot_fmt_bytes(s->skipped_written, b2, sizeof(b2)));
+	fprintf(out, "elapsed:       %.3f s, %.0f issued ops/s\n", secs,
+		secs > 0 ? (double)s->issued / secs : 0);
+	if (s->delay.count) {
+		fmt_ns(hist_quantile(&s->delay, 0.5), p50, sizeof(p50));
+		fmt_ns(hist_quantile(&s->delay, 0.99), p99, sizeof(p99));
+		fmt_ns(s->delay.max, b1, sizeof(b1));
+		fprintf(out, "issue delay:   p50 %s, p99 %s, max %s\n", p50, p99, b1);
+	}
+	print_counts(out, "fallbacks:", s, offsetof(struct replay_sys_stats, fallbacks));
+	print_divergences(out, s);
+	print_counts(out, "unreplayable:", s, offsetof(struct replay_sys_stats, unreplayable));
+	print_counts(out, "skipped:", s, offsetof(struct replay_sys_stats, skipped));
+	for (unsigned k = 1; k < SKIP_COUNT; k++)
+		if (s->skip_by[k])
+			fprintf(out, "  %-18s %" PRIu64 "\n", replay_skip_name(k), s->skip_by[k]);
+	fprintf(out, "\n%-18s %10s %10s %8s %12s %10s %10s\n", "syscall", "ops", "issued",
+		"errors", "bytes", "p50", "p99");
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
+		const struct replay_sys_stats *ss = &s->sys[i];
+
+		if (!ss->ops)
+			continue;
+		snprintf(p50, sizeof(p50), "-");
+		snprintf(p99, sizeof(p99), "-");
+		if (ss->lat && ss->lat->count) {
+			fmt_ns(hist_quantile(ss->lat, 0.5), p50, sizeof(p50));
+			fmt_ns(hist_quantile(ss->lat, 0.99), p99, sizeof(p99));
+		}
+		fprintf(out, "%-18s %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %12" PRIu64 " %10s %10s\n",
+			sys_name(i), ss->ops, ss->issued, ss->errors, ss->bytes, p50, p99);
+	}
+}
+
+static void json_sys(struct json *j, const struct replay_sys_stats *ss, const char *name)
+{
+	json_obj_open(j, name);
+	json_u64(j, "ops", ss->ops);
+	json_u64(j, "issued", ss->issued);
+	json_u64(j, "errors", ss->errors);
+	json_u64(j, "bytes", ss->bytes);
+	json_u64(j, "fallbacks", ss->fallbacks);
+	json_u64(j, "state_only", ss->state_only);
+	json_u64(j, "skipped", ss->skipped);
+	json_u64(j, "unreplayable", ss->unreplayable);
+	json_u64(j, "div_result", ss->div[RUN_DIV_RESULT]);
+	json_u64(j, "div_bytes", ss->div[RUN_DIV_BYTES]);
+	json_u64(j, "lat_p50_ns", ss->lat ? hist_quantile(ss->lat, 0.5) : 0);
+	json_u64(j, "lat_p99_ns", ss->lat ? hist_quantile(ss->lat, 0.99) : 0);
+	json_arr_open(j, "examples");
+	for (unsigned e = 0; e < ss->nexamples; e++) {
+		json_obj_open(j, NULL);
+		json_u64(j, "op", ss->examples[e].seq);
+		json_str(j, "path", ss->examples[e].path);
+		json_i64(j, "captured", ss->examples[e].captured);
+		json_i64(j, "replayed", ss->examples[e].replayed);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
+void replay_print_json(FILE *out, const struct replay_stats *s,
+		       const struct replay_summary_info *si)
+{
+	struct json j;
+
+	json_init(&j, out, false);
+	json_obj_open(&j, NULL);
+	json_str(&j, "engine", si->engine);
+	json_str(&j, "order", si->order);
+	json_double(&j, "speed", si->speed);
+	json_u64(&j, "workers", si->workers);
+	json_u64(&j, "streams", si->streams);
+	json_bool(&j, "log_complete", si->log_complete);
+	json_u64(&j, "elapsed_ns", si->elapsed_ns);
+	json_u64(&j, "ops", s->ops);
+	json_u64(&j, "issued", s->issued);
+	json_u64(&j, "bytes_read", s->bytes_read);
+	json_u64(&j, "bytes_written", s->bytes_written);
+	json_u64(&j, "bytes_read_not_replayed", s->skipped_read);
+	json_u64(&j, "bytes_written_not_replayed", s->skipped_written);
+	json_u64(&j, "fallbacks", SUM(s, fallbacks));
+	json_u64(&j, "divergences", sum_div(s));
+	json_u64(&j, "skipped", SUM(s, skipped));
+	json_u64(&j, "unreplayable", SUM(s, unreplayable));
+	json_u64(&j, "reopened", s->reopened);
+	json_u64(&j, "delay_count", s->delay.count);
+	json_u64(&j, "delay_p50_ns", hist_quantile(&s->delay, 0.5));
+	json_u64(&j, "delay_p99_ns", hist_quantile(&s->delay, 0.99));
+	json_u64(&j, "delay_max_ns", s->delay.max);
+	json_obj_open(&j, "skip_reasons");
+	for (unsigned k = 1; k < SKIP_COUNT; k++)
+		if (s->skip_by[k])
+			json_u64(&j, replay_skip_name(k), s->skip_by[k]);
+	json_obj_close(&j);
+	json_obj_open(&j, "syscalls");
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++)
+		if (s->sys[i].ops)
+			json_sys(&j, &s->sys[i], sys_name(i));
+	json_obj_close(&j);
+	json_obj_close(&j);
+	json_end_line(&j);
+}

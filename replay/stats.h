@@ -1,0 +1,97 @@
+/* replay/stats.h: what a replay measured. Every op the plan produces, issued
+ * or not, flows through replay_account() exactly once; summaries, the JSON
+ * output and the SQLite report (report/report.h) all read from here.
+ *
+ * A struct replay_stats is fed by one thread at a time (each worker owns
+ * one, the sync engine shares a few under locks); replay_stats_merge()
+ * adds them up at the end. Memory grows with the syscalls seen (one
+ * latency histogram each) and the run's length in seconds.
+ */
+#ifndef RIOT_REPLAY_STATS_H
+#define RIOT_REPLAY_STATS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/hist.h"
+#include "plan.h"
+#include "report/report.h"
+
+#define REPLAY_DIV_EXAMPLES 5	/* kept per syscall */
+
+struct replay_div_example {
+	uint64_t seq;
+	int64_t captured, replayed;
+	char path[160];
+};
+
+struct replay_sys_stats {
+	uint64_t ops;		/* planned ops of this syscall */
+	uint64_t issued;	/* performed against the root */
+	uint64_t errors;	/* replay results < 0 */
+	uint64_t bytes;		/* bytes moved by successful data ops */
+	uint64_t fallbacks;	/* issued on the synchronous pool */
+	uint64_t state_only;	/* nothing to issue (lseek, dup...) */
+	uint64_t skipped;	/* not replayable safely: see skip_by */
+	uint64_t unreplayable;	/* mmap I/O, workload io_uring / AIO */
+	uint64_t div[RUN_DIV_COUNT];	/* divergences by kind */
+	unsigned nexamples;
+	struct replay_div_example examples[REPLAY_DIV_EXAMPLES];
+	struct hist *lat;	/* submission to completion, issued ops */
+};
+
+struct replay_stats {
+	struct replay_sys_stats sys[RIOT_SYS_COUNT];
+	struct hist delay;	/* issue delay against the schedule (paced) */
+	uint64_t ops, issued, bytes_read, bytes_written;
+	uint64_t skip_by[SKIP_COUNT];
+	uint64_t reopened;	/* files a worker opened again by path */
+	uint64_t skipped_read, skipped_written;	/* captured bytes of data
+						 * ops not issued */
+	uint64_t *per_second;	/* completions per second of the run */
+	uint64_t nseconds;
+	uint64_t last_end_ns;	/* latest completion, ns after start */
+};
+
+/* Where the report goes, shared by every thread (NULL: no report). */
+struct replay_report {
+	pthread_mutex_t lock;
+	struct run_acc *acc;
+};
+
+/* One finished op. result: the replay's return value (-errno), ignored
+ * for ops not issued; t_ns: issue time after the start; lat_ns:
+ * submission to completion; delay_ns: issue time minus scheduled time,
+ * < 0 when unpaced or not issued; fallback: issued on the sync pool. */
+struct replay_done {
+	int64_t result;
+	uint64_t t_ns, lat_ns;
+	int64_t delay_ns;
+	bool issued, fallback;
+	uint8_t skip;		/* set when skipped at issue (SKIP_*) */
+};
+
+void replay_stats_init(struct replay_stats *s);
+void replay_stats_free(struct replay_stats *s);
+void replay_account(struct replay_stats *s, struct replay_report *rep,
+		    const struct replay_op *op, const struct replay_done *d);
+/* Adds from into into. 0 or -ENOMEM. */
+int replay_stats_merge(struct replay_stats *into, const struct replay_stats *from);
+
+struct replay_summary_info {
+	const char *engine, *order;
+	double speed;
+	unsigned workers;
+	uint64_t elapsed_ns;
+	uint32_t streams;
+	bool log_complete;
+};
+
+void replay_print_summary(FILE *out, const struct replay_stats *s,
+			  const struct replay_summary_info *si);
+void replay_print_json(FILE *out, const struct replay_stats *s,
+		       const struct replay_summary_info *si);
+
+#endif
