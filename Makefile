@@ -35,7 +35,7 @@ endif
 # Debian packages the build, the tests and the demo need.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
 	liburing-dev libsqlite3-dev libclang-rt-14-dev linux-perf file python3 \
-	xfsprogs btrfs-progs tar git strace chromium
+	xfsprogs btrfs-progs tar git strace fio bpftrace chromium
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
@@ -146,13 +146,15 @@ asan: deps
 
 # libFuzzer target for the log reader; clang's runtime from libclang-rt-14-dev.
 FUZZ_SECONDS ?= 60
-FUZZ_SRCS := $(wildcard formats/*.c lib/*.c)
+# formats/ reaches model/ (the strace importer and fio exporter resolve
+# through it), so the fuzzers link it too.
+FUZZ_SRCS := $(wildcard formats/*.c lib/*.c model/*.c)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
 		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) -lzstd -lz -lpthread
-fuzz: deps $(BUILD)/fuzz/fuzz_reader $(BUILD)/bin/genlog
+fuzz: deps $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/bin/genlog
 	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
 bench: all

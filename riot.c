@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "capture/capture.h"
+#include "formats/convert.h"
 #include "inspect/inspect.h"
 #include "lib/cli.h"
 #include "replay/replay.h"
@@ -31,6 +32,8 @@ static const struct riot_command commands[] = {
 	{ "compare", cmd_compare, "put runs side by side", cmd_compare_help },
 	{ "info", cmd_info, "summarise a .riot log", cmd_info_help },
 	{ "dump", cmd_dump, "print every record of a .riot log", cmd_dump_help },
+	{ "import", cmd_import, "turn another tool's trace (strace) into a .riot log", cmd_import_help },
+	{ "export", cmd_export, "write a log for another tool (fio iolog)", cmd_export_help },
 	{ "version", cmd_version, "riot, library and kernel feature versions", cmd_version_help },
 	{ "help", cmd_help, "list commands or show one's help", help_help },
 };

@@ -35,3 +35,44 @@ head -c 100 "$corpus/seed-seqread-5-0.riot" >"$corpus/cut-header.riot"
 	exit 1
 }
 grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz/log.txt" || true
+
+# The strace importer's target: seeded with strace output of every shape
+# the importer reads (prefixes, -yy notes, unfinished/resumed, exits).
+strace_fuzzer=$build/fuzz/fuzz_strace
+strace_corpus=$build/fuzz/corpus-strace
+[ -x "$strace_fuzzer" ] || { echo "run.sh: $strace_fuzzer is not built" >&2; exit 1; }
+mkdir -p "$strace_corpus"
+cat >"$strace_corpus/seed-f-o.txt" <<'TRACE'
+100 1700000000.000001 execve("/bin/sh", ["sh"], 0x7ffd /* 3 vars */) = 0 <0.000100>
+100 1700000000.000200 openat(AT_FDCWD</w>, "a\"b\x41", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3</w/aA> <0.000010>
+100 1700000000.000300 pread64(3</w/aA>, "ab"..., 4096, 0) = 2 <0.000002>
+100 1700000000.000400 read(5</dev/null<char 1:3>>, "", 10) = 0 <0.000001>
+100 1700000000.000500 clone(child_stack=NULL, flags=CLONE_VM|CLONE_THREAD|CLONE_FILES|SIGCHLD, parent_tid=[101]) = 101 <0.000050>
+101 1700000000.000600 write(3</w/aA>, "x", 1 <unfinished ...>
+100 1700000000.000700 vfork( <unfinished ...>
+102 1700000000.000800 chdir("/tmp") = 0 <0.000001>
+100 1700000000.000900 <... vfork resumed>) = 102 <0.000200>
+101 1700000000.001000 <... write resumed>) = 1 <0.000400>
+102 1700000000.001100 unlinkat(AT_FDCWD</tmp>, "x", 0) = -1 ENOENT (No such file or directory) <0.000001>
+102 1700000000.001200 --- SIGTERM {si_signo=SIGTERM, si_code=SI_USER} ---
+102 1700000000.001300 +++ killed by SIGTERM +++
+100 1700000000.001400 lseek(3</w/aA>, 0, SEEK_END) = 3 <0.000001>
+100 1700000000.001500 close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) = 0 <0.000001>
+100 1700000000.001600 exit_group(0) = ?
+100 1700000000.001700 +++ exited with 0 +++
+TRACE
+cat >"$strace_corpus/seed-stderr.txt" <<'TRACE'
+1700000000.000001 openat(AT_FDCWD, "x", O_RDONLY) = 3 <0.000010>
+1700000000.000002 clone3({flags=CLONE_VM|CLONE_FS, exit_signal=SIGCHLD, stack=0x7f, stack_size=0x1000}, 88) = 7
+[pid     7] 1700000000.000003 read(3, "abc", 3) = 3 <0.000001>
+[pid     6] 1700000000.000004 set_tid_address(0x7f) = 6 <0.000001>
+strace: Process 6 detached
+TRACE
+"$strace_fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
+	-artifact_prefix="$build/fuzz/strace-" -print_final_stats=1 "$strace_corpus" \
+	2>"$build/fuzz/log-strace.txt" || {
+	tail -n 60 "$build/fuzz/log-strace.txt"
+	echo "fuzz: the strace importer failed on an input, kept in $build/fuzz/" >&2
+	exit 1
+}
+grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz/log-strace.txt" || true
