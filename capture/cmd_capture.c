@@ -109,8 +109,21 @@ const char cmd_capture_help[] =
 "Exit status: 0, or CMD's status; 1 on error; 2 on a usage error.\n";
 
 /* What the drain loop keeps between records. */
+/* A successful execve's path is gone from user memory by its exit; the
+ * EXEC event logged just before it carries the file name (the kernel's
+ * bprm->filename: as passed to execve; execveat's /dev/fd/N form), so the
+ * syscall record takes it from there. Execs in flight at once are few. */
+#define EXEC_SLOTS 64
+
+struct exec_name {
+	uint32_t pid;
+	bool used, truncated;
+	char path[PATH_MAX];
+};
+
 struct capture {
 	struct riot_writer *w;
+	struct exec_name *execs;	/* EXEC_SLOTS, allocated at first exec */
 	struct path_filter *pf;
 	struct reorder *ro;
 	uint64_t syscalls, procs, filtered, malformed;
@@ -612,6 +625,39 @@ static int log_rec(struct capture *c, const struct riot_rec *rec)
 	return err;
 }
 
+static void exec_remember(struct capture *c, const struct riot_proc *p)
+{
+	struct exec_name *e;
+
+	if (!p->path.s)
+		return;
+	if (!c->execs && !(c->execs = calloc(EXEC_SLOTS, sizeof(*c->execs))))
+		return;	/* the syscall record then goes without its path */
+	e = &c->execs[p->pid % EXEC_SLOTS];
+	e->pid = p->pid;
+	e->used = true;
+	e->truncated = p->path.truncated;
+	snprintf(e->path, sizeof(e->path), "%s", p->path.s);
+}
+
+static void exec_fill(struct capture *c, struct riot_syscall *sc)
+{
+	struct exec_name *e;
+
+	if ((sc->sys != RIOT_SYS_execve && sc->sys != RIOT_SYS_execveat) || sc->ret != 0 ||
+	    (sc->has & RIOT_HAS_PATH) || !c->execs)
+		return;
+	e = &c->execs[sc->pid % EXEC_SLOTS];
+	if (!e->used || e->pid != sc->pid)
+		return;
+	sc->path.s = e->path;
+	sc->path.truncated = e->truncated;
+	sc->has |= RIOT_HAS_PATH;
+	if (sc->sys == RIOT_SYS_execveat)	/* the name is absolute or /dev/fd/N */
+		sc->has &= ~RIOT_HAS_DIRFD;
+	e->used = false;
+}
+
 /* An event, in time order, to the log. */
 static int log_event(void *ctx, const void *data, size_t size)
 {
@@ -623,10 +669,14 @@ static int log_event(void *ctx, const void *data, size_t size)
 		c->malformed++;
 		return 0;
 	}
-	if (rec.type == RIOT_REC_SYSCALL)
+	if (rec.type == RIOT_REC_SYSCALL) {
 		c->syscalls++;
-	else
+		exec_fill(c, &rec.sc);
+	} else {
 		c->procs++;
+		if (rec.proc.kind == RIOT_PROC_EXEC)
+			exec_remember(c, &rec.proc);
+	}
 	return log_rec(c, &rec);
 }
 
@@ -876,6 +926,10 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 	}
 	set_signals();
 	err = write_start_state(&c, o, r.child, t0);
+	/* The start state goes to disk at once: a log that shows it proves
+	 * the tracer is attached, which scripts starting work wait for. */
+	if (!err)
+		err = riot_writer_flush(c.w);
 	if (!err) {
 		release_child(&gate, true);
 		err = drain_loop(&c, &r);
@@ -894,6 +948,7 @@ out:
 	if (r.child && gate >= 0)
 		reap_child(r.child, &gate);
 	path_filter_free(c.pf);
+	free(c.execs);
 	reorder_free(c.ro);
 	return rc;
 }

@@ -124,9 +124,8 @@ capture_attached() {
 # start_state_written CPID LOG PID: true once the log's complete blocks hold
 # the start state of PID. The log exists before capture has read /proc, so
 # the go signal waits for this: a workload that ran (or exited) while its
-# fds were being read would make the start state a race. The writer flushes
-# at least every second, and a block holds the whole start state of one
-# process.
+# fds were being read would make the start state a race. Capture flushes the
+# start state to disk as soon as it is written.
 start_state_written() {
 	capture_attached "$1" "$2" || return 1
 	"$RIOT" dump --format jsonl "$2" 2>/dev/null |

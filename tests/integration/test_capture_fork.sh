@@ -42,11 +42,10 @@ vk = t.calls(tid=kids[2])
 t.true("vfork child made syscalls", len(vk) > 0)
 if vk:
     t.expect_seq("vfork child's first call", vk[:1], [E("execve", pid=kids[2], ret=0)])
-    # Capture leaves the path of a successful execve to the exec record (the
-    # old image's memory is gone at exit); where it is there it must be right.
+    # The old image's memory is gone at a successful execve's exit: capture
+    # takes the path from the exec event, and it must be there and right.
     for k in ("path", "path_raw"):
-        if k in vk[0]:
-            t.eq("execve " + k, vk[0][k], "/bin/true")
+        t.eq("execve " + k, vk[0].get(k), "/bin/true")
 ex = t.procs("exec")
 t.eq("exec records", [(r.get("pid"), r.get("path"), r.get("comm")) for r in ex],
      [(kids[2], "/bin/true", "true")])
