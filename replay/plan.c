@@ -490,8 +490,6 @@ static void plan_fd_op(struct replay_plan *p, struct replay_op *op, const struct
 	op->uid = sc->uid;
 	op->gid = sc->gid;
 	op->arg = sc->cmd;
-	if (act == ACT_FALLOCATE)
-		op->flags = sc->flags;
 }
 
 static void plan_path_op(struct replay_plan *p, struct replay_op *op,
@@ -792,6 +790,14 @@ int replay_plan_run(struct replay_plan *p)
 		}
 		if (p->pending_close)
 			close_settle(p, false);
+		/* an fd open before the capture starts where the snapshot found
+		 * its file position */
+		if (rec.type == RIOT_REC_SNAP_FD && mop.file) {
+			struct file_state *fs = file_state(p, mop.file);
+
+			if (fs)
+				fs->pos = rec.sfd.pos;
+		}
 		if (rec.type != RIOT_REC_SYSCALL)
 			continue;
 		rc = plan_syscall(p, &rec.sc, &mop);

@@ -1,0 +1,683 @@
+/* tests/unit/test_replay_plan.c: the replay plan (replay/plan.h) driven
+ * directly, without an engine: small logs written here are planned on this
+ * thread and every op is checked exactly: explicit offsets made from file
+ * positions (lseek, pread/pwrite, dup, snapshot fds, O_APPEND), the
+ * dependencies of thread, resource and strict order, streams per captured
+ * thread and the order ops reach them, and skipped or unreplayable ops.
+ *
+ * The logs stay far below REPLAY_WINDOW ops, so the producer never waits
+ * for a consumer and no op has to be completed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "model/model.h"
+#include "replay/engine.h"
+#include "replay/plan.h"
+#include "replay/root.h"
+#include "unit.h"
+
+#define T0 1000000000ull
+#define MAX_PUSH 256
+#define MAX_LANES 16
+
+static char log_path[64];
+static struct riot_writer *w;
+static uint64_t t_next;
+
+/* ---- writing a log ---- */
+
+static void log_begin(void)
+{
+	struct riot_log_header h = {
+		.host = "test", .kernel = "synthetic", .arch = "x86_64",
+		.riot_version = RIOT_VERSION, .cmdline = "test_replay_plan", .start_t = T0,
+	};
+
+	w = riot_writer_open(log_path, &h, NULL);
+	if (!w) {
+		fprintf(stderr, "%s: %s\n", log_path, strerror(errno));
+		exit(1);
+	}
+	t_next = T0;
+}
+
+static void log_end(void)
+{
+	CHECK_EQ(riot_writer_close(w), 0);
+	w = NULL;
+}
+
+static void add(const struct riot_rec *r)
+{
+	CHECK_EQ(riot_writer_add(w, r), 0);
+}
+
+static struct riot_rec sys(unsigned nr, uint32_t pid, uint32_t tid, int64_t ret)
+{
+	struct riot_rec r = { .type = RIOT_REC_SYSCALL };
+
+	r.sc.sys = (uint16_t)nr;
+	r.sc.pid = pid;
+	r.sc.tid = tid;
+	r.sc.t = t_next;
+	r.sc.dur = 500;
+	r.sc.ret = ret;
+	t_next += 1000;
+	return r;
+}
+
+static void op_open(uint32_t pid, uint32_t tid, const char *path, uint64_t flags, int64_t fd)
+{
+	struct riot_rec r = sys(RIOT_SYS_openat, pid, tid, fd);
+
+	r.sc.has = RIOT_HAS_DIRFD | RIOT_HAS_PATH | RIOT_HAS_FLAGS | RIOT_HAS_MODE;
+	r.sc.dirfd = AT_FDCWD;
+	r.sc.path.s = path;
+	r.sc.flags = flags;
+	r.sc.mode = 0644;
+	add(&r);
+}
+
+/* read/write/close/dup: the fd, and a count for the data calls. */
+static void op_fd(unsigned nr, uint32_t pid, uint32_t tid, int fd, uint64_t count, int64_t ret)
+{
+	struct riot_rec r = sys(nr, pid, tid, ret);
+
+	r.sc.has = RIOT_HAS_FD;
+	r.sc.fd = fd;
+	if (count) {
+		r.sc.has |= RIOT_HAS_COUNT;
+		r.sc.count = count;
+	}
+	add(&r);
+}
+
+/* pread64/pwrite64, and lseek (off, whence in cmd). */
+static void op_off(unsigned nr, uint32_t pid, uint32_t tid, int fd, uint64_t off, uint64_t count,
+		   int64_t ret)
+{
+	struct riot_rec r = sys(nr, pid, tid, ret);
+
+	r.sc.has = RIOT_HAS_FD | RIOT_HAS_OFF;
+	r.sc.fd = fd;
+	r.sc.off = off;
+	if (nr == RIOT_SYS_lseek) {
+		r.sc.has |= RIOT_HAS_CMD;
+		r.sc.cmd = (uint32_t)count;
+	} else {
+		r.sc.has |= RIOT_HAS_COUNT;
+		r.sc.count = count;
+	}
+	add(&r);
+}
+
+static void op_path(unsigned nr, uint32_t pid, uint32_t tid, const char *path, const char *path2,
+		    int64_t ret)
+{
+	struct riot_rec r = sys(nr, pid, tid, ret);
+
+	r.sc.has = RIOT_HAS_PATH | RIOT_HAS_MODE;
+	r.sc.path.s = path;
+	r.sc.mode = 0755;
+	if (path2) {
+		r.sc.has |= RIOT_HAS_PATH2;
+		r.sc.path2.s = path2;
+	}
+	add(&r);
+}
+
+static void op_mmap(uint32_t pid, uint32_t tid, int fd, uint64_t len)
+{
+	struct riot_rec r = sys(RIOT_SYS_mmap, pid, tid, 0x7f0000000000);
+
+	r.sc.has = RIOT_HAS_FD | RIOT_HAS_COUNT | RIOT_HAS_CMD | RIOT_HAS_FLAGS | RIOT_HAS_OFF;
+	r.sc.fd = fd;
+	r.sc.count = len;
+	r.sc.cmd = PROT_READ;
+	r.sc.flags = fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED;
+	r.sc.off = 0;
+	add(&r);
+}
+
+static void snap_proc(uint32_t pid, const char *cwd)
+{
+	struct riot_rec r = { .type = RIOT_REC_SNAP_PROC };
+
+	r.sproc.pid = pid;
+	r.sproc.ppid = 1;
+	r.sproc.t = T0;
+	r.sproc.cwd.s = cwd;
+	add(&r);
+}
+
+static void snap_fd(uint32_t pid, int fd, const char *path, uint32_t flags, uint64_t pos)
+{
+	struct riot_rec r = { .type = RIOT_REC_SNAP_FD };
+
+	r.sfd.pid = pid;
+	r.sfd.fd = fd;
+	r.sfd.t = T0;
+	r.sfd.path.s = path;
+	r.sfd.flags = flags;
+	r.sfd.pos = pos;
+	r.sfd.size = 65536;
+	r.sfd.ftype = S_IFREG;
+	add(&r);
+}
+
+/* ---- planning it: a consumer that only records what it is handed ---- */
+
+static unsigned pushed_lane[MAX_PUSH];
+static uint64_t pushed_seq[MAX_PUSH];
+static unsigned npushed;
+static unsigned routed;
+
+/* Every stream gets a lane of its own: lane == stream index. */
+static unsigned route(void *eng, uint32_t stream, uint32_t pid)
+{
+	(void)eng;
+	(void)pid;
+	CHECK_EQ(stream, routed);
+	routed++;
+	return stream;
+}
+
+static void push(void *eng, unsigned lane, uint64_t seq)
+{
+	(void)eng;
+	if (npushed < MAX_PUSH) {
+		pushed_lane[npushed] = lane;
+		pushed_seq[npushed] = seq;
+	}
+	npushed++;
+}
+
+/* Plans the log just written, to its end. Exits on a plan that cannot
+ * even be made: nothing else could be checked. */
+static struct replay_plan *plan_log(enum replay_order order)
+{
+	struct replay_plan_opts o = {
+		.log_path = log_path, .order = order, .route = route, .push = push,
+	};
+	struct replay_plan *p;
+	char err[512];
+
+	npushed = routed = 0;
+	p = replay_plan_new(&o, err, sizeof(err));
+	if (!p) {
+		fprintf(stderr, "replay_plan_new: %s\n", err);
+		unlink(log_path);
+		exit(1);
+	}
+	CHECK_EQ(replay_plan_run(p), 0);
+	CHECK(replay_plan_finished(p));
+	CHECK(replay_plan_log_complete(p));
+	/* every op handed over exactly once, in log order */
+	CHECK_U64(npushed, replay_plan_planned(p));
+	for (unsigned i = 0; i < npushed && i < MAX_PUSH; i++)
+		CHECK_U64(pushed_seq[i], i + 1);
+	return p;
+}
+
+static unsigned ndeps(const struct replay_op *op)
+{
+	unsigned n = 0;
+
+	while (n < REPLAY_MAX_DEPS && op->dep[n])
+		n++;
+	return n;
+}
+
+static bool has_dep(const struct replay_op *op, uint64_t seq)
+{
+	for (unsigned i = 0; i < REPLAY_MAX_DEPS && op->dep[i]; i++)
+		if (op->dep[i] == seq)
+			return true;
+	return false;
+}
+
+/* op seq's dependencies are exactly want[0..n) (any order). */
+static void check_deps(struct replay_plan *p, uint64_t seq, const uint64_t *want, unsigned n,
+		       int line)
+{
+	const struct replay_op *op = replay_plan_op(p, seq);
+	bool ok = ndeps(op) == n;
+
+	for (unsigned i = 0; ok && i < n; i++)
+		ok = has_dep(op, want[i]);
+	unit_checks++;
+	if (!ok) {
+		unit_failures++;
+		fprintf(stderr, "%s:%d: deps of op %" PRIu64 " (%s):", __FILE__, line, seq,
+			replay_act_name(op->act));
+		for (unsigned i = 0; i < REPLAY_MAX_DEPS && op->dep[i]; i++)
+			fprintf(stderr, " %" PRIu64, op->dep[i]);
+		fprintf(stderr, ", want:");
+		for (unsigned i = 0; i < n; i++)
+			fprintf(stderr, " %" PRIu64, want[i]);
+		fprintf(stderr, "\n");
+	}
+}
+
+#define DEPS(p, seq, ...) do { \
+	const uint64_t _w[] = { 0, __VA_ARGS__ }; \
+	check_deps(p, seq, _w + 1, sizeof(_w) / sizeof(_w[0]) - 1, __LINE__); \
+} while (0)
+#define NO_DEPS(p, seq) check_deps(p, seq, NULL, 0, __LINE__)
+
+/* ---- 1. implicit positions ---- */
+
+static void check_data(struct replay_plan *p, uint64_t seq, unsigned act, uint64_t off,
+		       uint64_t count, bool implicit)
+{
+	const struct replay_op *op = replay_plan_op(p, seq);
+
+	CHECK_U64(op->seq, seq);
+	CHECK_STR(replay_act_name(op->act), replay_act_name(act));
+	CHECK_U64(op->off, off);
+	CHECK_U64(op->count, count);
+	CHECK_EQ(!!(op->opflags & OPF_IMPLICIT), implicit);
+	CHECK_EQ(op->skip, SKIP_NONE);
+}
+
+static void test_positions(void)
+{
+	struct replay_plan *p;
+	const struct replay_op *op;
+
+	log_begin();
+	op_open(100, 100, "/data/f", O_RDWR, 3);			/* 1 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 100, 100);			/* 2: 0 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 50, 50);			/* 3: 100 */
+	op_off(RIOT_SYS_lseek, 100, 100, 3, 1000, SEEK_SET, 1000);	/* 4 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 10, 10);			/* 5: 1000 */
+	op_fd(RIOT_SYS_write, 100, 100, 3, 20, 20);			/* 6: 1010 */
+	op_off(RIOT_SYS_pread64, 100, 100, 3, 5000, 7, 7);		/* 7: own */
+	op_off(RIOT_SYS_pwrite64, 100, 100, 3, 6000, 8, 8);		/* 8: own */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 4, 4);			/* 9: 1030 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 100, 30);			/* 10: short */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 5, -EINTR);			/* 11: failed */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 5, 5);			/* 12: 1064 */
+	op_fd(RIOT_SYS_dup, 100, 100, 3, 0, 4);				/* 13 */
+	op_fd(RIOT_SYS_read, 100, 100, 4, 6, 6);			/* 14: 1069 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 1, 1);			/* 15: 1075 */
+	op_off(RIOT_SYS_lseek, 100, 100, 4, 0, SEEK_END, 9000);	/* 16 */
+	op_fd(RIOT_SYS_write, 100, 100, 3, 3, 3);			/* 17: 9000 */
+	op_open(100, 100, "/data/f", O_RDONLY, 5);			/* 18 */
+	op_fd(RIOT_SYS_read, 100, 100, 5, 2, 2);			/* 19: 0 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 2, 2);			/* 20: 9003 */
+	log_end();
+
+	p = plan_log(ORDER_THREAD);
+	CHECK_U64(replay_plan_planned(p), 20);
+	op = replay_plan_op(p, 1);
+	CHECK_EQ(op->act, ACT_OPEN);
+	CHECK_STR(op->path, "/data/f");
+	CHECK_U64(op->flags, O_RDWR);
+	check_data(p, 2, ACT_READ, 0, 100, true);
+	check_data(p, 3, ACT_READ, 100, 50, true);
+	CHECK_EQ(replay_plan_op(p, 4)->act, ACT_STATE);
+	check_data(p, 5, ACT_READ, 1000, 10, true);
+	check_data(p, 6, ACT_WRITE, 1010, 20, true);
+	check_data(p, 7, ACT_READ, 5000, 7, false);
+	check_data(p, 8, ACT_WRITE, 6000, 8, false);
+	check_data(p, 9, ACT_READ, 1030, 4, true);
+	/* the position moves by the result, not the count asked for */
+	check_data(p, 10, ACT_READ, 1034, 100, true);
+	check_data(p, 11, ACT_READ, 1064, 5, true);
+	check_data(p, 12, ACT_READ, 1064, 5, true);
+	/* a dup shares the description, so the position */
+	CHECK_EQ(replay_plan_op(p, 13)->act, ACT_STATE);
+	check_data(p, 14, ACT_READ, 1069, 6, true);
+	CHECK_U64(replay_plan_op(p, 14)->file, replay_plan_op(p, 2)->file);
+	check_data(p, 15, ACT_READ, 1075, 1, true);
+	/* lseek through the dup moves the original's position */
+	check_data(p, 17, ACT_WRITE, 9000, 3, true);
+	/* a new open of the same path is a new description at 0 */
+	CHECK(replay_plan_op(p, 19)->file != replay_plan_op(p, 2)->file);
+	check_data(p, 19, ACT_READ, 0, 2, true);
+	check_data(p, 20, ACT_READ, 9003, 2, true);
+	for (uint64_t s = 1; s <= 20; s++)
+		NO_DEPS(p, s);
+	replay_plan_free(p);
+}
+
+/* An fd open when capture began starts at the position fdinfo showed. */
+static void test_snapshot_position(void)
+{
+	struct replay_plan *p;
+	const struct replay_op *op;
+
+	log_begin();
+	snap_proc(100, "/");
+	snap_fd(100, 7, "/data/snap", O_RDONLY, 4096);
+	op_fd(RIOT_SYS_read, 100, 100, 7, 10, 10);			/* 1: 4096 */
+	op_fd(RIOT_SYS_read, 100, 100, 7, 10, 10);			/* 2: 4106 */
+	log_end();
+
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 2);
+	op = replay_plan_op(p, 1);
+	CHECK_STR(op->path, "/data/snap");
+	CHECK(op->file != 0);
+	CHECK_EQ(op->act, ACT_READ);
+	CHECK(op->opflags & OPF_IMPLICIT);
+	CHECK_U64(replay_plan_op(p, 1)->off, 4096);
+	CHECK_U64(replay_plan_op(p, 2)->off, 4106);
+	DEPS(p, 2, 1);
+	replay_plan_free(p);
+}
+
+/* O_APPEND: the plan keeps the description's flags on every op, and that
+ * is what makes the engine's write append (replay_open_flags keeps
+ * O_APPEND when it opens the file). */
+static void test_append(void)
+{
+	struct replay_plan *p;
+	const struct replay_op *op;
+
+	log_begin();
+	op_open(100, 100, "/data/log", O_WRONLY | O_APPEND | O_CREAT, 3);	/* 1 */
+	op_fd(RIOT_SYS_write, 100, 100, 3, 10, 10);			/* 2 */
+	op_open(100, 100, "/data/plain", O_WRONLY, 4);			/* 3 */
+	op_fd(RIOT_SYS_write, 100, 100, 4, 10, 10);			/* 4 */
+	log_end();
+
+	p = plan_log(ORDER_THREAD);
+	op = replay_plan_op(p, 2);
+	CHECK_EQ(op->act, ACT_WRITE);
+	CHECK_U64(op->count, 10);
+	CHECK(op->file_flags & O_APPEND);
+	CHECK(replay_open_flags(op->file_flags) & O_APPEND);
+	op = replay_plan_op(p, 4);
+	CHECK_EQ(op->act, ACT_WRITE);
+	CHECK(!(op->file_flags & O_APPEND));
+	replay_plan_free(p);
+}
+
+/* ---- 2. dependencies under each order ---- */
+
+/* One log with three threads of one process: A opens /f and writes, B
+ * reads through A's fd, C works on /g alone. */
+static void write_order_log(void)
+{
+	log_begin();
+	op_open(100, 100, "/f", O_RDWR, 3);			/* 1 A */
+	op_open(100, 102, "/g", O_RDWR, 4);			/* 2 C */
+	op_fd(RIOT_SYS_write, 100, 100, 3, 10, 10);		/* 3 A */
+	op_fd(RIOT_SYS_read, 100, 102, 4, 10, 10);		/* 4 C */
+	op_fd(RIOT_SYS_read, 100, 101, 3, 10, 10);		/* 5 B */
+	op_fd(RIOT_SYS_write, 100, 102, 4, 10, 10);		/* 6 C */
+	op_off(RIOT_SYS_lseek, 100, 101, 3, 0, SEEK_SET, 0);	/* 7 B */
+	op_fd(RIOT_SYS_write, 100, 100, 3, 10, 10);		/* 8 A */
+	log_end();
+}
+
+static void test_order_thread(void)
+{
+	struct replay_plan *p;
+
+	write_order_log();
+	p = plan_log(ORDER_THREAD);
+	CHECK_U64(replay_plan_planned(p), 8);
+	for (uint64_t s = 1; s <= 8; s++)
+		NO_DEPS(p, s);
+	replay_plan_free(p);
+}
+
+static void test_order_strict(void)
+{
+	struct replay_plan *p;
+
+	write_order_log();
+	p = plan_log(ORDER_STRICT);
+	CHECK_U64(replay_plan_planned(p), 8);
+	NO_DEPS(p, 1);
+	for (uint64_t s = 2; s <= 8; s++)
+		DEPS(p, s, s - 1);	/* state ops (the lseek) too */
+	replay_plan_free(p);
+}
+
+/* (a) one file object used by two threads; (e) unrelated files. */
+static void test_order_resource_threads(void)
+{
+	struct replay_plan *p;
+
+	write_order_log();
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 8);
+	NO_DEPS(p, 1);
+	NO_DEPS(p, 2);		/* /g: nothing of /f */
+	DEPS(p, 3, 1);
+	DEPS(p, 4, 2);
+	DEPS(p, 5, 3);		/* B after A's write on the same object */
+	DEPS(p, 6, 4);
+	NO_DEPS(p, 7);		/* a state op waits for nothing ... */
+	DEPS(p, 8, 5);		/* ... and is no one's predecessor */
+	replay_plan_free(p);
+}
+
+/* (b) two processes, two opens of one path: a read through the second
+ * open waits for the last write through the first, by the path. */
+static void test_order_resource_two_opens(void)
+{
+	struct replay_plan *p;
+
+	log_begin();
+	op_open(100, 100, "/s", O_WRONLY | O_CREAT, 3);		/* 1 P1 */
+	op_open(200, 200, "/s", O_RDONLY, 3);			/* 2 P2 */
+	op_fd(RIOT_SYS_write, 100, 100, 3, 10, 10);		/* 3 P1 */
+	op_fd(RIOT_SYS_write, 100, 100, 3, 10, 10);		/* 4 P1 */
+	op_fd(RIOT_SYS_read, 200, 200, 3, 20, 20);		/* 5 P2 */
+	op_open(300, 300, "/other", O_RDONLY, 3);		/* 6 P3 */
+	op_fd(RIOT_SYS_read, 300, 300, 3, 20, 20);		/* 7 P3 */
+	log_end();
+
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 7);
+	CHECK(replay_plan_op(p, 1)->file != replay_plan_op(p, 2)->file);
+	NO_DEPS(p, 1);
+	DEPS(p, 2, 1);		/* the path */
+	DEPS(p, 3, 1, 2);	/* its object, and the path (P2's open) */
+	DEPS(p, 4, 3);
+	DEPS(p, 5, 2, 4);	/* its object's open, the path's last write */
+	CHECK(!has_dep(replay_plan_op(p, 5), 3));
+	NO_DEPS(p, 6);
+	DEPS(p, 7, 6);
+	replay_plan_free(p);
+}
+
+/* (c) a directory made by A, files created in it by B and C: both wait for
+ * the mkdir, neither for the other. */
+static void test_order_resource_parent(void)
+{
+	struct replay_plan *p;
+
+	log_begin();
+	op_path(RIOT_SYS_mkdir, 100, 100, "/d", NULL, 0);		/* 1 A */
+	op_open(100, 101, "/d/f1", O_CREAT | O_WRONLY | O_EXCL, 3);	/* 2 B */
+	op_open(100, 102, "/d/f2", O_CREAT | O_WRONLY | O_EXCL, 4);	/* 3 C */
+	op_fd(RIOT_SYS_write, 100, 101, 3, 10, 10);			/* 4 B */
+	op_fd(RIOT_SYS_write, 100, 102, 4, 10, 10);			/* 5 C */
+	op_path(RIOT_SYS_mkdir, 100, 102, "/d/sub", NULL, 0);		/* 6 C */
+	op_path(RIOT_SYS_stat, 100, 101, "/d/sub/x", NULL, -ENOENT);	/* 7 B */
+	log_end();
+
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 7);
+	CHECK_EQ(replay_plan_op(p, 1)->act, ACT_MKDIR);
+	CHECK_EQ(replay_plan_op(p, 2)->act, ACT_OPEN);
+	NO_DEPS(p, 1);
+	DEPS(p, 2, 1);
+	DEPS(p, 3, 1);
+	CHECK(!has_dep(replay_plan_op(p, 3), 2));
+	DEPS(p, 4, 2);		/* an fd op: not its parent again */
+	DEPS(p, 5, 3);
+	DEPS(p, 6, 1);
+	DEPS(p, 7, 6);		/* a path op waits for its parent's mkdir */
+	replay_plan_free(p);
+}
+
+/* (d) rename /a -> /b in A, then B opens /b. */
+static void test_order_resource_rename(void)
+{
+	struct replay_plan *p;
+	const struct replay_op *op;
+
+	log_begin();
+	op_open(100, 100, "/a", O_CREAT | O_WRONLY, 3);			/* 1 A */
+	op_fd(RIOT_SYS_close, 100, 100, 3, 0, 0);			/* 2 A */
+	op_path(RIOT_SYS_rename, 100, 100, "/a", "/b", 0);		/* 3 A */
+	op_open(100, 101, "/b", O_RDONLY, 4);				/* 4 B */
+	op_open(100, 102, "/a", O_RDONLY, -ENOENT);			/* 5 C */
+	log_end();
+
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 5);
+	CHECK_EQ(replay_plan_op(p, 2)->act, ACT_CLOSE);
+	op = replay_plan_op(p, 3);
+	CHECK_EQ(op->act, ACT_RENAME);
+	CHECK_STR(op->path, "/a");
+	CHECK_STR(op->path2, "/b");
+	NO_DEPS(p, 1);
+	DEPS(p, 2, 1);
+	DEPS(p, 3, 2);		/* /a's last op: the close */
+	DEPS(p, 4, 3);		/* /b came from the rename */
+	DEPS(p, 5, 3);		/* /a went away in the rename */
+	replay_plan_free(p);
+}
+
+/* ---- 3. streams ---- */
+
+static void test_streams(void)
+{
+	static const uint32_t tids[] = { 100, 101, 100, 200, 101, 100, 200, 101 };
+	static const uint32_t pids[] = { 100, 100, 100, 200, 100, 100, 200, 100 };
+	const unsigned n = sizeof(tids) / sizeof(tids[0]);
+	struct replay_plan *p;
+
+	log_begin();
+	for (unsigned i = 0; i < n; i++)
+		op_path(RIOT_SYS_stat, pids[i], tids[i], "/x", NULL, -ENOENT);
+	log_end();
+
+	p = plan_log(ORDER_THREAD);
+	CHECK_U64(replay_plan_planned(p), n);
+	CHECK_EQ(replay_plan_nstreams(p), 3);
+	CHECK_EQ(routed, 3);
+	/* streams in order of first appearance: 100, 101, 200 */
+	for (uint32_t i = 0; i < 3; i++) {
+		const struct replay_stream *s = replay_plan_stream(p, i);
+		static const uint32_t want_tid[] = { 100, 101, 200 };
+		static const uint32_t want_ops[] = { 3, 3, 2 };
+
+		CHECK(s != NULL);
+		if (!s)
+			continue;
+		CHECK_EQ(s->tid, want_tid[i]);
+		CHECK_EQ(s->pid, want_tid[i] == 200 ? 200 : 100);
+		CHECK_U64(s->ops, want_ops[i]);
+	}
+	CHECK(replay_plan_stream(p, 3) == NULL);
+	for (unsigned i = 0; i < n; i++) {
+		const struct replay_op *op = replay_plan_op(p, i + 1);
+		uint32_t want = tids[i] == 100 ? 0 : tids[i] == 101 ? 1 : 2;
+
+		CHECK_EQ(op->tid, tids[i]);
+		CHECK_EQ(op->pid, pids[i]);
+		CHECK_EQ(op->stream, want);
+		/* handed to its stream's lane, in log order */
+		CHECK_EQ(pushed_lane[i], want);
+	}
+	replay_plan_free(p);
+}
+
+/* ---- 4. skipped and unreplayable ops ---- */
+
+static void test_skips(void)
+{
+	struct replay_plan *p;
+	const struct replay_op *op;
+	const struct model_stats *st;
+
+	log_begin();
+	op_open(100, 100, "/proc/self/status", O_RDONLY, 3);	/* 1 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 4096, 1000);		/* 2 */
+	op_open(100, 100, "/data/m", O_RDWR, 4);		/* 3 */
+	op_mmap(100, 100, 4, 8192);				/* 4 */
+	op_mmap(100, 100, -1, 8192);				/* 5: anonymous */
+	op_fd(RIOT_SYS_read, 100, 100, 9, 10, 10);		/* 6: fd 9 unknown */
+	op_fd(RIOT_SYS_fsync, 100, 100, 9, 0, 0);		/* 7: fd 9 unknown */
+	op_fd(RIOT_SYS_read, 100, 100, 4, 10, 10);		/* 8: 0 */
+	log_end();
+
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 8);
+
+	/* /proc is refused where the root maps paths, at issue, not by the
+	 * plan: the op carries the path the check refuses, as SKIP_PSEUDO */
+	op = replay_plan_op(p, 1);
+	CHECK_EQ(op->act, ACT_OPEN);
+	CHECK_STR(op->path, "/proc/self/status");
+	CHECK_EQ(replay_root_check_path(op->path), -EXDEV);
+	CHECK_EQ(replay_skip_of(replay_root_check_path(op->path)), SKIP_PSEUDO);
+	op = replay_plan_op(p, 2);
+	CHECK_EQ(op->act, ACT_READ);
+	CHECK_STR(op->path, "/proc/self/status");	/* fd ops carry the path */
+	CHECK_EQ(replay_skip_of(replay_root_check_path(op->path)), SKIP_PSEUDO);
+	CHECK_EQ(replay_root_check_path(replay_plan_op(p, 3)->path), 0);
+
+	op = replay_plan_op(p, 4);
+	CHECK_STR(replay_act_name(op->act), replay_act_name(ACT_UNREPLAYABLE));
+	NO_DEPS(p, 4);
+	CHECK_EQ(replay_plan_op(p, 5)->act, ACT_STATE);
+
+	for (uint64_t s = 6; s <= 7; s++) {
+		op = replay_plan_op(p, s);
+		CHECK_EQ(op->act, ACT_SKIP);
+		CHECK_EQ(op->skip, SKIP_UNRESOLVED);
+		CHECK_U64(op->file, 0);
+		NO_DEPS(p, s);
+	}
+	CHECK_U64(replay_plan_skipped_ops(p, SKIP_UNRESOLVED), 2);
+	for (unsigned k = SKIP_NONE; k < SKIP_COUNT; k++)
+		if (k != SKIP_UNRESOLVED)
+			CHECK_U64(replay_plan_skipped_ops(p, k), 0);
+	st = model_stats(replay_plan_model(p));
+	CHECK_U64(st->unresolved_fd, 2);
+	/* the skipped ops moved no position: /data/m is still at 0 */
+	check_data(p, 8, ACT_READ, 0, 10, true);
+	DEPS(p, 8, 3);
+	replay_plan_free(p);
+}
+
+int main(void)
+{
+	int fd;
+
+	snprintf(log_path, sizeof(log_path), "/tmp/riot-test-plan.XXXXXX");
+	fd = mkstemp(log_path);
+	if (fd < 0) {
+		perror("mkstemp");
+		return 1;
+	}
+	close(fd);
+
+	test_positions();
+	test_snapshot_position();
+	test_append();
+	test_order_thread();
+	test_order_strict();
+	test_order_resource_threads();
+	test_order_resource_two_opens();
+	test_order_resource_parent();
+	test_order_resource_rename();
+	test_streams();
+	test_skips();
+
+	unlink(log_path);
+	return unit_done();
+}
