@@ -40,6 +40,10 @@ struct replay_plan {
 	uint64_t nfiles;
 	uint64_t *path_last;		/* by model path id */
 	uint64_t npaths;
+	uint64_t *child_last;		/* by directory path id: the latest op
+					 * on a path in it since its own last */
+	uint64_t nchild;
+	_Atomic uint64_t low;		/* every op up to this seq is done */
 
 	struct replay_stream *streams;
 	uint32_t *stream_lane;
@@ -108,11 +112,35 @@ static bool seq_done(const struct replay_plan *p, uint64_t seq)
 					    memory_order_acquire) >= seq;
 }
 
+/* Whether every op up to seq is done; else the first one that is not.
+ * Advances the shared watermark as far as it can: it only grows, and a
+ * slot reused by a later op reads as done, so racing callers agree. */
+static uint64_t prefix_blocker(const struct replay_plan *cp, uint64_t seq)
+{
+	struct replay_plan *p = (struct replay_plan *)cp;
+	uint64_t w = atomic_load(&p->low);
+
+	while (w < seq) {
+		if (!seq_done(p, w + 1))
+			return w + 1;
+		if (atomic_compare_exchange_weak(&p->low, &w, w + 1))
+			w++;
+	}
+	return 0;
+}
+
 uint64_t replay_op_blocker(const struct replay_plan *p, const struct replay_op *op)
 {
-	for (unsigned i = 0; i < REPLAY_MAX_DEPS && op->dep[i]; i++)
-		if (!seq_done(p, op->dep[i]))
-			return op->dep[i];
+	for (unsigned i = 0; i < REPLAY_MAX_DEPS && op->dep[i]; i++) {
+		uint64_t d = op->dep[i], b;
+
+		if (d & REPLAY_DEP_PREFIX) {
+			if ((b = prefix_blocker(p, d & ~REPLAY_DEP_PREFIX)))
+				return b;
+		} else if (!seq_done(p, d)) {
+			return d;
+		}
+	}
 	return 0;
 }
 
@@ -648,7 +676,8 @@ static uint64_t *file_last(struct replay_plan *p, uint64_t id)
 
 /* A path op also waits for the last op on its parent directory (its mkdir,
  * a rename onto it), without becoming that directory's last op itself, so
- * siblings created by different threads stay concurrent. */
+ * siblings created by different threads stay concurrent. It is noted as the
+ * directory's latest child op instead (dep_children). */
 static void dep_parent(struct replay_plan *p, struct replay_op *op, const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
@@ -657,8 +686,24 @@ static void dep_parent(struct replay_plan *p, struct replay_op *op, const char *
 	if (!slash || slash == path)
 		return;
 	id = model_path_find(p->m, path, (size_t)(slash - path));
-	if (id && id < p->npaths && p->path_last[id])
+	if (!id)
+		return;
+	if (id < p->npaths && p->path_last[id])
 		dep_add(op, p->path_last[id]);
+	if (grow((void **)&p->child_last, &p->nchild, id, sizeof(*p->child_last)) == 0)
+		p->child_last[id] = op->seq;
+}
+
+/* An op on a directory itself (rmdir, rename, getdents, ...) waits for
+ * every op made on paths in it since its own last op, whichever thread
+ * made them: a prefix barrier up to the latest, as siblings do not order
+ * among themselves. */
+static void dep_children(struct replay_plan *p, struct replay_op *op, uint32_t id)
+{
+	if (id >= p->nchild || !p->child_last[id])
+		return;
+	dep_add(op, p->child_last[id] | REPLAY_DEP_PREFIX);
+	p->child_last[id] = 0;
 }
 
 static void plan_deps(struct replay_plan *p, struct replay_op *op)
@@ -683,11 +728,13 @@ static void plan_deps(struct replay_plan *p, struct replay_op *op)
 	if (op->path_id) {
 		if (op->act == ACT_OPEN || !op->file)
 			dep_parent(p, op, op->path);
+		dep_children(p, op, op->path_id);
 		dep_on(op, path_last(p, op->path_id));
 	}
 	if (op->path2_id && (op->act == ACT_RENAME || op->act == ACT_LINK || op->file2)) {
 		if (!op->file2)
 			dep_parent(p, op, op->path2);
+		dep_children(p, op, op->path2_id);
 		dep_on(op, path_last(p, op->path2_id));
 	}
 }
@@ -859,6 +906,7 @@ void replay_plan_free(struct replay_plan *p)
 	riot_reader_close(p->rd);
 	free(p->files);
 	free(p->path_last);
+	free(p->child_last);
 	free(p->streams);
 	free(p->stream_lane);
 	free(p->skeys);

@@ -10,6 +10,8 @@
  *          closes it (the captured order crosses threads on one path);
  *          then A makes the directory /o/dK and B creates /o/dK/f in it
  *          (the order crosses threads through the parent directory);
+ *          A makes /o/eK, B and C create and unlink a file each in it, and
+ *          A removes it (the rmdir waits for both threads' unlinks);
  *          last, one process writes /o/shared (64 x 4 KiB) and another
  *          then reads it through its own open
  * hostile  every way a log could lead out of the root: symlinks to DIR
@@ -157,6 +159,18 @@ static void gen_order(struct gen *g)
 		op_open(g, 200, 201, f, O_CREAT | O_WRONLY | O_EXCL, 5, 0, true);
 		op_fd(g, RIOT_SYS_write, 200, 201, 5, 4096, 0, 4096);
 		op_fd(g, RIOT_SYS_close, 200, 201, 5, 0, 0, 0);
+		/* a directory A makes, B and C fill and empty, A removes */
+		snprintf(d, sizeof(d), "/o/e%u", k);
+		op_path(g, RIOT_SYS_mkdir, 200, 200, d, NULL, 0);
+		snprintf(f, sizeof(f), "/o/e%u/f", k);
+		op_open(g, 200, 201, f, O_CREAT | O_WRONLY | O_EXCL, 6, 0, true);
+		op_fd(g, RIOT_SYS_close, 200, 201, 6, 0, 0, 0);
+		snprintf(a, sizeof(a), "/o/e%u/g", k);
+		op_open(g, 200, 202, a, O_CREAT | O_WRONLY | O_EXCL, 7, 0, true);
+		op_fd(g, RIOT_SYS_close, 200, 202, 7, 0, 0, 0);
+		op_path(g, RIOT_SYS_unlink, 200, 201, f, NULL, 0);
+		op_path(g, RIOT_SYS_unlink, 200, 202, a, NULL, 0);
+		op_path(g, RIOT_SYS_rmdir, 200, 200, d, NULL, 0);
 	}
 	/* process 210 writes /o/shared through its open, then process 211
 	 * reads it through another: the same file, two descriptions */

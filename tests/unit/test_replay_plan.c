@@ -521,6 +521,45 @@ static void test_order_resource_parent(void)
 	replay_plan_free(p);
 }
 
+/* (c') ops in a directory by B and C, then A removes it: the rmdir waits
+ * for all of them through a prefix barrier on the latest; siblings still do
+ * not wait for each other. */
+static void test_order_resource_children(void)
+{
+	struct replay_plan *p;
+
+	log_begin();
+	op_path(RIOT_SYS_mkdir, 100, 100, "/d", NULL, 0);		/* 1 A */
+	op_open(100, 101, "/d/f1", O_CREAT | O_WRONLY | O_EXCL, 3);	/* 2 B */
+	op_open(100, 102, "/d/f2", O_CREAT | O_WRONLY | O_EXCL, 4);	/* 3 C */
+	op_fd(RIOT_SYS_close, 100, 101, 3, 0, 0);			/* 4 B */
+	op_fd(RIOT_SYS_close, 100, 102, 4, 0, 0);			/* 5 C */
+	op_path(RIOT_SYS_unlink, 100, 101, "/d/f1", NULL, 0);		/* 6 B */
+	op_path(RIOT_SYS_unlink, 100, 102, "/d/f2", NULL, 0);		/* 7 C */
+	op_path(RIOT_SYS_rmdir, 100, 100, "/d", NULL, 0);		/* 8 A */
+	op_path(RIOT_SYS_mkdir, 100, 100, "/d", NULL, 0);		/* 9 A */
+	log_end();
+
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 9);
+	CHECK_EQ(replay_plan_op(p, 8)->act, ACT_RMDIR);
+	DEPS(p, 2, 1);
+	DEPS(p, 3, 1);
+	DEPS(p, 6, 1, 4);
+	DEPS(p, 7, 1, 5);
+	CHECK(!has_dep(replay_plan_op(p, 7), 6));
+	DEPS(p, 8, 1, 7 | REPLAY_DEP_PREFIX);	/* all ops up to 7, and the mkdir */
+	DEPS(p, 9, 8);		/* the barrier was used up by the rmdir */
+	/* the barrier holds until every op up to 7 is done, 6 included */
+	for (uint64_t seq = 1; seq <= 7; seq++)
+		if (seq != 6)
+			replay_op_complete(p, replay_plan_op(p, seq));
+	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 8)), 6);
+	replay_op_complete(p, replay_plan_op(p, 6));
+	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 8)), 0);
+	replay_plan_free(p);
+}
+
 /* (d) rename /a -> /b in A, then B opens /b. */
 static void test_order_resource_rename(void)
 {
@@ -674,6 +713,7 @@ int main(void)
 	test_order_resource_threads();
 	test_order_resource_two_opens();
 	test_order_resource_parent();
+	test_order_resource_children();
 	test_order_resource_rename();
 	test_streams();
 	test_skips();
