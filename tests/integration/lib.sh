@@ -145,6 +145,20 @@ attach_capture() {
 		start_state_written "$CPID" "$log" "$pid"
 }
 
+# capture_heavy LOG: starts the workload's endless pread series in
+# W=$IT_TMP/w (WPID), attaches `riot capture -o LOG -p WPID` (CPID) and
+# releases the workload.
+capture_heavy() {
+	W=$IT_TMP/w
+	mkdir -p "$W"
+	"$BIN/workload" --dir "$W" heavy >"$IT_TMP/wl.out" 2>"$IT_TMP/wl.err" </dev/null &
+	WPID=$!
+	IT_PIDS+=("$WPID")
+	wait_until "the workload to be ready" 300 grep -q ' ready$' "$IT_TMP/wl.out"
+	attach_capture "$WPID" "$1"
+	kill -USR1 "$WPID"
+}
+
 # capture_workload [-x CODE] SCENARIO...: runs the workload in W=$IT_TMP/w,
 # attaches `riot capture -o $LOG -p WPID`, sends the go signal, waits for
 # both, checks that the workload's own checks passed (status CODE, 0 by

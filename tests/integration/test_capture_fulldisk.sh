@@ -8,15 +8,8 @@ SMALL=$IT_TMP/small
 mkdir -p "$SMALL"
 mount -t tmpfs -o size=1m riot-test "$SMALL" || fail "cannot mount a 1 MiB tmpfs on $SMALL"
 IT_MOUNTS+=("$SMALL")
-W=$IT_TMP/w
 LOG=$SMALL/full.riot
-mkdir -p "$W"
-"$BIN/workload" --dir "$W" heavy >"$IT_TMP/wl.out" 2>"$IT_TMP/wl.err" </dev/null &
-WPID=$!
-IT_PIDS+=("$WPID")
-wait_until "the workload to be ready" 300 grep -q ' ready$' "$IT_TMP/wl.out"
-attach_capture "$WPID" "$LOG"
-kill -USR1 "$WPID"
+capture_heavy "$LOG"
 wait_exit "$CPID" "riot capture on a full disk" 1800
 rc=$REPLY
 kill -9 "$WPID"

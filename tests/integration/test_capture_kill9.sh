@@ -5,15 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 require_capture
 
-W=$IT_TMP/w
 LOG=$IT_TMP/k.riot
-mkdir -p "$W"
-"$BIN/workload" --dir "$W" heavy >"$IT_TMP/wl.out" 2>"$IT_TMP/wl.err" </dev/null &
-WPID=$!
-IT_PIDS+=("$WPID")
-wait_until "the workload to be ready" 300 grep -q ' ready$' "$IT_TMP/wl.out"
-attach_capture "$WPID" "$LOG"
-kill -USR1 "$WPID"
+capture_heavy "$LOG"
 # Some blocks on disk (the writer flushes at least every second).
 big() { [ "$(stat -c %s "$LOG")" -ge 65536 ]; }
 wait_until "the log to grow past 64 KiB" 600 big
