@@ -56,8 +56,10 @@ extern const struct replay_engine replay_engine_sync;
 uint64_t replay_now_ns(void);
 /* When op is due (CLOCK_MONOTONIC ns), 0 when unpaced. */
 uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op);
-/* Sleeps until due, with the last microseconds spun for precision. */
-void replay_wait_until(uint64_t due_ns);
+/* Sleeps until spin_ns before due, then spins to it: a timer wakes late
+ * (tens of microseconds on a quiet machine, far more on a busy VM), so
+ * the last stretch is spun for precision. */
+void replay_wait_until(uint64_t due_ns, uint64_t spin_ns);
 
 /* Performs op with plain syscalls: the sync engine and the uring engine's
  * fallback pool. fd, fd2: real fds of op->file, op->file2 (-1 when none).

@@ -14,6 +14,10 @@
 
 #include "engine.h"
 
+/* A thread per stream: more threads than CPUs must not spin long, or they
+ * starve each other and every op is late. */
+#define SYNC_SPIN_NS 30000
+
 #define SYNC_MAX_THREADS 1024
 #define SYNC_SHARDS 8
 #define SYNC_STACK (256u << 10)
@@ -163,7 +167,7 @@ static void sync_run_op(struct sync_lane *l, struct replay_op *op)
 		uint64_t due = replay_due_ns(cx, op), t0, t1;
 
 		if (due)
-			replay_wait_until(due);
+			replay_wait_until(due, SYNC_SPIN_NS);
 		t0 = replay_now_ns();
 		d.result = sync_issue(e, op);
 		t1 = replay_now_ns();

@@ -40,7 +40,8 @@
 #define EFD_TAG 1
 #define OP_FIXED_FD_INSTALL 54	/* Linux 6.8; liburing 2.3 predates it */
 #define OP_FTRUNCATE 55		/* Linux 6.9 */
-#define SPIN_NS 30000
+#define SPIN_NS 100000	/* spun before a due time: one worker per CPU can
+				 * afford it, and timers wake ~60-100 us late on VMs */
 #define BACKSTOP_NS 10000000	/* an idle worker still looks every 10 ms */
 #define SLOT_FAILED 0xffffffffu	/* this worker's open of the file failed */
 
@@ -758,7 +759,7 @@ static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *aw
 				*due = when;
 				return 1;
 			}
-			replay_wait_until(when);
+			replay_wait_until(when, SPIN_NS);
 		}
 		if (issue(w, op, when))
 			return 0;

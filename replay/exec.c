@@ -20,8 +20,6 @@
 
 #include "engine.h"
 
-#define SPIN_NS 30000	/* the last stretch before a due time is spun */
-
 uint64_t replay_now_ns(void)
 {
 	struct timespec ts;
@@ -37,12 +35,12 @@ uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op)
 	return cx->start_ns + (uint64_t)((double)op->t / cx->speed);
 }
 
-void replay_wait_until(uint64_t due_ns)
+void replay_wait_until(uint64_t due_ns, uint64_t spin_ns)
 {
 	uint64_t now = replay_now_ns();
 
-	if (due_ns > now + SPIN_NS) {
-		uint64_t wake = due_ns - SPIN_NS;
+	if (due_ns > now + spin_ns) {
+		uint64_t wake = due_ns - spin_ns;
 		struct timespec ts = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);

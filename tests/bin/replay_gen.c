@@ -1,7 +1,8 @@
 /* replay_gen: writes small .riot logs with known content for the replay
  * tests and benchmarks.
  *
- * usage: replay_gen SHAPE -o FILE [--outside DIR] [-n N] [--threads T]
+ * usage: replay_gen SHAPE -o FILE [--outside DIR] [-n N] [--threads T] [--gap-us US]
+ * (--gap-us: captured time between one op's entry and the next's, default 2)
  *
  * pacing   one thread: openat, then pread64 of 4 KiB at 100, 300, 600 and
  *          1000 ms after the first op, close: 1 s of captured time
@@ -44,6 +45,7 @@ struct gen {
 	uint64_t t;
 	const char *outside;
 	unsigned n, threads;
+	uint64_t gap_ns;	/* between one op's entry and the next's */
 	int rc;
 };
 
@@ -65,7 +67,7 @@ static struct riot_syscall *sc_init(struct riot_rec *r, struct gen *g, unsigned 
 	r->sc.t = START_T + g->t;
 	r->sc.dur = 1000;
 	r->sc.ret = ret;
-	g->t += 2000;
+	g->t += g->gap_ns;
 	return &r->sc;
 }
 
@@ -273,13 +275,14 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "outside", required_argument, NULL, 'x' }, { "threads", required_argument, NULL, 't' },
+		{ "gap-us", required_argument, NULL, 'g' },
 		{ 0 },
 	};
 	struct riot_log_header h = {
 		.host = "replay_gen", .kernel = "synthetic", .arch = "x86_64",
 		.riot_version = RIOT_VERSION, .cmdline = "replay_gen", .start_t = START_T,
 	};
-	struct gen g = { .n = 100, .threads = 8 };
+	struct gen g = { .n = 100, .threads = 8, .gap_ns = 2000 };
 	const char *out = NULL, *shape;
 	int c;
 
@@ -289,12 +292,13 @@ int main(int argc, char **argv)
 		case 'n': g.n = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'x': g.outside = optarg; break;
 		case 't': g.threads = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'g': g.gap_ns = strtoull(optarg, NULL, 10) * 1000; break;
 		default: return 2;
 		}
 	}
 	if (!out || optind + 1 != argc || !g.threads) {
 		fprintf(stderr, "usage: replay_gen pacing|order|hostile|reads|meta -o FILE "
-			"[-n N] [--threads T] [--outside DIR]\n");
+			"[-n N] [--threads T] [--gap-us US] [--outside DIR]\n");
 		return 2;
 	}
 	shape = argv[optind];
