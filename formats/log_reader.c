@@ -900,7 +900,17 @@ struct riot_reader *riot_reader_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	r->size = (uint64_t)sb.st_size;
-	return reader_start(r, err, errlen);
+	{
+		char why[512];
+		struct riot_reader *ok = reader_start(r, why, sizeof(why));
+		int e = errno;
+
+		/* every error from a file names it, as block errors do */
+		if (!ok && err && errlen)
+			snprintf(err, errlen, "%s: %s", path, why);
+		errno = e;
+		return ok;
+	}
 }
 
 struct riot_reader *riot_reader_open_mem(const void *buf, size_t len,

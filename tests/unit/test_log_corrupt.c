@@ -297,7 +297,7 @@ static void known_damage(void)
 
 static void foreign_files(const char *path)
 {
-	char err[256] = "";
+	char err[512] = "", want[512];
 	FILE *f = fopen(path, "w");
 	struct riot_reader *r;
 
@@ -306,7 +306,8 @@ static void foreign_files(const char *path)
 	r = riot_reader_open(path, err, sizeof(err));
 	CHECK(r == NULL);
 	CHECK_EQ(errno, ENODATA);
-	CHECK_STR(err, "empty file, not a riot log");
+	snprintf(want, sizeof(want), "%s: empty file, not a riot log", path);
+	CHECK_STR(err, want);
 
 	f = fopen(path, "w");
 	fputs("#!/bin/sh\necho this is not a log\n", f);
@@ -314,7 +315,8 @@ static void foreign_files(const char *path)
 	r = riot_reader_open(path, err, sizeof(err));
 	CHECK(r == NULL);
 	CHECK_EQ(errno, EBADMSG);
-	CHECK_STR(err, "not a riot log (bad magic at byte 0)");
+	snprintf(want, sizeof(want), "%s: not a riot log (bad magic at byte 0)", path);
+	CHECK_STR(err, want);
 
 	f = fopen(path, "w");
 	fputs("RIOT", f);
