@@ -80,12 +80,15 @@ for mode in pread openclose stat; do
 		-v uw="$(cut -f1 "$work/u" | median)" -v uc="$(cut -f2 "$work/u" | median)" \
 		-v fw="$(cut -f1 "$work/f" | median)" -v fc="$(cut -f2 "$work/f" | median)" \
 		-v rw="$(cut -f1 "$work/r" | median)" -v rc="$(cut -f2 "$work/r" | median)" \
-		-v dr="$(median <"$work/d")" 'BEGIN {
+		-v dr="$(median <"$work/d")" -v out="${BENCH_OUT:-}" 'BEGIN {
 		fw1 = fw - uw; rw1 = rw - uw; fc1 = fc - uc; rc1 = rc - uc
 		rat_w = fw1 > 0 ? sprintf("%.2fx", rw1 / fw1) : "n/a"
 		rat_c = fc1 > 0 ? sprintf("%.2fx", rc1 / fc1) : "n/a"
 		printf "%-10s %9.1f %9.1f %9.1f %8.1f %8.1f %8s | %9.1f %9.1f %9.1f %8.1f %8.1f %8s | %8.1f %6d %8s\n",
-			m, uw, fw, rw, fw1, rw1, rat_w, uc, fc, rc, fc1, rc1, rat_c, dr, d, b }'
+			m, uw, fw, rw, fw1, rw1, rat_w, uc, fc, rc, fc1, rc1, rat_c, dr, d, b
+		if (out != "")
+			printf "capture_%s_untraced_ns %.1f\ncapture_%s_floor_added_ns %.1f\ncapture_%s_riot_added_ns %.1f\ncapture_%s_drops %d\ncapture_%s_bytes_per_event %s\n",
+				m, uw, m, fw1, m, rw1, m, d, m, b >>out }'
 done
 
 # The programs' own run time per call (kernel.bpf_stats_enabled): what
@@ -114,9 +117,11 @@ for mode in pread openclose stat; do
 	id=$(max_prog_id)
 	"$RIOT" capture -q -o "$work/log.riot" -- sh -c "'$BIN/sysloop' $mode $N '$target' >/dev/null; bpftool prog show -j >'$work/progs.json'"
 	riot=$(prog_cost sys_enter,sys_exit "$id" "$work/progs.json")
-	awk -v m="$mode" -v f="$floor" -v r="$riot" 'BEGIN { split(f, a, " "); split(r, b, " ")
+	awk -v m="$mode" -v f="$floor" -v r="$riot" -v out="${BENCH_OUT:-}" 'BEGIN { split(f, a, " "); split(r, b, " ")
 		printf "  %-10s floor %6.1f + %6.1f = %6.1f   riot %6.1f + %6.1f = %6.1f   riot/floor %.2fx\n",
-			m, a[1], a[2], a[1] + a[2], b[1], b[2], b[1] + b[2], (b[1] + b[2]) / (a[1] + a[2]) }'
+			m, a[1], a[2], a[1] + a[2], b[1], b[2], b[1] + b[2], (b[1] + b[2]) / (a[1] + a[2])
+		if (out != "")
+			printf "capture_%s_bpf_floor_ns %.1f\ncapture_%s_bpf_riot_ns %.1f\n", m, a[1] + a[2], m, b[1] + b[2] >>out }'
 done
 sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 
@@ -133,6 +138,7 @@ for _ in 1 2 3 4 5 6 7 8; do
 		printf 'zero-drop rate, one thread: %s syscalls/s%s (%d events, default settings)\n' \
 			"$achieved" "$([ "$rate" = 0 ] && echo ' = full speed of a pread loop')" \
 			"$(summary_field "$work/sum" events)"
+		[ -z "${BENCH_OUT:-}" ] || echo "capture_zero_drop_rate_per_s $achieved" >>"$BENCH_OUT"
 		break
 	fi
 	echo "  $drops drops at $achieved syscalls/s"
@@ -159,3 +165,5 @@ mkdir "$work/untar"
 printf 'tar -xf of %s files (%s): %s events, %s drops, %s bytes/event\n' "$TAR_FILES" \
 	"$(du -h "$work/big.tar" | cut -f1)" "$(summary_field "$work/sum" events)" \
 	"$(summary_field "$work/sum" drops)" "$(summary_field "$work/sum" bytes/event)"
+[ -z "${BENCH_OUT:-}" ] ||
+	echo "capture_tar_bytes_per_event $(summary_field "$work/sum" bytes/event)" >>"$BENCH_OUT"
