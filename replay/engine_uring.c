@@ -958,7 +958,15 @@ static int worker_init(struct uring_engine *e, struct uworker *w, unsigned id, c
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));
 		return -errno;
 	}
+	/* Completions of work the kernel punted run when this worker next
+	 * enters the kernel instead of interrupting it (5.19); without the
+	 * flag the ring still works, only busier. */
+	params.flags |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
 	rc = io_uring_queue_init_params(URING_ENTRIES, &w->ring, &params);
+	if (rc == -EINVAL) {
+		params.flags &= ~(IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
+		rc = io_uring_queue_init_params(URING_ENTRIES, &w->ring, &params);
+	}
 	if (rc < 0) {
 		snprintf(err, errlen, "io_uring_setup: %s", strerror(-rc));
 		return rc;
