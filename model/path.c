@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/pathname.h"
+
 #define PATH_CHUNK (64u * 1024)
 
 /* Drops the last component of out[0..len) (len > 1 means one exists). */
@@ -18,8 +20,8 @@ static size_t path_pop(const char *out, size_t len)
 size_t path_resolve(char *out, size_t cap, const char *base, size_t blen,
 		    const char *rel, bool *truncated)
 {
-	size_t len = 1, dropped = 0;
-	const char *p = rel;
+	size_t len = 1, dropped = 0, n;
+	const char *p = rel, *c;
 
 	out[0] = '/';
 	if (rel[0] != '/' && blen > 1 && blen < cap) {
@@ -28,19 +30,10 @@ size_t path_resolve(char *out, size_t cap, const char *base, size_t blen,
 	} else if (rel[0] != '/' && blen >= cap) {
 		*truncated = true;	/* callers never pass such a base */
 	}
-	while (*p) {
-		const char *c;
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		c = p;
-		while (*p && *p != '/')
-			p++;
-		n = (size_t)(p - c);
-		if (n == 0 || (n == 1 && c[0] == '.'))
+	while (path_next(&p, &c, &n)) {
+		if (path_is_dot(c, n))
 			continue;
-		if (n == 2 && c[0] == '.' && c[1] == '.') {
+		if (path_is_dotdot(c, n)) {
 			if (dropped)
 				dropped--;
 			else

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "lib/pathname.h"
 #include "root.h"
 
 struct root_dir {
@@ -47,21 +48,14 @@ static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode)
  * components (repeated '/') are harmless and the kernel collapses them. */
 static bool path_is_clean(const char *p)
 {
+	const char *c;
+	size_t n;
+
 	if (p[0] != '/')
 		return false;
-	while (*p) {
-		const char *c;
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		c = p;
-		while (*p && *p != '/')
-			p++;
-		n = (size_t)(p - c);
-		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+	while (path_next(&p, &c, &n))
+		if (path_is_dot(c, n) || path_is_dotdot(c, n))
 			return false;
-	}
 	return true;
 }
 
