@@ -68,6 +68,25 @@ static const struct riot_command *find_command(const char *name)
 	return found;
 }
 
+/* An unknown name, or a prefix of several: say which. */
+static void report_no_command(const char *name)
+{
+	size_t len = strlen(name), n = 0;
+
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (len && strncmp(commands[i].name, name, len) == 0)
+			n++;
+	if (n < 2) {
+		fprintf(stderr, "riot: unknown command '%s'\nTry 'riot help'.\n", name);
+		return;
+	}
+	fprintf(stderr, "riot: '%s' is ambiguous:", name);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strncmp(commands[i].name, name, len) == 0)
+			fprintf(stderr, " %s", commands[i].name);
+	fputs("\nTry 'riot help'.\n", stderr);
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	const struct riot_command *c;
@@ -79,8 +98,10 @@ static int cmd_help(int argc, char **argv)
 	if (argc > 2)
 		return riot_usage("takes at most one command name");
 	c = find_command(argv[1]);
-	if (!c)
-		return riot_usage("unknown command '%s'", argv[1]);
+	if (!c) {
+		report_no_command(argv[1]);
+		return RIOT_EXIT_USAGE;
+	}
 	fputs(c->help, stdout);
 	return RIOT_EXIT_OK;
 }
@@ -112,7 +133,7 @@ int main(int argc, char **argv)
 		argv[1] = "version";
 	c = find_command(argv[1]);
 	if (!c) {
-		fprintf(stderr, "riot: unknown command '%s'\nTry 'riot help'.\n", argv[1]);
+		report_no_command(argv[1]);
 		return RIOT_EXIT_USAGE;
 	}
 	riot_cmd = c->name;
