@@ -40,6 +40,9 @@ struct replay_plan {
 	uint64_t nfiles;
 	uint64_t *path_last;		/* by model path id */
 	uint64_t npaths;
+	uint64_t *path_size;		/* by path id: the file's size as the
+					 * workload saw it, + 1 (0: unknown) */
+	uint64_t nsizes;
 	uint64_t *child_last;		/* by directory path id: the latest op
 					 * on a path in it since its own last */
 	uint64_t nchild;
@@ -240,6 +243,23 @@ static struct file_state *file_state(struct replay_plan *p, uint64_t id)
 	return &p->files[id];
 }
 
+static uint64_t *path_size(struct replay_plan *p, uint32_t id)
+{
+	if (!id || grow((void **)&p->path_size, &p->nsizes, id, sizeof(*p->path_size)) < 0)
+		return NULL;
+	return &p->path_size[id];
+}
+
+/* What the log says of a file's size: at open, from stat, in the snapshot,
+ * after a truncate. An O_APPEND write lands there. */
+static void size_is(struct replay_plan *p, uint32_t id, uint64_t size)
+{
+	uint64_t *sz = path_size(p, id);
+
+	if (sz)
+		*sz = size + 1;
+}
+
 static uint64_t *path_last(struct replay_plan *p, uint32_t id)
 {
 	if (grow((void **)&p->path_last, &p->npaths, id, sizeof(*p->path_last)) < 0)
@@ -334,16 +354,26 @@ static void plan_data(struct replay_plan *p, struct replay_op *op,
 	struct file_state *fs = file_state(p, op->file);
 	bool explicit_off = is_pread(sc->sys) && sc->off != UINT64_MAX;
 
+	uint64_t *size = path_size(p, op->path_id);
+	uint64_t moved = sc->ret > 0 ? (uint64_t)sc->ret : 0;
+
 	op->act = (uint8_t)act;
-	op->count = is_vectored(sc->sys) ? (sc->ret > 0 ? (uint64_t)sc->ret : 0) : sc->count;
+	op->count = is_vectored(sc->sys) ? moved : sc->count;
 	if (explicit_off) {
 		op->off = sc->off;
-		return;
+	} else {
+		op->opflags |= OPF_IMPLICIT;
+		/* an O_APPEND write goes to the end of the file and leaves the
+		 * position there */
+		if (act == ACT_WRITE && (op->file_flags & O_APPEND) && size && *size)
+			op->off = *size - 1;
+		else
+			op->off = fs ? fs->pos : 0;
+		if (fs)
+			fs->pos = op->off + moved;
 	}
-	op->opflags |= OPF_IMPLICIT;
-	op->off = fs ? fs->pos : 0;
-	if (fs && sc->ret > 0)
-		fs->pos += (uint64_t)sc->ret;
+	if (act == ACT_WRITE && size && *size && op->off + moved + 1 > *size)
+		*size = op->off + moved + 1;
 }
 
 static uint64_t open_flags(const struct riot_syscall *sc)
@@ -362,6 +392,8 @@ static void plan_open(struct replay_plan *p, struct replay_op *op, const struct 
 	op->mode = sc->mode;
 	if (op->file && (fs = file_state(p, op->file)))
 		fs->pos = 0;
+	if (sc->ret >= 0 && (sc->has & RIOT_HAS_SIZE) && sc->ftype == S_IFREG)
+		size_is(p, op->path_id, sc->size);
 }
 
 static int fd_act(unsigned sys)
@@ -779,6 +811,21 @@ static void op_fill(struct replay_plan *p, struct replay_op *op, const struct ri
 	op->next = 0;
 }
 
+/* Sizes that stat results and truncates reveal. */
+static void note_size(struct replay_plan *p, const struct replay_op *op,
+		      const struct riot_syscall *sc)
+{
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+
+	if (sc->ret < 0 || !si)
+		return;
+	if ((si->flags & (RIOT_SF_STAT | RIOT_SF_STATX)) && (sc->has & RIOT_HAS_SIZE) &&
+	    sc->ftype == S_IFREG)
+		size_is(p, op->path_id, sc->size);
+	else if (sc->sys == RIOT_SYS_truncate || sc->sys == RIOT_SYS_ftruncate)
+		size_is(p, op->path_id, sc->off);
+}
+
 static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 			const struct model_op *mop)
 {
@@ -801,6 +848,7 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	if (copy_text(op, mop->text) < 0)
 		return -ENOMEM;
 	classify(p, op, sc, mop);
+	note_size(p, op, sc);
 	plan_deps(p, op);
 	p->streams[stream].ops++;
 	p->next_seq++;
@@ -841,9 +889,12 @@ int replay_plan_run(struct replay_plan *p)
 		 * its file position */
 		if (rec.type == RIOT_REC_SNAP_FD && mop.file) {
 			struct file_state *fs = file_state(p, mop.file);
+			const struct model_file *mf = model_file(p->m, mop.file);
 
 			if (fs)
 				fs->pos = rec.sfd.pos;
+			if (mf && rec.sfd.ftype == S_IFREG)
+				size_is(p, mf->path_id, rec.sfd.size);
 		}
 		if (rec.type != RIOT_REC_SYSCALL)
 			continue;
@@ -907,6 +958,7 @@ void replay_plan_free(struct replay_plan *p)
 	free(p->files);
 	free(p->path_last);
 	free(p->child_last);
+	free(p->path_size);
 	free(p->streams);
 	free(p->stream_lane);
 	free(p->skeys);

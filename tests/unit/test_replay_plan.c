@@ -398,6 +398,54 @@ static void test_append(void)
 	replay_plan_free(p);
 }
 
+/* O_APPEND: writes land at the end of the file as the log knows it (size
+ * at open, earlier writes, truncates), and leave the position there. */
+static void open_sized(uint32_t tid, const char *path, uint64_t flags, int fd, uint64_t size)
+{
+	struct riot_rec r = sys(RIOT_SYS_openat, 100, tid, fd);
+
+	r.sc.has = RIOT_HAS_DIRFD | RIOT_HAS_PATH | RIOT_HAS_FLAGS | RIOT_HAS_MODE |
+		   RIOT_HAS_SIZE | RIOT_HAS_FTYPE;
+	r.sc.dirfd = AT_FDCWD;
+	r.sc.path.s = path;
+	r.sc.flags = flags;
+	r.sc.mode = 0644;
+	r.sc.size = size;
+	r.sc.ftype = S_IFREG;
+	add(&r);
+}
+
+static void test_append_position(void)
+{
+	struct replay_plan *p;
+	struct riot_rec r;
+
+	log_begin();
+	open_sized(100, "/data/log", O_RDWR | O_APPEND, 3, 1000);	/* 1 */
+	op_fd(RIOT_SYS_write, 100, 100, 3, 10, 10);			/* 2 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 5, 0);			/* 3: at the end */
+	open_sized(101, "/data/log", O_WRONLY | O_APPEND, 4, 1010);	/* 4 */
+	op_fd(RIOT_SYS_write, 100, 101, 4, 20, 20);			/* 5 */
+	op_fd(RIOT_SYS_write, 100, 100, 3, 10, 10);			/* 6 */
+	r = sys(RIOT_SYS_ftruncate, 100, 100, 0);			/* 7 */
+	r.sc.has = RIOT_HAS_FD | RIOT_HAS_OFF;
+	r.sc.fd = 3;
+	r.sc.off = 100;
+	add(&r);
+	op_fd(RIOT_SYS_write, 100, 101, 4, 7, 7);			/* 8 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 50, 50);			/* 9 */
+	log_end();
+
+	p = plan_log(ORDER_THREAD);
+	CHECK_U64(replay_plan_op(p, 2)->off, 1000);
+	CHECK_U64(replay_plan_op(p, 3)->off, 1010);	/* after the append */
+	CHECK_U64(replay_plan_op(p, 5)->off, 1010);	/* another description */
+	CHECK_U64(replay_plan_op(p, 6)->off, 1030);	/* after both appends */
+	CHECK_U64(replay_plan_op(p, 8)->off, 100);	/* after the truncate */
+	CHECK_U64(replay_plan_op(p, 9)->off, 1040);	/* fd 3's own position */
+	replay_plan_free(p);
+}
+
 /* ---- 2. dependencies under each order ---- */
 
 /* One log with three threads of one process: A opens /f and writes, B
@@ -708,6 +756,7 @@ int main(void)
 	test_positions();
 	test_snapshot_position();
 	test_append();
+	test_append_position();
 	test_order_thread();
 	test_order_strict();
 	test_order_resource_threads();
