@@ -537,11 +537,9 @@ static void plan_copy(struct replay_plan *p, struct replay_op *op, const struct 
 	}
 }
 
-static void plan_fd_op(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
-		       const struct model_op *mop, int act)
+/* The arguments an fd or path op replays with, as captured. */
+static void op_args(struct replay_op *op, const struct riot_syscall *sc, int act)
 {
-	if (!file_ok(p, op, op->file, mop))
-		return;
 	op->act = (uint8_t)act;
 	op->off = sc->off;
 	op->count = sc->count;
@@ -549,6 +547,14 @@ static void plan_fd_op(struct replay_plan *p, struct replay_op *op, const struct
 	op->mode = sc->mode;
 	op->uid = sc->uid;
 	op->gid = sc->gid;
+}
+
+static void plan_fd_op(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+		       const struct model_op *mop, int act)
+{
+	if (!file_ok(p, op, op->file, mop))
+		return;
+	op_args(op, sc, act);
 	op->arg = sc->cmd;
 }
 
@@ -559,13 +565,7 @@ static void plan_path_op(struct replay_plan *p, struct replay_op *op,
 
 	if (!path_ok(p, op, mop, two))
 		return;
-	op->act = (uint8_t)act;
-	op->flags = sc->flags;
-	op->mode = sc->mode;
-	op->uid = sc->uid;
-	op->gid = sc->gid;
-	op->count = sc->count;
-	op->off = sc->off;
+	op_args(op, sc, act);
 	op->arg = sc->arg;
 	if (nofollow(sc))
 		op->opflags |= OPF_NOFOLLOW;
