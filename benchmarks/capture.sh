@@ -18,17 +18,10 @@ N=${N:-500000}
 ROUNDS=${ROUNDS:-3}
 TAR_FILES=${TAR_FILES:-20000}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "capture.sh: needs root (BPF)" >&2
-	exit 1
-fi
-work=$(mktemp -d /var/tmp/riot-bench.XXXXXX)
+. "$(dirname "$0")/_lib.sh"
+need_root capture.sh BPF
+bench_workdir bench
 trap 'rm -rf "$work"; [ -n "${stats_was:-}" ] && sysctl -qw kernel.bpf_stats_enabled="$stats_was"' EXIT
-target=$work/file
-head -c 4096 /dev/urandom >"$target"
-
-# A number before a unit word in sysloop's output line.
-field_before() { awk -v u="$1" '{for (i = 1; i < NF; i++) if ($(i+1) == u) print $i}'; }
 # A field of riot capture's summary: "events", "drops", or "bytes/event".
 summary_field() { # file, field
 	case $2 in
@@ -36,7 +29,6 @@ summary_field() { # file, field
 	*) awk -v f="$2" '$1 == f {print $2}' "$1" ;;
 	esac
 }
-median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 # Each run appends "wall-ns cpu-ns" per syscall of the loop to $work/<cfg>.
 run_untraced() { "$BIN/sysloop" "$1" "$N" "$target" >"$work/out"; }

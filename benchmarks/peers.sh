@@ -34,17 +34,12 @@ SECS=${SECS:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 out=${BENCH_OUT:-/dev/null}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "peers.sh: needs root (BPF, perf, ptrace)" >&2
-	exit 1
-fi
-work=$(mktemp -d /var/tmp/riot-peers.XXXXXX)
+. "$here/_lib.sh"
+need_root peers.sh "BPF, perf, ptrace"
+bench_workdir peers
 trap 'rm -rf "$work"' EXIT
-target=$work/file
-head -c 4096 /dev/urandom >"$target"
 have() { command -v "$1" >/dev/null 2>&1; }
-median() { sort -g | awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]; else print "n/a"}'; }
-ns_of() { awk '{for (i = 1; i < NF; i++) if ($(i+1) == "ns/syscall") print $i}' "$@" | head -n 1; }
+ns_of() { cat "$@" | field_before ns/syscall | head -n 1; }
 now_ns() { date +%s%N; }
 emit() { [ "$2" = n/a ] || echo "$1 $2" >>"$out"; }	# name value -> BENCH_OUT
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a" || a == "") print "n/a"; else printf "%.1f", a - b }'; }
