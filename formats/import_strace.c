@@ -207,42 +207,6 @@ static int put_fork(struct strace_importer *im, struct task *parent, uint32_t ch
 	return task_add(&im->tasks, child, tgid) ? 0 : -ENOMEM;
 }
 
-/* Asks the model whether (pid, tid) knows fd, without changing state: an
- * fstat is the one call that resolves an fd and alters nothing. */
-static bool model_knows_fd(struct strace_importer *im, const struct task *tk,
-			   int32_t fd, uint64_t t)
-{
-	struct riot_rec r = { .type = RIOT_REC_SYSCALL };
-	struct model_op op;
-
-	r.sc.sys = RIOT_SYS_fstat;
-	r.sc.pid = tk->tgid;
-	r.sc.tid = tk->tid;
-	r.sc.t = t;
-	r.sc.has = RIOT_HAS_FD;
-	r.sc.fd = fd;
-	if (model_apply(im->model, &r, &op))
-		return true;	/* out of memory: add nothing */
-	return !(op.flags & MODEL_OP_FD_UNKNOWN);
-}
-
-/* The model's cwd of a task, or NULL; an access(".") resolves it. */
-static const char *model_cwd(struct strace_importer *im, const struct task *tk, uint64_t t)
-{
-	struct riot_rec r = { .type = RIOT_REC_SYSCALL };
-	struct model_op op;
-
-	r.sc.sys = RIOT_SYS_access;
-	r.sc.pid = tk->tgid;
-	r.sc.tid = tk->tid;
-	r.sc.t = t;
-	r.sc.has = RIOT_HAS_PATH;
-	r.sc.path.s = ".";
-	if (model_apply(im->model, &r, &op) || (op.flags & MODEL_OP_CWD_UNKNOWN))
-		return NULL;
-	return op.path;
-}
-
 static int put_snap_proc(struct strace_importer *im, const struct task *tk,
 			 uint64_t t, const char *cwd, bool truncated)
 {
@@ -278,7 +242,7 @@ static int snap_fd(struct strace_importer *im, const struct task *tk, uint64_t t
 	uint32_t dev_type;
 	bool trunc;
 
-	if (fd < 0 || !note.p || model_knows_fd(im, tk, fd, t))
+	if (fd < 0 || !note.p || model_fd_known(im->model, tk->tgid, tk->tid, fd))
 		return 0;
 	if (strace_note_path(note, im->note, sizeof(im->note), &trunc, &dev_type))
 		return 0;
@@ -306,7 +270,7 @@ static int snap_cwd(struct strace_importer *im, const struct task *tk, uint64_t 
 		return 0;
 	if (im->note[0] != '/')
 		return 0;
-	cwd = model_cwd(im, tk, t);
+	cwd = model_cwd(im->model, tk->tgid, tk->tid);
 	if (cwd && strcmp(cwd, im->note) == 0)
 		return 0;
 	return put_snap_proc(im, tk, t, im->note, trunc);

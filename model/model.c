@@ -979,6 +979,39 @@ const char *model_path(const struct model *m, uint32_t id)
 	return paths_get(&m->paths, id);
 }
 
+/* The fd table and fs of (pid, tid) as its next record would find them,
+ * without making anything: 0 when the model knows neither. */
+static void tables_of(struct model *m, uint32_t pid, uint32_t tid, uint32_t *fdt,
+		      uint32_t *fs)
+{
+	uint32_t *v = map_get(&m->task_by_tid, tid), pi;
+
+	*fdt = *fs = 0;
+	if (v && TASK(m, *v)->pid == pid) {
+		*fdt = TASK(m, *v)->fdt;
+		*fs = TASK(m, *v)->fs;
+	} else if ((pi = proc_find(m, pid))) {
+		*fdt = PROC(m, pi)->fdt;
+		*fs = PROC(m, pi)->fs;
+	}
+}
+
+bool model_fd_known(struct model *m, uint32_t pid, uint32_t tid, int32_t fd)
+{
+	uint32_t fdt, fs;
+
+	tables_of(m, pid, tid, &fdt, &fs);
+	return fdt && fd_file(m, fdt, fd) != 0;
+}
+
+const char *model_cwd(struct model *m, uint32_t pid, uint32_t tid)
+{
+	uint32_t fdt, fs;
+
+	tables_of(m, pid, tid, &fdt, &fs);
+	return fs && FS(m, fs)->cwd ? paths_get(&m->paths, FS(m, fs)->cwd) : NULL;
+}
+
 uint32_t model_path_find(const struct model *m, const char *s, size_t len)
 {
 	return paths_find(&m->paths, s, len);

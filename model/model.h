@@ -71,6 +71,7 @@
 #ifndef RIOT_MODEL_MODEL_H
 #define RIOT_MODEL_MODEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../formats/log.h"
@@ -156,6 +157,11 @@ const char *model_path(const struct model *m, uint32_t id);
 /* The id of a path the model has seen (a resolved, normalised path), or 0
  * when it has none: it never interns, so it changes no count. */
 uint32_t model_path_find(const struct model *m, const char *s, size_t len);
+/* Questions about a task, answered as the next record of (pid, tid) would
+ * see it; they make nothing and count nothing. Whether fd is open: */
+bool model_fd_known(struct model *m, uint32_t pid, uint32_t tid, int32_t fd);
+/* Its cwd, or NULL when unknown (valid for the model's life). */
+const char *model_cwd(struct model *m, uint32_t pid, uint32_t tid);
 /* A live file object (or one released by the last model_apply), or NULL. */
 const struct model_file *model_file(const struct model *m, uint64_t id);
 const struct model_stats *model_stats(const struct model *m);

@@ -956,6 +956,34 @@ static void test_random(void)
 	CHECK_EQ(apply_errors, 0);
 }
 
+/* Queries answer as the next record would see it, and change nothing. */
+static void test_queries(void)
+{
+	struct model_stats before;
+
+	fresh();
+	snap_proc(10, "/srv");
+	snap_fd(10, 3, "/srv/db", O_RDWR);
+	open_(10, "/srv/log", O_WRONLY, 4);
+	before = *st();
+	CHECK(model_fd_known(m, 10, 10, 3));
+	CHECK(model_fd_known(m, 10, 10, 4));
+	CHECK(!model_fd_known(m, 10, 10, 5));
+	CHECK(model_fd_known(m, 10, 11, 3));	/* a thread not seen yet */
+	CHECK(!model_fd_known(m, 20, 20, 3));	/* a process not seen */
+	CHECK(!model_fd_known(m, 10, 10, -1));
+	CHECK_STR(model_cwd(m, 10, 11), "/srv");
+	CHECK(model_cwd(m, 20, 20) == NULL);
+	CHECK_U64(st()->processes, before.processes);
+	CHECK_U64(st()->threads, before.threads);
+	CHECK_U64(st()->unresolved_fd, before.unresolved_fd);
+	CHECK_U64(st()->unknown_cwd, before.unknown_cwd);
+	chdir_(10, 10, "data", 0);
+	CHECK_STR(model_cwd(m, 10, 10), "/srv/data");
+	close_(10, 4, 0);
+	CHECK(!model_fd_known(m, 10, 10, 4));
+}
+
 int main(void)
 {
 	test_normalise();
@@ -975,6 +1003,7 @@ int main(void)
 	test_path2_roles();
 	test_copy_fd2();
 	test_failed_changes_nothing();
+	test_queries();
 	test_unknown_fd_counted();
 	test_unknown_cwd();
 	test_hostile_paths();
