@@ -305,18 +305,26 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	emit = sys_enabled(sys);
 	if (!emit && !is_clone(sys))
 		return 0;
-	tgid = bpf_get_current_pid_tgid() >> 32;
-	if (!in_target(tgid) || !comm_matches())
-		return 0;
 	/* Anonymous memory is no file I/O. */
 	if (sys == RIOT_SYS_mmap && (regs->r10 & MAP_ANONYMOUS_FLAG))
 		return 0;
-
 	task = bpf_get_current_task_btf();
-	s = bpf_task_storage_get(&slots, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* With a traced set, only its tasks get a slot: a slot found answers
+	 * for the set without its lookup. */
+	s = target_mode == RIOT_TARGET_PIDS ?
+		    bpf_task_storage_get(&slots, task, 0, 0) : NULL;
 	if (!s) {
-		if (emit)
-			count_loss(0);
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		if (!in_target(tgid) || !comm_matches())
+			return 0;
+		s = bpf_task_storage_get(&slots, task, 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!s) {
+			if (emit)
+				count_loss(0);
+			return 0;
+		}
+	} else if (!comm_matches()) {
 		return 0;
 	}
 	s->args[0] = regs->di;
@@ -403,32 +411,53 @@ static __always_inline __u64 encode_dev(__u64 major, __u64 minor)
 	       (minor & 0xff) | ((minor & ~0xffull) << 12);
 }
 
+/* The first bytes of struct file and struct inode, read in one go each:
+ * f_mode, f_inode, i_mode, i_sb, i_ino and i_size have always been there.
+ * Where a kernel moved a field beyond, HEAD_FIELD reads it alone. */
+#define FILE_HEAD 64
+#define INODE_HEAD 128
+#define HEAD_FIELD(head, ptr, type, field)                                   \
+	(bpf_core_field_offset(type, field) +                               \
+			 sizeof(((type *)0)->field) <= sizeof(head) ?        \
+		 *(typeof(((type *)0)->field) *)((head) +                    \
+			 bpf_core_field_offset(type, field)) :               \
+		 BPF_CORE_READ((type *)(ptr), field))
+
 /* Size, type, inode, device of the file behind a new fd, and whether the
- * open created it. */
+ * open created it. Four reads: the fd's slot, the heads of the file and
+ * the inode, the superblock's device; the task's fd table is reached by
+ * direct (BTF) loads. */
 static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 				     long fd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fdarr, *file = NULL;
+	struct fdtable *fdt = task->files->fdt;
+	__u64 fhead[FILE_HEAD / 8], ihead[INODE_HEAD / 8];
+	struct file *file = NULL;
 	struct inode *inode;
+	struct super_block *sb;
+	struct file **fdarr;
 	__u32 s_dev;
 
-	if (!fdt || fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (!fdt || fd < 0 || fd >= fdt->max_fds)
 		return;
-	fdarr = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&file, sizeof(file), &fdarr[fd]) || !file)
+	fdarr = fdt->fd;
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fdarr[fd]) || !file ||
+	    bpf_probe_read_kernel(fhead, sizeof(fhead), file))
 		return;
-	inode = BPF_CORE_READ(file, f_inode);
-	if (!inode)
+	inode = HEAD_FIELD((char *)fhead, file, struct file, f_inode);
+	if (!inode || bpf_probe_read_kernel(ihead, sizeof(ihead), inode))
 		return;
-	x->size = BPF_CORE_READ(inode, i_size);
-	x->ftype = BPF_CORE_READ(inode, i_mode) & S_IFMT_BITS;
-	x->ino = BPF_CORE_READ(inode, i_ino);
-	s_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	x->size = HEAD_FIELD((char *)ihead, inode, struct inode, i_size);
+	x->ftype = HEAD_FIELD((char *)ihead, inode, struct inode, i_mode) &
+		   S_IFMT_BITS;
+	x->ino = HEAD_FIELD((char *)ihead, inode, struct inode, i_ino);
+	sb = HEAD_FIELD((char *)ihead, inode, struct inode, i_sb);
+	s_dev = BPF_CORE_READ(sb, s_dev);
 	x->dev = encode_dev(s_dev >> 20, s_dev & 0xfffff);
 	*flags |= RIOT_EVF_FACTS;
-	if (BPF_CORE_READ(file, f_mode) & FMODE_CREATED_BIT)
+	if (HEAD_FIELD((char *)fhead, file, struct file, f_mode) &
+	    FMODE_CREATED_BIT)
 		*flags |= RIOT_EVF_CREATED;
 }
 
