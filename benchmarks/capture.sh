@@ -33,6 +33,7 @@ summary_field() { # file, field
 # Each run appends "wall-ns cpu-ns" per syscall of the loop to $work/<cfg>.
 run_untraced() { "$BIN/sysloop" "$1" "$N" "$target" >"$work/out"; }
 run_floor() { "$BIN/bpf_floor" -- "$BIN/sysloop" "$1" "$N" "$target" >"$work/out"; }
+run_clock() { "$BIN/bpf_floor" --clock -- "$BIN/sysloop" "$1" "$N" "$target" >"$work/out"; }
 # riot's own CPU: user+sys of riot and its child, less the child's.
 run_riot() {
 	local TIMEFORMAT='%U %S'
@@ -48,18 +49,21 @@ printf 'riot capture benchmark: %d iterations per loop, median of %d rounds, %s,
 	"$N" "$ROUNDS" "$(uname -r)" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
 echo "ns per syscall of the loop: wall clock, and CPU time of the traced process"
 echo "(the BPF programs run in its context; CPU time leaves out waits for a CPU)."
-echo "+floor, +riot: added to the untraced loop; riot/flr: their ratio (target <= 1.5x);"
+echo "floor: empty BPF programs on riot's tracepoints; clock: programs that only"
+echo "read the clock at entry and exit and keep the entry time per task (the least"
+echo "any recorder of entry times and durations does). +X: added to the untraced"
+echo "loop; riot/flr, riot/clk: riot's added ns over theirs (target <= 1.5x floor);"
 echo "drain: riot's own CPU per event, start-up included (ring buffer, reorder,"
 echo "encode, compress)."
-printf '\n%-10s %9s %9s %9s %8s %8s %8s | %9s %9s %9s %8s %8s %8s | %8s %6s %8s\n' \
-	workload untraced floor riot '+floor' '+riot' riot/flr \
-	cpu:untr floor riot '+floor' '+riot' riot/flr drain drops 'B/event'
+printf '\n%-10s %-5s %9s %9s %9s %9s %8s %8s %8s %8s %8s\n' \
+	workload time untraced floor clock riot '+floor' '+clock' '+riot' riot/flr riot/clk
 for mode in pread openclose stat; do
-	rm -f "$work/u" "$work/f" "$work/r" "$work/d"
+	rm -f "$work/u" "$work/f" "$work/c" "$work/r" "$work/d"
 	drops=0 bpe=
 	for _ in $(seq "$ROUNDS"); do
 		run_untraced "$mode"; record u
 		run_floor "$mode"; record f
+		run_clock "$mode"; record c
 		run_riot "$mode"; record r
 		drops=$((drops + $(summary_field "$work/sum" drops)))
 		bpe=$(summary_field "$work/sum" bytes/event)
@@ -68,19 +72,25 @@ for mode in pread openclose stat; do
 			-v calls="$(field_before syscalls <"$work/out" | head -1)" \
 			'{ printf "%.1f\n", (($1 + $2) * 1e9 - child * calls) / ev }' "$work/time" >>"$work/d"
 	done
-	awk -v m="$mode" -v d="$drops" -v b="$bpe" \
-		-v uw="$(cut -f1 "$work/u" | median)" -v uc="$(cut -f2 "$work/u" | median)" \
-		-v fw="$(cut -f1 "$work/f" | median)" -v fc="$(cut -f2 "$work/f" | median)" \
-		-v rw="$(cut -f1 "$work/r" | median)" -v rc="$(cut -f2 "$work/r" | median)" \
-		-v dr="$(median <"$work/d")" -v out="${BENCH_OUT:-}" 'BEGIN {
-		fw1 = fw - uw; rw1 = rw - uw; fc1 = fc - uc; rc1 = rc - uc
-		rat_w = fw1 > 0 ? sprintf("%.2fx", rw1 / fw1) : "n/a"
-		rat_c = fc1 > 0 ? sprintf("%.2fx", rc1 / fc1) : "n/a"
-		printf "%-10s %9.1f %9.1f %9.1f %8.1f %8.1f %8s | %9.1f %9.1f %9.1f %8.1f %8.1f %8s | %8.1f %6d %8s\n",
-			m, uw, fw, rw, fw1, rw1, rat_w, uc, fc, rc, fc1, rc1, rat_c, dr, d, b
-		if (out != "")
-			printf "capture_%s_untraced_ns %.1f\ncapture_%s_floor_added_ns %.1f\ncapture_%s_riot_added_ns %.1f\ncapture_%s_drops %d\ncapture_%s_bytes_per_event %s\n",
-				m, uw, m, fw1, m, rw1, m, d, m, b >>out }'
+	for col in 1 2; do
+		awk -v m="$mode" -v col="$col" \
+			-v u="$(cut -f$col "$work/u" | median)" -v f="$(cut -f$col "$work/f" | median)" \
+			-v c="$(cut -f$col "$work/c" | median)" -v r="$(cut -f$col "$work/r" | median)" \
+			-v out="${BENCH_OUT:-}" 'BEGIN {
+			f1 = f - u; c1 = c - u; r1 = r - u
+			rf = f1 > 0 ? sprintf("%.2fx", r1 / f1) : "n/a"
+			rc = c1 > 0 ? sprintf("%.2fx", r1 / c1) : "n/a"
+			printf "%-10s %-5s %9.1f %9.1f %9.1f %9.1f %8.1f %8.1f %8.1f %8s %8s\n",
+				col == 1 ? m : "", col == 1 ? "wall" : "cpu", u, f, c, r, f1, c1, r1, rf, rc
+			if (out == "")
+				exit
+			k = col == 1 ? "" : "cpu_"
+			printf "capture_%s_%suntraced_ns %.1f\ncapture_%s_%sfloor_added_ns %.1f\ncapture_%s_%sclock_floor_added_ns %.1f\ncapture_%s_%sriot_added_ns %.1f\n",
+				m, k, u, m, k, f1, m, k, c1, m, k, r1 >>out }'
+	done
+	printf '%-10s drain %.1f ns/event, %d drops, %s bytes/event\n' "" "$(median <"$work/d")" "$drops" "$bpe"
+	[ -z "${BENCH_OUT:-}" ] ||
+		printf 'capture_%s_drops %d\ncapture_%s_bytes_per_event %s\n' "$mode" "$drops" "$mode" "$bpe" >>"$BENCH_OUT"
 done
 
 # The programs' own run time per call (kernel.bpf_stats_enabled): what
@@ -101,19 +111,28 @@ max_prog_id() { bpftool prog show -j | python3 -c 'import json, sys; print(max([
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 echo
-echo "BPF run time per call, ns (enter / exit program), bpf_stats:"
+echo "BPF run time per call, ns (enter + exit program), bpf_stats; its own clock"
+echo "reads are in every figure, so an empty program shows them: work is the run"
+echo "time beyond the empty programs'."
+# prog_time CMD...: the run time of programs $progs (enter,exit) loaded by
+# CMD while it runs the loop of $mode; prints "enter exit".
+prog_time() {
+	local id
+	id=$(max_prog_id)
+	"$@" sh -c "'$BIN/sysloop' $mode $N '$target' >/dev/null; bpftool prog show -j >'$work/progs.json'"
+	prog_cost "$progs" "$id" "$work/progs.json"
+}
 for mode in pread openclose stat; do
-	id=$(max_prog_id)
-	"$BIN/bpf_floor" -- sh -c "'$BIN/sysloop' $mode $N '$target' >/dev/null; bpftool prog show -j >'$work/progs.json'"
-	floor=$(prog_cost floor_enter,floor_exit "$id" "$work/progs.json")
-	id=$(max_prog_id)
-	"$RIOT" capture -q -o "$work/log.riot" -- sh -c "'$BIN/sysloop' $mode $N '$target' >/dev/null; bpftool prog show -j >'$work/progs.json'"
-	riot=$(prog_cost sys_enter,sys_exit "$id" "$work/progs.json")
-	awk -v m="$mode" -v f="$floor" -v r="$riot" -v out="${BENCH_OUT:-}" 'BEGIN { split(f, a, " "); split(r, b, " ")
-		printf "  %-10s floor %6.1f + %6.1f = %6.1f   riot %6.1f + %6.1f = %6.1f   riot/floor %.2fx\n",
-			m, a[1], a[2], a[1] + a[2], b[1], b[2], b[1] + b[2], (b[1] + b[2]) / (a[1] + a[2])
+	floor=$(progs=floor_enter,floor_exit prog_time "$BIN/bpf_floor" --)
+	clock=$(progs=clock_enter,clock_exit prog_time "$BIN/bpf_floor" --clock --)
+	riot=$(progs=sys_enter,sys_exit prog_time "$RIOT" capture -q -o "$work/log.riot" --)
+	awk -v m="$mode" -v f="$floor" -v c="$clock" -v r="$riot" -v out="${BENCH_OUT:-}" 'BEGIN {
+		split(f, a, " "); split(c, b, " "); split(r, d, " ")
+		fl = a[1] + a[2]; cl = b[1] + b[2] - fl; ri = d[1] + d[2] - fl
+		printf "  %-10s floor %5.1f + %5.1f   clock %5.1f + %5.1f   riot %5.1f + %5.1f   work: clock %5.1f, riot %5.1f (%.2fx)\n",
+			m, a[1], a[2], b[1], b[2], d[1], d[2], cl, ri, (cl > 0 ? ri / cl : 0)
 		if (out != "")
-			printf "capture_%s_bpf_floor_ns %.1f\ncapture_%s_bpf_riot_ns %.1f\n", m, a[1] + a[2], m, b[1] + b[2] >>out }'
+			printf "capture_%s_bpf_floor_ns %.1f\ncapture_%s_bpf_clock_work_ns %.1f\ncapture_%s_bpf_riot_work_ns %.1f\n", m, fl, m, cl, m, ri >>out }'
 done
 sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 

@@ -1,10 +1,16 @@
-/* bpf_floor: attaches empty BPF programs to the tracepoints riot capture
- * uses (bpf/floor.bpf.c), runs a command, detaches: what the command pays
- * there is the floor of any tracer built on those hooks.
+/* bpf_floor: attaches the floor programs of bpf/floor.bpf.c to the
+ * tracepoints riot capture uses, runs a command, detaches: what the command
+ * pays there is the floor of any tracer built on those hooks.
  *
- * usage: bpf_floor -- CMD [ARGS...]   exit status: CMD's, 1 on error
+ * usage: bpf_floor [--clock] -- CMD [ARGS...]
+ *   default  empty programs: the hooks alone
+ *   --clock  the clock read at entry and at exit, the entry time kept per
+ *            task: the floor of any tracer that records entry times and
+ *            durations
+ * exit status: CMD's, 1 on error
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -15,17 +21,31 @@
 int main(int argc, char **argv)
 {
 	struct floor_bpf *skel;
-	int status = 0, rc = 1;
+	int status = 0, rc = 1, arg = 1;
+	bool clock = false;
 	pid_t pid;
 
-	if (argc < 3 || strcmp(argv[1], "--") != 0) {
-		fprintf(stderr, "usage: bpf_floor -- CMD [ARGS...]\n");
+	if (arg < argc && strcmp(argv[arg], "--clock") == 0) {
+		clock = true;
+		arg++;
+	}
+	if (arg + 1 >= argc || strcmp(argv[arg], "--") != 0) {
+		fprintf(stderr, "usage: bpf_floor [--clock] -- CMD [ARGS...]\n");
 		return 2;
 	}
-	skel = floor_bpf__open_and_load();
+	arg++;
+	skel = floor_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "bpf_floor: cannot load: %s\n", strerror(errno));
+		fprintf(stderr, "bpf_floor: cannot open: %s\n", strerror(errno));
 		return 1;
+	}
+	bpf_program__set_autoload(skel->progs.floor_enter, !clock);
+	bpf_program__set_autoload(skel->progs.floor_exit, !clock);
+	bpf_program__set_autoload(skel->progs.clock_enter, clock);
+	bpf_program__set_autoload(skel->progs.clock_exit, clock);
+	if (floor_bpf__load(skel)) {
+		fprintf(stderr, "bpf_floor: cannot load: %s\n", strerror(errno));
+		goto out;
 	}
 	if (floor_bpf__attach(skel)) {
 		fprintf(stderr, "bpf_floor: cannot attach: %s\n", strerror(errno));
@@ -33,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	pid = fork();
 	if (pid == 0) {
-		execvp(argv[2], argv + 2);
+		execvp(argv[arg], argv + arg);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
