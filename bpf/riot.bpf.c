@@ -411,53 +411,50 @@ static __always_inline __u64 encode_dev(__u64 major, __u64 minor)
 	       (minor & 0xff) | ((minor & ~0xffull) << 12);
 }
 
-/* The first bytes of struct file and struct inode, read in one go each:
- * f_mode, f_inode, i_mode, i_sb, i_ino and i_size have always been there.
- * Where a kernel moved a field beyond, HEAD_FIELD reads it alone. */
-#define FILE_HEAD 64
-#define INODE_HEAD 128
-#define HEAD_FIELD(head, ptr, type, field)                                   \
-	(bpf_core_field_offset(type, field) +                               \
-			 sizeof(((type *)0)->field) <= sizeof(head) ?        \
-		 *(typeof(((type *)0)->field) *)((head) +                    \
-			 bpf_core_field_offset(type, field)) :               \
-		 BPF_CORE_READ((type *)(ptr), field))
+/* Linux 6.2: lets the file pointer read from the fd array be followed by
+ * direct loads. Weak: where it is missing, probe reads do the same. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 /* Size, type, inode, device of the file behind a new fd, and whether the
- * open created it. Four reads: the fd's slot, the heads of the file and
- * the inode, the superblock's device; the task's fd table is reached by
- * direct (BTF) loads. */
+ * open created it. The fd table is reached by direct (BTF) loads; the fd's
+ * slot needs a probe read. */
 static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 				     long fd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fdtable *fdt = task->files->fdt;
-	__u64 fhead[FILE_HEAD / 8], ihead[INODE_HEAD / 8];
-	struct file *file = NULL;
+	struct file **fdarr, *file = NULL;
 	struct inode *inode;
-	struct super_block *sb;
-	struct file **fdarr;
-	__u32 s_dev;
+	__u32 s_dev, f_mode;
 
 	if (!fdt || fd < 0 || fd >= fdt->max_fds)
 		return;
 	fdarr = fdt->fd;
-	if (bpf_probe_read_kernel(&file, sizeof(file), &fdarr[fd]) || !file ||
-	    bpf_probe_read_kernel(fhead, sizeof(fhead), file))
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fdarr[fd]) || !file)
 		return;
-	inode = HEAD_FIELD((char *)fhead, file, struct file, f_inode);
-	if (!inode || bpf_probe_read_kernel(ihead, sizeof(ihead), inode))
-		return;
-	x->size = HEAD_FIELD((char *)ihead, inode, struct inode, i_size);
-	x->ftype = HEAD_FIELD((char *)ihead, inode, struct inode, i_mode) &
-		   S_IFMT_BITS;
-	x->ino = HEAD_FIELD((char *)ihead, inode, struct inode, i_ino);
-	sb = HEAD_FIELD((char *)ihead, inode, struct inode, i_sb);
-	s_dev = BPF_CORE_READ(sb, s_dev);
+	if (bpf_rdonly_cast) {
+		file = bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
+		inode = file->f_inode;
+		if (!inode)
+			return;
+		x->size = inode->i_size;
+		x->ftype = inode->i_mode & S_IFMT_BITS;
+		x->ino = inode->i_ino;
+		s_dev = inode->i_sb->s_dev;
+		f_mode = file->f_mode;
+	} else {
+		inode = BPF_CORE_READ(file, f_inode);
+		if (!inode)
+			return;
+		x->size = BPF_CORE_READ(inode, i_size);
+		x->ftype = BPF_CORE_READ(inode, i_mode) & S_IFMT_BITS;
+		x->ino = BPF_CORE_READ(inode, i_ino);
+		s_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		f_mode = BPF_CORE_READ(file, f_mode);
+	}
 	x->dev = encode_dev(s_dev >> 20, s_dev & 0xfffff);
 	*flags |= RIOT_EVF_FACTS;
-	if (HEAD_FIELD((char *)fhead, file, struct file, f_mode) &
-	    FMODE_CREATED_BIT)
+	if (f_mode & FMODE_CREATED_BIT)
 		*flags |= RIOT_EVF_CREATED;
 }
 
