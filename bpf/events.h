@@ -11,6 +11,9 @@
 
 #define RIOT_PATH_MAX 4096	/* bytes of one path, NUL included */
 #define RIOT_COMM_LEN 16
+/* --path in the kernel: prefixes shorter than this, and paths up to this
+ * many bytes, are tested there; the rest is left to userspace. */
+#define RIOT_KPATH_MAX 256
 #define RIOT_NR_MAX 512		/* syscall numbers the filter table covers */
 
 enum riot_ev_type {
@@ -121,6 +124,7 @@ struct riot_loss {
 	__u64 t_last;		/* time of the latest loss */
 	__u64 unfollowed;	/* new processes the traced set had no room
 				 * for (RIOT_TARGET_PIDS): not traced */
+	__u64 filtered;		/* syscalls --path dropped in the kernel */
 };
 
 /* How the kernel side chooses the tasks it traces (rodata target_mode). */

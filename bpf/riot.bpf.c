@@ -40,6 +40,10 @@ volatile const __u32 target_mode;	/* enum riot_target_mode */
 volatile const __u8 comm_filter[RIOT_COMM_LEN];	/* all zero: no filter */
 volatile const __u64 sys_on[(RIOT_SYS_COUNT + 63) / 64];	/* --ops */
 volatile const __u64 wakeup_bytes;	/* wake the reader above this */
+/* --path for the kernel side (0: userspace alone filters): normalised,
+ * without a trailing slash, never "/". */
+volatile const __u8 path_prefix[RIOT_KPATH_MAX];
+volatile const __u32 path_prefix_len;
 
 /* x86_64 syscall number -> RIOT_SYS_* + 1 (0: not recorded). */
 static const __u8 nr_sys[RIOT_NR_MAX] = {
@@ -59,11 +63,21 @@ static const __u8 nr_sys[RIOT_NR_MAX] = {
 
 struct sys_desc {
 	__s8 path, path2, linkbuf, offp, off2p, how, cloneargs, statbuf;
+	__s8 fd, fd2;
 	__u8 sf;
 	__u8 nargs;	/* arguments sent (RIOT_ARG_ON_WIRE) */
 	__u8 wire;	/* which: bit N for argument N */
 	__u8 ext;	/* has a struct riot_ev_ext */
+	__u8 open;	/* returns a new fd from a path */
+	/* --path in the kernel. An operation on open files (not one that
+	 * changes the fd table: userspace follows those) whose files are all
+	 * known to lie outside the prefix; an operation on paths (not an
+	 * open, exec or chdir) whose PATH and PATH2 are absolute and outside
+	 * it. Nothing else is dropped there. */
+	__u8 fd_filter, path_filter, path2_filter;
 };
+
+#define CLS(c) RIOT_CLASS_##c
 
 #define W(a) (RIOT_ARG_ON_WIRE(ROLE(a)) ? 1 : 0)
 #define WIRE(a0, a1, a2, a3, a4, a5)                                         \
@@ -94,6 +108,19 @@ static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 		       HAS(CLONEARGS, a0, a1, a2, a3, a4, a5) ||             \
 		       ((fl) & (RIOT_SF_RET_FD | RIOT_SF_STAT |              \
 				RIOT_SF_STATX)) != 0,                        \
+		.fd = AT(ROLE(FD), a0, a1, a2, a3, a4, a5),                  \
+		.fd2 = AT(ROLE(FD2), a0, a1, a2, a3, a4, a5),                \
+		.open = CLS(cls) == CLS(OPEN),                               \
+		.fd_filter = HAS(FD, a0, a1, a2, a3, a4, a5) &&              \
+			(RIOT_SYS_##name == RIOT_SYS_lseek ||                \
+			 RIOT_SYS_##name == RIOT_SYS_fadvise64 ||            \
+			 (CLS(cls) != CLS(FD) && CLS(cls) != CLS(CWD) &&     \
+			  CLS(cls) != CLS(PROC) && CLS(cls) != CLS(OPEN) &&  \
+			  CLS(cls) != CLS(ASYNC))),                          \
+		.path_filter = HAS(PATH, a0, a1, a2, a3, a4, a5) &&          \
+			CLS(cls) != CLS(OPEN) && CLS(cls) != CLS(PROC) &&    \
+			CLS(cls) != CLS(CWD),                                \
+		.path2_filter = HAS(PATH2, a0, a1, a2, a3, a4, a5),          \
 	},
 #include "syscalls.def"
 #undef RIOT_SYSCALL
@@ -108,6 +135,11 @@ struct slot {
 	__u16 flags;		/* RIOT_EVF_OFF, _OFF2, _CLONEARGS */
 	__u8 active;
 	__u8 emit;		/* recorded (not only kept for clone flags) */
+};
+
+/* The file an open returned, for --path (0: none). */
+struct opened {
+	__u64 file, inode;
 };
 
 struct {
@@ -129,6 +161,16 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } traced SEC(".maps");
+
+/* --path: files opened by an absolute path outside the prefix, by their
+ * struct file, with their inode (a file freed and reused for another one
+ * no longer matches). Forgetting one only leaves its events to userspace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u64);
+} outside SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
@@ -226,6 +268,15 @@ static __always_inline void count_loss(int ring)
 	count_losses(ring, 1);
 }
 
+static __always_inline void count_filtered(void)
+{
+	__u32 zero = 0;
+	struct riot_loss *l = bpf_map_lookup_elem(&losses, &zero);
+
+	if (l)
+		l->filtered++;
+}
+
 static __always_inline int comm_matches(void)
 {
 	char comm[RIOT_COMM_LEN];
@@ -288,6 +339,118 @@ static __always_inline __u64 arg_at(const __u64 *args, int idx)
 	return 0;
 }
 
+/* Linux 6.2: lets a file pointer read from the fd array be followed by
+ * direct loads. Weak: where it is missing, probe reads do the same. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/* The struct file behind fd in the current task, or NULL. The fd table is
+ * reached by direct (BTF) loads; the fd's slot needs a probe read. */
+static __always_inline struct file *fd_file(long fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = task->files->fdt;
+	struct file **fdarr, *file = NULL;
+
+	if (!fdt || fd < 0 || fd >= fdt->max_fds)
+		return NULL;
+	fdarr = fdt->fd;
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fdarr[fd]))
+		return NULL;
+	return file;
+}
+
+static __always_inline __u64 inode_of(struct file *file)
+{
+	if (bpf_rdonly_cast)
+		return (__u64)((struct file *)bpf_rdonly_cast(file,
+			bpf_core_type_id_kernel(struct file)))->f_inode;
+	return (__u64)BPF_CORE_READ(file, f_inode);
+}
+
+/* Whether fd's file was opened by a path outside --path. */
+static __always_inline int fd_outside(long fd)
+{
+	struct file *file = fd_file(fd);
+	__u64 key = (__u64)file, *inode;
+
+	if (!file)
+		return 0;
+	inode = bpf_map_lookup_elem(&outside, &key);
+	return inode && *inode == inode_of(file);
+}
+
+/* What an operation on open files filtered by --path names: all outside. */
+static __always_inline int fds_outside(const struct sys_desc *d,
+				       const __u64 *args)
+{
+	if (!path_prefix_len || !d->fd_filter)
+		return 0;
+	if (!fd_outside(arg_at(args, d->fd)))
+		return 0;
+	return d->fd2 < 0 || fd_outside(arg_at(args, d->fd2));
+}
+
+/* Whether a "/" at p starts a component userspace would fold: an empty
+ * one ("//", a trailing slash), "." or "..". */
+static __always_inline int folds(const char *p)
+{
+	char c = p[1];
+
+	if (c == '/' || c == 0)
+		return 1;
+	if (c != '.')
+		return 0;
+	c = p[2];
+	if (c == '/' || c == 0)
+		return 1;
+	if (c != '.')
+		return 0;
+	c = p[3];
+	return c == '/' || c == 0;
+}
+
+/* The bytes path_outside() may look at: a path, and the three after its
+ * last byte that folds() peeks at. */
+struct kpath {
+	char c[RIOT_KPATH_MAX + 3];
+};
+
+/* A path as read into an event (len counts the NUL) lies outside --path:
+ * absolute, already normal (nothing folds), at most RIOT_KPATH_MAX bytes,
+ * and neither the prefix nor under it. Anything else is kept. A global
+ * function: the verifier walks its loops once, not once per caller path. */
+__attribute__((noinline)) int path_outside(const struct kpath *k, __u32 len)
+{
+	__u32 plen = path_prefix_len;
+	const char *p;
+	char c;
+	int i;
+
+	if (!k || len < 2 || len > RIOT_KPATH_MAX)
+		return 0;
+	p = k->c;
+	if (p[0] != '/')
+		return 0;
+	for (i = 0; i < RIOT_KPATH_MAX; i++) {
+		if (i >= plen)
+			break;
+		if (p[i] != path_prefix[i])
+			goto differs;
+	}
+	c = p[plen & (RIOT_KPATH_MAX - 1)];
+	if (c == '/' || c == 0)
+		return 0;
+differs:
+	for (i = 0; i < RIOT_KPATH_MAX; i++) {
+		c = p[i];
+		if (c == 0)
+			return 1;
+		if (c == '/' && folds(p + i))
+			return 0;
+	}
+	return 0;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
@@ -339,6 +502,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	s->active = 1;
 
 	const struct sys_desc *d = &descs[sys];
+	/* Decided here: a close empties the fd before exit. */
+	if (emit && fds_outside(d, s->args)) {
+		s->emit = 0;
+		count_filtered();
+		return 0;
+	}
 	/* The kernel updates these in place: their value before the call is
 	 * what replay needs. */
 	if (d->offp >= 0) {
@@ -411,26 +580,16 @@ static __always_inline __u64 encode_dev(__u64 major, __u64 minor)
 	       (minor & 0xff) | ((minor & ~0xffull) << 12);
 }
 
-/* Linux 6.2: lets the file pointer read from the fd array be followed by
- * direct loads. Weak: where it is missing, probe reads do the same. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
-
 /* Size, type, inode, device of the file behind a new fd, and whether the
- * open created it. The fd table is reached by direct (BTF) loads; the fd's
- * slot needs a probe read. */
+ * open created it; the file and its inode in *m, for --path. */
 static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
-				     long fd)
+				     long fd, struct opened *m)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct fdtable *fdt = task->files->fdt;
-	struct file **fdarr, *file = NULL;
+	struct file *file = fd_file(fd);
 	struct inode *inode;
 	__u32 s_dev, f_mode;
 
-	if (!fdt || fd < 0 || fd >= fdt->max_fds)
-		return;
-	fdarr = fdt->fd;
-	if (bpf_probe_read_kernel(&file, sizeof(file), &fdarr[fd]) || !file)
+	if (!file)
 		return;
 	if (bpf_rdonly_cast) {
 		file = bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
@@ -456,6 +615,8 @@ static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 	*flags |= RIOT_EVF_FACTS;
 	if (f_mode & FMODE_CREATED_BIT)
 		*flags |= RIOT_EVF_CREATED;
+	m->file = (__u64)file;
+	m->inode = (__u64)inode;
 }
 
 /* x86_64 user ABI layouts of struct stat and struct statx. */
@@ -547,7 +708,8 @@ static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
  * OFF2P, open_how, clone_args flags, the new fd's file, the stat buffer. */
 static __always_inline void fill_ext(struct riot_ev_ext *x, __u16 *flags,
 				     const struct sys_desc *d,
-				     const struct slot *s, long ret)
+				     const struct slot *s, long ret,
+				     struct opened *m)
 {
 	__builtin_memset(x, 0, sizeof(*x));
 	x->off = s->off;
@@ -558,7 +720,7 @@ static __always_inline void fill_ext(struct riot_ev_ext *x, __u16 *flags,
 				 (void *)arg_at(s->args, d->how)))
 		*flags |= RIOT_EVF_HOW;
 	if ((d->sf & RIOT_SF_RET_FD) && ret >= 0)
-		fd_facts(x, flags, ret);
+		fd_facts(x, flags, ret, m);
 	if (d->statbuf >= 0 && ret == 0) {
 		if (d->sf & RIOT_SF_STATX)
 			statx_facts(x, flags, arg_at(s->args, d->statbuf));
@@ -568,14 +730,38 @@ static __always_inline void fill_ext(struct riot_ev_ext *x, __u16 *flags,
 	*flags |= RIOT_EVF_EXT;
 }
 
-/* Fills ev, its ext and the paths after it; returns the event's size.
- * ev must have room for EVENT_ROOM bytes. */
+/* --path on a filled event: whether its paths drop it; an open's file is
+ * marked outside, or unmarked, by its path. */
+static __always_inline int path_filter(const struct sys_desc *d,
+				       const char *data, __u32 len1,
+				       __u32 len2, const struct opened *m)
+{
+	__u64 key = m->file;
+
+	if (!path_prefix_len)
+		return 0;
+	if (d->path_filter)
+		return path_outside((const void *)data, len1) &&
+		       (!d->path2_filter ||
+			path_outside((const void *)(data + len1), len2));
+	if (d->open && key) {
+		if (path_outside((const void *)data, len1))
+			bpf_map_update_elem(&outside, &key, &m->inode, BPF_ANY);
+		else
+			bpf_map_delete_elem(&outside, &key);
+	}
+	return 0;
+}
+
+/* Fills ev, its ext and the paths after it; returns the event's size, 0
+ * when --path drops it. ev must have room for EVENT_ROOM bytes. */
 static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
 					const struct slot *s,
 					const struct sys_desc *d, long ret,
 					__u64 now, int keeps_path)
 {
 	__u32 len1 = 0, len2 = 0, nargs = d->nargs & 7, head;
+	struct opened m = {};
 	__u16 flags;
 	char *data;
 
@@ -583,7 +769,7 @@ static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
 	flags = ev->flags;
 	head = RIOT_EV_SYSCALL_HDR + nargs * 8;
 	if (d->ext) {
-		fill_ext((void *)((char *)ev + head), &flags, d, s, ret);
+		fill_ext((void *)((char *)ev + head), &flags, d, s, ret, &m);
 		head += sizeof(struct riot_ev_ext);
 	}
 	data = (char *)ev + (head & 255);
@@ -599,6 +785,10 @@ static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
 		len2 = read_linkbuf(data + len1, arg_at(s->args, d->linkbuf),
 				    ret, &flags);
 	len2 &= PATH_MASK;
+	if (path_filter(d, data, len1, len2, &m)) {
+		count_filtered();
+		return 0;
+	}
 	ev->flags = flags;
 	ev->path_len = len1;
 	ev->path2_len = len2;
@@ -619,7 +809,7 @@ static __always_inline int emit_direct(const struct slot *s,
 		return 0;
 	}
 	size = fill_event(&sc->ev, s, d, ret, now, keeps_path);
-	if (size > sizeof(*sc))
+	if (!size || size > sizeof(*sc))
 		return 0;
 	if (bpf_ringbuf_output(&events, sc, size, ring_flags()))
 		count_loss(1);
@@ -688,8 +878,10 @@ static __always_inline int emit_syscall(const struct slot *s, long ret,
 	if (off <= BATCH_LIMIT) {
 		size = fill_event((void *)(b->buf + off), s, d, ret, now,
 				  keeps_path);
-		b->len = off + ((size + 7) & ~7u);
-		b->count++;
+		if (size) {
+			b->len = off + ((size + 7) & ~7u);
+			b->count++;
+		}
 	} else {
 		count_loss(1);	/* cannot happen: a flush leaves room */
 	}
@@ -725,10 +917,10 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 			flush_stale();
 		return 0;
 	}
-	now = bpf_ktime_get_boot_ns();
 	s->active = 0;
 	if (!s->emit)
 		return 0;
+	now = bpf_ktime_get_boot_ns();
 	return emit_syscall(s, ret, now);
 }
 

@@ -59,6 +59,8 @@ typedef int (*tracer_loss_fn)(void *ctx, unsigned cpu, uint64_t ring,
 int tracer_losses(struct tracer *t, tracer_loss_fn fn, void *ctx);
 /* Processes not followed (traced set full), as of tracer_losses(). */
 uint64_t tracer_unfollowed(struct tracer *t);
+/* Syscalls --path dropped in the kernel, as of tracer_losses(). */
+uint64_t tracer_filtered(struct tracer *t);
 /* False once every traced process (-p, and their children) has exited. */
 bool tracer_pids_alive(struct tracer *t);
 void tracer_destroy(struct tracer *t);

@@ -59,9 +59,11 @@ const char cmd_capture_help[] =
 "                      cwd or dirfd, is PREFIX or below it, and fd-based\n"
 "                      calls on fds opened that way (or found open under it\n"
 "                      at the start). Paths are compared as named, without\n"
-"                      following symlinks. Applied in riot before writing;\n"
-"                      process events, chdir/fchdir and start-state\n"
-"                      processes are kept.\n"
+"                      following symlinks. The kernel drops what surely\n"
+"                      lies outside (absolute, normal paths; fds opened by\n"
+"                      them); riot decides the rest before writing. Process\n"
+"                      events, chdir/fchdir and start-state processes are\n"
+"                      kept.\n"
 "\n"
 "Stopping:\n"
 "  -d, --duration SECONDS\n"
@@ -127,7 +129,7 @@ struct capture {
 	struct path_filter *pf;
 	struct reorder *ro;
 	uint64_t syscalls, procs, filtered, malformed;
-	uint64_t ring_lost, slot_lost, unfollowed;
+	uint64_t ring_lost, slot_lost, unfollowed, kfiltered;
 	uint64_t t_loss_poll;	/* boot ns of the previous loss poll */
 	int err;		/* first write error */
 };
@@ -804,6 +806,7 @@ static int finish_drain(struct capture *c, struct run *r)
 	if (!n)
 		n = poll_losses(c, r->t);
 	c->unfollowed = tracer_unfollowed(r->t);
+	c->kfiltered = tracer_filtered(r->t);
 	return n;
 }
 
@@ -820,8 +823,10 @@ static void print_summary(const struct capture *c, const char *out,
 		(unsigned long long)c->syscalls,
 		(unsigned long long)c->procs);
 	if (c->pf)
-		fprintf(stderr, "  filtered   %llu (outside --path)\n",
-			(unsigned long long)c->filtered);
+		fprintf(stderr, "  filtered   %llu (outside --path; %llu of them "
+			"in the kernel)\n",
+			(unsigned long long)(c->filtered + c->kfiltered),
+			(unsigned long long)c->kfiltered);
 	fprintf(stderr, "  drops      %llu", (unsigned long long)(c->ring_lost +
 							      c->slot_lost));
 	if (c->ring_lost || c->slot_lost)

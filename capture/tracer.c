@@ -115,6 +115,16 @@ static void set_rodata(struct riot_bpf *skel, const struct capture_opts *o)
 	 * than recording; it polls on a timer and is woken only when the
 	 * ring fills up. */
 	skel->rodata->wakeup_bytes = o->ring_bytes / 16;
+	/* --path: the kernel drops what surely lies outside; "/" holds
+	 * everything, a longer prefix is left to userspace. */
+	if (o->path_prefix) {
+		size_t n = strlen(o->path_prefix);
+
+		if (n > 1 && n < RIOT_KPATH_MAX) {
+			memcpy((void *)skel->rodata->path_prefix, o->path_prefix, n);
+			skel->rodata->path_prefix_len = n;
+		}
+	}
 }
 
 static int add_pid(struct tracer *t, pid_t pid)
@@ -338,6 +348,15 @@ uint64_t tracer_unfollowed(struct tracer *t)
 
 	for (int cpu = 0; cpu < t->ncpus; cpu++)
 		n += t->now[cpu].unfollowed;
+	return n;
+}
+
+uint64_t tracer_filtered(struct tracer *t)
+{
+	uint64_t n = 0;
+
+	for (int cpu = 0; cpu < t->ncpus; cpu++)
+		n += t->now[cpu].filtered;
 	return n;
 }
 

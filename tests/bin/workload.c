@@ -818,6 +818,49 @@ static void run_prefd(void)
 	want("prefd lseek", SC(SYS_lseek, 3, 0, SEEK_CUR), 1500);
 }
 
+static void setup_paths(void)
+{
+	mkdirp("in");
+	mkdirp("out");
+	mkfile("in/a", 100);
+	mkfile("out/b", 100);
+	mkfile("out/c", 100);
+	unlink(P("out/d"));
+	unlink(P("in/d"));
+	rmdir(P("out/e"));
+}
+
+/* For the filters (--path DIR/in): calls on files outside it by absolute
+ * and relative paths, through dup'ed fds, with names that fold back into
+ * it, and renames across its edge. */
+static void run_paths(void)
+{
+	struct stat st;
+
+	want("out openat", SC(SYS_openat, AT_FDCWD, P("out/b"), O_RDONLY, 0), 4);
+	want("out pread64", SC(SYS_pread64, 4, rbuf, 10, 0), 10);
+	want("out fstat", SC(SYS_fstat, 4, &st), 0);
+	want("out dup", SC(SYS_dup, 4), 5);
+	want("out pread64 dup", SC(SYS_pread64, 5, rbuf, 10, 20), 10);
+	want("out close dup", SC(SYS_close, 5), 0);
+	want("out close", SC(SYS_close, 4), 0);
+	want("in openat", SC(SYS_openat, AT_FDCWD, P("in/a"), O_RDWR, 0), 4);
+	want("in pwrite64", SC(SYS_pwrite64, 4, buf, 10, 0), 10);
+	want("in close", SC(SYS_close, 4), 0);
+	want("out stat", SC(SYS_newfstatat, AT_FDCWD, P("out/b"), &st, 0), 0);
+	want("folded stat", SC(SYS_newfstatat, AT_FDCWD, P("out/../in/a"), &st, 0), 0);
+	want("out rename", SC(SYS_rename, P("out/c"), P("out/d")), 0);
+	want("rename in", SC(SYS_rename, P("out/d"), P("in/d")), 0);
+	want("chdir out", SC(SYS_chdir, P("out")), 0);
+	want("relative openat", SC(SYS_openat, AT_FDCWD, "b", O_RDONLY, 0), 4);
+	want("relative pread64", SC(SYS_pread64, 4, rbuf, 10, 50), 10);
+	want("relative close", SC(SYS_close, 4), 0);
+	want("chdir back", SC(SYS_chdir, dir), 0);
+	want("out mkdir", SC(SYS_mkdir, P("out/e"), 0755), 0);
+	want("out rmdir", SC(SYS_rmdir, P("out/e")), 0);
+	want("in unlink", SC(SYS_unlink, P("in/d")), 0);
+}
+
 static void setup_heavy(void)
 {
 	mkfile("heavy.dat", 1 << 20);
@@ -865,6 +908,7 @@ static const struct scenario scenarios[] = {
 	{ "fork", setup_fork, run_fork },
 	{ "errors", setup_errors, run_errors },
 	{ "prefd", setup_prefd, run_prefd },
+	{ "paths", setup_paths, run_paths },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 static const struct scenario heavy = { "heavy", setup_heavy, run_heavy };

@@ -50,6 +50,7 @@ IT_TMP=$(mktemp -d /var/tmp/riot-it.XXXXXX) || fail "mktemp"
 IT_TMP=$(realpath "$IT_TMP")
 IT_PIDS=()
 IT_MOUNTS=()
+CAP_ARGS=()	# more `riot capture` arguments for capture_workload
 
 it_cleanup() {
 	local p m
@@ -160,10 +161,11 @@ capture_heavy() {
 }
 
 # capture_workload [-x CODE] SCENARIO...: runs the workload in W=$IT_TMP/w,
-# attaches `riot capture -o $LOG -p WPID`, sends the go signal, waits for
-# both, checks that the workload's own checks passed (status CODE, 0 by
-# default) and that capture exited 0, then writes $IT_TMP/dump.jsonl and
-# $IT_TMP/info.json. Sets W, LOG, WPID, WSTATUS, CSTATUS.
+# attaches `riot capture -o $LOG -p WPID "${CAP_ARGS[@]}"`, sends the go
+# signal, waits for both, checks that the workload's own checks passed
+# (status CODE, 0 by default) and that capture exited 0, then writes
+# $IT_TMP/dump.jsonl and $IT_TMP/info.json. Sets W, LOG, WPID, WSTATUS,
+# CSTATUS.
 capture_workload() {
 	local want=0
 	if [ "${1:-}" = -x ]; then
@@ -178,7 +180,7 @@ capture_workload() {
 	IT_PIDS+=("$WPID")
 	wait_until "the workload to be ready" 300 grep -q ' ready$' "$IT_TMP/wl.out"
 	[ "$(cut -d' ' -f1 "$IT_TMP/wl.out")" = "$WPID" ] || fail "workload printed $(cat "$IT_TMP/wl.out"), pid is $WPID"
-	attach_capture "$WPID" "$LOG"
+	attach_capture "$WPID" "$LOG" "${CAP_ARGS[@]}"
 	kill -USR1 "$WPID" || fail "workload $WPID is gone before the go signal"
 	wait_exit "$WPID" "the workload" 1200
 	WSTATUS=$REPLY
