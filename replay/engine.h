@@ -30,7 +30,8 @@ struct replay_ctx {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start */
 	struct replay_report *report;	/* NULL: no --report */
 	_Atomic uint64_t completed;	/* ops accounted, for progress */
-	_Atomic bool started;	/* the gate: no op is issued before it */
+	_Atomic uint32_t started;	/* the gate: no op is issued before it
+					 * (a futex word: 0 closed, 1 open) */
 };
 
 /* Opens the gate (start_ns is set) / waits for it, in engine threads. */

@@ -102,13 +102,10 @@ static void sync_push(void *eng, unsigned lane, uint64_t seq)
 
 static void wait_deps(struct replay_plan *p, const struct replay_op *op)
 {
-	while (!replay_op_ready(p, op)) {
-		uint32_t e = replay_plan_epoch(p);
+	uint64_t seq;
 
-		if (replay_op_ready(p, op))
-			break;
-		replay_plan_wait_epoch(p, e, 0);
-	}
+	while ((seq = replay_op_blocker(p, op)))
+		replay_plan_wait_op(p, seq);
 }
 
 /* The real fd of a file object, opened by path when this run has not

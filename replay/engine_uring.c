@@ -29,6 +29,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -36,6 +37,8 @@
 #define URING_ENTRIES 256
 #define POOL_THREADS 2
 #define SCRATCH_BYTES (1u << 20)
+#define REQ_BUF_KEEP (1u << 20)	/* a request keeps a write buffer up to
+				 * this size for its next write */
 #define MAX_SLOTS (1u << 18)
 #define EFD_TAG 1
 #define OP_FIXED_FD_INSTALL 54	/* Linux 6.8; liburing 2.3 predates it */
@@ -55,7 +58,8 @@ struct ureq {
 	int pfd, pfd2;		/* confined lookups to close at the end */
 	int32_t slot;
 	int fd, fd2;		/* real fds for the pool */
-	void *buf;		/* owned data buffer */
+	void *buf;		/* owned data buffer, kept across reuse */
+	size_t buf_cap;
 	uint64_t t_submit, due;
 	int64_t res;
 	bool fallback;
@@ -78,6 +82,7 @@ struct uworker {
 	bool started;
 	struct io_uring ring;
 	bool ring_ok;
+	bool ring_disabled;	/* enabled by the worker: its single issuer */
 	uint64_t *q;		/* inbound seqs from the producer (SPSC) */
 	_Atomic uint64_t qhead, qtail;
 	int efd;
@@ -88,6 +93,12 @@ struct uworker {
 					 * this one only once they reach it */
 	uint64_t done_max;		/* largest seq completed since the last
 					 * wake-up pass */
+	uint64_t ncomplete;		/* ops this worker completed */
+	uint64_t npublished;		/* ... of which added to cx->completed */
+	_Atomic uint64_t activity;	/* ncomplete as others may see it: a
+					 * worker about to sleep checks that
+					 * no one completed anything since it
+					 * looked at its streams */
 	struct ustream *streams;
 	uint32_t cap_streams;
 	uint32_t *ready;
@@ -261,7 +272,7 @@ static struct ureq *req_get(struct uworker *w, struct replay_op *op)
 
 	if (r)
 		w->free_reqs = r->next;
-	else if (!(r = malloc(sizeof(*r))))
+	else if (!(r = calloc(1, sizeof(*r))))
 		return NULL;
 	r->op = op;
 	r->w = w;
@@ -269,7 +280,6 @@ static struct ureq *req_get(struct uworker *w, struct replay_op *op)
 	r->phase = PH_ISSUE;
 	r->pfd = r->pfd2 = r->fd = r->fd2 = -1;
 	r->slot = -1;
-	r->buf = NULL;
 	r->fallback = false;
 	return r;
 }
@@ -280,7 +290,11 @@ static void req_put(struct uworker *w, struct ureq *r)
 		close(r->pfd);
 	if (r->pfd2 >= 0)
 		close(r->pfd2);
-	free(r->buf);
+	if (r->buf_cap > REQ_BUF_KEEP) {
+		free(r->buf);
+		r->buf = NULL;
+		r->buf_cap = 0;
+	}
 	r->next = w->free_reqs;
 	w->free_reqs = r;
 }
@@ -309,8 +323,8 @@ static void op_finish(struct uworker *w, struct replay_op *op, const struct repl
 	if (!s->head)
 		s->tail = 0;
 	s->busy = false;
-	atomic_fetch_add_explicit(&cx->completed, 1, memory_order_relaxed);
 	replay_op_complete(cx->plan, op);
+	w->ncomplete++;
 	if (op->seq > w->done_max)
 		w->done_max = op->seq;
 }
@@ -613,12 +627,18 @@ static int prep_stat(struct uworker *w, struct ureq *r, struct io_uring_sqe **sq
 static void *data_buf(struct uworker *w, struct ureq *r)
 {
 	const struct replay_op *op = r->op;
+	size_t need = op->count ? op->count : 1;
 
 	if (op->act == ACT_READ && op->count <= SCRATCH_BYTES)
 		return w->scratch;	/* what is read is not looked at */
-	if (posix_memalign(&r->buf, 4096, op->count ? op->count : 1) != 0) {
-		r->buf = NULL;
-		return NULL;
+	if (need > r->buf_cap) {
+		free(r->buf);
+		r->buf_cap = 0;
+		if (posix_memalign(&r->buf, 4096, need) != 0) {
+			r->buf = NULL;
+			return NULL;
+		}
+		r->buf_cap = need;
 	}
 	if (op->act == ACT_WRITE)
 		fill_bytes(&w->e->cx->fill, op->path_id, op->off, r->buf, op->count);
@@ -805,6 +825,46 @@ static void arm_efd(struct uworker *w)
 	io_uring_sqe_set_data64(sqe, EFD_TAG);
 }
 
+/* Makes this worker's completions visible: the progress count, the
+ * activity others check before sleeping, and a wake-up for workers whose
+ * streams may wait on what just completed. */
+static void publish(struct uworker *w)
+{
+	struct uring_engine *e = w->e;
+
+	if (w->ncomplete == w->npublished)
+		return;
+	atomic_fetch_add_explicit(&e->cx->completed, w->ncomplete - w->npublished,
+				  memory_order_relaxed);
+	w->npublished = w->ncomplete;
+	/* seq_cst: ordered before the loads of dep_wait below, against the
+	 * sleeper's store of dep_wait before its load of activity */
+	atomic_store(&w->activity, w->ncomplete);
+	/* A worker waiting for seqs >= S cannot be helped by completions
+	 * below S, and any op it waits for is >= S, so none is ever missed. */
+	for (unsigned i = 0; w->done_max && i < e->n; i++) {
+		struct uworker *o = &e->w[i];
+		uint64_t s = atomic_load(&o->dep_wait);
+
+		if (i != w->id && s && w->done_max >= s &&
+		    atomic_compare_exchange_strong(&o->dep_wait, &s, 0))
+			wake(o);
+	}
+	w->done_max = 0;
+}
+
+/* What every other worker has completed: changes whenever one completes
+ * an op (the sum only grows). */
+static uint64_t others_activity(struct uworker *w)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < w->e->n; i++)
+		if (i != w->id)
+			sum += atomic_load(&w->e->w[i].activity);
+	return sum;
+}
+
 static void reap(struct uworker *w)
 {
 	struct io_uring_cqe *cqe;
@@ -823,18 +883,7 @@ static void reap(struct uworker *w)
 		arm_efd(w);
 		pool_drain(w);
 	}
-	/* Wake workers whose streams may wait on what just completed: a
-	 * worker waiting for seqs >= S cannot be helped by completions below
-	 * S, and any op it waits for is >= S, so none is ever missed. */
-	for (unsigned i = 0; w->done_max && i < w->e->n; i++) {
-		struct uworker *o = &w->e->w[i];
-		uint64_t s = atomic_load(&o->dep_wait);
-
-		if (i != w->id && s && w->done_max >= s &&
-		    atomic_compare_exchange_strong(&o->dep_wait, &s, 0))
-			wake(o);
-	}
-	w->done_max = 0;
+	publish(w);
 }
 
 static bool inbound_empty(struct uworker *w)
@@ -846,7 +895,7 @@ static bool inbound_empty(struct uworker *w)
  * waits in the same io_uring_enter(2): one syscall per op for a stream
  * that only waits on itself. */
 static void submit_and_wait(struct uworker *w, uint64_t next_due, uint64_t awaited,
-			    uint32_t epoch)
+			    uint64_t seen)
 {
 	struct __kernel_timespec ts;
 	struct io_uring_cqe *cqe;
@@ -862,7 +911,7 @@ static void submit_and_wait(struct uworker *w, uint64_t next_due, uint64_t await
 	atomic_store(&w->sleeping, 1);
 	if (awaited)
 		atomic_store(&w->dep_wait, awaited);
-	if (wait && inbound_empty(w) && replay_plan_epoch(w->e->cx->plan) == epoch) {
+	if (wait && inbound_empty(w) && others_activity(w) == seen) {
 		ts.tv_sec = (long long)(wait / 1000000000u);
 		ts.tv_nsec = (long long)(wait % 1000000000u);
 		io_uring_submit_and_wait_timeout(&w->ring, &cqe, 1, &ts, NULL);
@@ -872,26 +921,37 @@ static void submit_and_wait(struct uworker *w, uint64_t next_due, uint64_t await
 	atomic_store(&w->sleeping, 0);
 }
 
+/* io_uring_enable_rings(), which liburing 2.3's shared library does not
+ * export (its static one does): the register call itself. */
+static int ring_enable(struct uworker *w)
+{
+	return syscall(__NR_io_uring_register, w->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS,
+		       NULL, 0) < 0 ? -errno : 0;
+}
+
 static void *uworker_main(void *arg)
 {
 	struct uworker *w = arg;
 	struct replay_ctx *cx = w->e->cx;
 
 	prctl(PR_SET_TIMERSLACK, 1UL);
+	if (w->ring_disabled && ring_enable(w) < 0)
+		return NULL;	/* not reached: enabling a ring we made cannot fail */
 	replay_ctx_wait_gate(cx);
 	arm_efd(w);
 	for (;;) {
-		uint32_t epoch = replay_plan_epoch(cx->plan);
+		uint64_t seen = others_activity(w);
 		uint64_t next_due, awaited;
 
 		if (pull_inbound(w) < 0)
 			break;
 		next_due = run_ready(w, &awaited);
+		publish(w);
 		if (atomic_load(&w->e->stop) && inbound_empty(w) && !w->inflight && !w->nready) {
 			io_uring_submit(&w->ring);
 			break;
 		}
-		submit_and_wait(w, next_due, awaited, epoch);
+		submit_and_wait(w, next_due, awaited, seen);
 		reap(w);
 	}
 	return NULL;
@@ -931,6 +991,30 @@ static uint32_t slot_count(void)
 	return rl.rlim_cur > 256 ? (uint32_t)rl.rlim_cur - 128 : 128;
 }
 
+/* The ring with the least kernel work per op the running kernel offers:
+ * only the worker submits (SINGLE_ISSUER, 6.0) and completions of punted
+ * work run when it next waits for completions (DEFER_TASKRUN, 6.1), not as
+ * task work interrupting it; the ring is created disabled and the worker
+ * enables it, which makes it the issuer. Older kernels get cooperative
+ * task work (5.19), then a plain ring: the same ring, only busier. */
+static int ring_init(struct uworker *w, struct io_uring_params *params)
+{
+	static const unsigned tries[] = {
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED,
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+		0,
+	};
+	unsigned base = params->flags;
+	int rc = -EINVAL;
+
+	for (unsigned i = 0; i < sizeof(tries) / sizeof(tries[0]) && rc == -EINVAL; i++) {
+		params->flags = base | tries[i];
+		rc = io_uring_queue_init_params(URING_ENTRIES, &w->ring, params);
+		w->ring_disabled = rc == 0 && (tries[i] & IORING_SETUP_R_DISABLED);
+	}
+	return rc;
+}
+
 static int worker_init(struct uring_engine *e, struct uworker *w, unsigned id, char *err,
 		       size_t errlen)
 {
@@ -958,15 +1042,7 @@ static int worker_init(struct uring_engine *e, struct uworker *w, unsigned id, c
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));
 		return -errno;
 	}
-	/* Completions of work the kernel punted run when this worker next
-	 * enters the kernel instead of interrupting it (5.19); without the
-	 * flag the ring still works, only busier. */
-	params.flags |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
-	rc = io_uring_queue_init_params(URING_ENTRIES, &w->ring, &params);
-	if (rc == -EINVAL) {
-		params.flags &= ~(IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
-		rc = io_uring_queue_init_params(URING_ENTRIES, &w->ring, &params);
-	}
+	rc = ring_init(w, &params);
 	if (rc < 0) {
 		snprintf(err, errlen, "io_uring_setup: %s", strerror(-rc));
 		return rc;
@@ -1084,6 +1160,7 @@ static void worker_free(struct uworker *w)
 		struct ureq *r = w->free_reqs;
 
 		w->free_reqs = r->next;
+		free(r->buf);
 		free(r);
 	}
 	if (w->files) {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,18 +50,18 @@ void replay_wait_until(uint64_t due_ns, uint64_t spin_ns)
 		__builtin_ia32_pause();
 }
 
+/* The engine threads sleep on the gate itself, so they all run as soon as
+ * it opens: a polling sleep would start the run up to its period late. */
 void replay_ctx_open_gate(struct replay_ctx *cx)
 {
-	atomic_store(&cx->started, true);
+	atomic_store(&cx->started, 1);
+	syscall(SYS_futex, (uint32_t *)&cx->started, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
 void replay_ctx_wait_gate(struct replay_ctx *cx)
 {
-	while (!atomic_load(&cx->started)) {
-		struct timespec ts = { 0, 100000 };
-
-		nanosleep(&ts, NULL);
-	}
+	while (!atomic_load(&cx->started))
+		syscall(SYS_futex, (uint32_t *)&cx->started, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 }
 
 static __thread void *scratch;

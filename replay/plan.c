@@ -55,8 +55,6 @@ struct replay_plan {
 	uint32_t skey_cap;
 
 	uint64_t skipped[SKIP_COUNT];
-	_Atomic uint32_t epoch;
-	_Atomic uint32_t waiters;
 	_Atomic bool finished;
 	_Atomic uint64_t planned;
 	bool log_complete;
@@ -147,33 +145,39 @@ uint64_t replay_op_blocker(const struct replay_plan *p, const struct replay_op *
 	return 0;
 }
 
-bool replay_op_ready(const struct replay_plan *p, const struct replay_op *op)
+/* The futex word of an op: the low half of `done` (little-endian), which
+ * changes when the op completes (seq and the slot's previous seq differ in
+ * their low 32 bits: the window is far smaller than 2^32). */
+static _Atomic uint32_t *done_word(struct replay_op *op)
 {
-	return replay_op_blocker(p, op) == 0;
+	return (_Atomic uint32_t *)&op->done;
 }
 
 void replay_op_complete(struct replay_plan *p, struct replay_op *op)
 {
-	atomic_store_explicit(&op->done, op->seq, memory_order_release);
-	atomic_fetch_add(&p->epoch, 1);
-	if (atomic_load(&p->waiters))
-		futex(&p->epoch, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+	/* seq_cst store then load, against the waiter's add then load: one
+	 * of the two sees the other, so no wake-up is lost */
+	atomic_store(&op->done, op->seq);
+	if (atomic_load(&op->waiters))
+		futex(done_word(op), FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
 }
 
-uint32_t replay_plan_epoch(const struct replay_plan *p)
+bool replay_plan_op_done(const struct replay_plan *p, uint64_t seq)
 {
-	return atomic_load((_Atomic uint32_t *)&p->epoch);
+	return seq_done(p, seq);
 }
 
-void replay_plan_wait_epoch(struct replay_plan *p, uint32_t seen, uint64_t timeout_ns)
+void replay_plan_wait_op(struct replay_plan *p, uint64_t seq)
 {
-	struct timespec ts = { (time_t)(timeout_ns / 1000000000u),
-			       (long)(timeout_ns % 1000000000u) };
+	struct replay_op *op = replay_plan_op(p, seq);
+	uint32_t seen = atomic_load(done_word(op));
+	struct timespec ts = { 0, 100000000 };
 
-	atomic_fetch_add(&p->waiters, 1);
-	if (atomic_load(&p->epoch) == seen)
-		futex(&p->epoch, FUTEX_WAIT_PRIVATE, seen, timeout_ns ? &ts : NULL);
-	atomic_fetch_sub(&p->waiters, 1);
+	atomic_fetch_add(&op->waiters, 1);
+	/* the timeout is a backstop only: a wake-up is never lost */
+	if (atomic_load(&op->done) < seq)
+		futex(done_word(op), FUTEX_WAIT_PRIVATE, seen, &ts);
+	atomic_fetch_sub(&op->waiters, 1);
 }
 
 bool replay_plan_finished(const struct replay_plan *p)
@@ -776,16 +780,8 @@ static void plan_deps(struct replay_plan *p, struct replay_op *op)
 /* Waits until the slot of seq is free: its previous occupant completed. */
 static void window_wait(struct replay_plan *p, uint64_t seq)
 {
-	struct replay_op *slot = replay_plan_op(p, seq);
-
-	while (seq > REPLAY_WINDOW &&
-	       atomic_load_explicit(&slot->done, memory_order_acquire) < seq - REPLAY_WINDOW) {
-		uint32_t e = replay_plan_epoch(p);
-
-		if (atomic_load_explicit(&slot->done, memory_order_acquire) >= seq - REPLAY_WINDOW)
-			break;
-		replay_plan_wait_epoch(p, e, 100000000);
-	}
+	while (seq > REPLAY_WINDOW && !seq_done(p, seq - REPLAY_WINDOW))
+		replay_plan_wait_op(p, seq - REPLAY_WINDOW);
 }
 
 static void op_fill(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
@@ -910,8 +906,6 @@ int replay_plan_run(struct replay_plan *p)
 		close_settle(p, true);
 	p->log_complete = riot_reader_complete(p->rd);
 	atomic_store(&p->finished, true);
-	atomic_fetch_add(&p->epoch, 1);
-	futex(&p->epoch, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
 	return rc < 0 ? rc : 0;
 }
 
@@ -949,9 +943,10 @@ void replay_plan_free(struct replay_plan *p)
 {
 	if (!p)
 		return;
-	if (p->win)
-		for (uint32_t i = 0; i < REPLAY_WINDOW; i++)
-			free(p->win[i].text);
+	/* only the slots ever used: the rest of the window was never touched
+	 * and reading it would only fault its pages in */
+	for (uint64_t i = 0; p->win && i < REPLAY_WINDOW && i < p->next_seq; i++)
+		free(p->win[i].text);
 	free(p->win);
 	model_free(p->m);
 	riot_reader_close(p->rd);

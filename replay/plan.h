@@ -13,7 +13,8 @@
  * ahead of the oldest incomplete op, so memory stays bounded whatever the
  * log's length. An op is complete when its slot's `done` holds a value >=
  * its seq: `done` only grows, so a dependency check is one load and no
- * worker ever scans.
+ * worker ever scans; a thread that must sleep on a dependency sleeps on
+ * that op alone (replay_plan_wait_op).
  *
  * Ordering (dep[]): thread order waits for nothing; resource order waits
  * for the previous op (in log order) on each file object and path the op
@@ -104,6 +105,7 @@ struct replay_op {
 	uint8_t skip;		/* enum replay_skip */
 	uint32_t opflags;	/* OPF_* */
 	uint64_t next;		/* engine-owned: next seq of the stream */
+	_Atomic uint32_t waiters;	/* threads sleeping on its completion */
 };
 
 struct replay_stream {
@@ -140,19 +142,17 @@ const char *replay_plan_error(const struct replay_plan *p);
 
 /* The op of seq (valid while it is in the window). */
 struct replay_op *replay_plan_op(struct replay_plan *p, uint64_t seq);
-/* True when every dependency of op is complete. */
-bool replay_op_ready(const struct replay_plan *p, const struct replay_op *op);
 /* The first dependency of op not complete yet (a seq), 0 when ready. */
 uint64_t replay_op_blocker(const struct replay_plan *p, const struct replay_op *op);
 /* Marks op complete and wakes whoever waits for completions. */
 void replay_op_complete(struct replay_plan *p, struct replay_op *op);
 
-/* Completion epoch: a counter bumped on every completion, for waiting on
- * dependencies held by other threads (futex). */
-uint32_t replay_plan_epoch(const struct replay_plan *p);
-/* Sleeps until the epoch differs from seen (or timeout_ns elapsed; 0: no
- * timeout). */
-void replay_plan_wait_epoch(struct replay_plan *p, uint32_t seen, uint64_t timeout_ns);
+/* Whether op seq (in the window, or before it) is complete. */
+bool replay_plan_op_done(const struct replay_plan *p, uint64_t seq);
+/* Sleeps until op seq completes (or a backstop timeout passes: callers
+ * re-check). Only that op's completion wakes the caller, so a thread
+ * blocked on one dependency costs the others nothing. */
+void replay_plan_wait_op(struct replay_plan *p, uint64_t seq);
 
 /* Set once the producer handed over the last op. */
 bool replay_plan_finished(const struct replay_plan *p);
