@@ -5,6 +5,8 @@
 # close, stat, rename, unlink); and the issue delay p50/p99 at speed 1.
 # Env: RIOT, BIN; appends "name value" lines to $BENCH_OUT when set.
 # Targets: uring >= 2x sync on cached reads; delay p50 <= 5 us, p99 <= 50 us.
+# With fio (installed by make deps): fio's own io_uring/psync ratio on
+# cached reads, the ceiling the first target meets on this kernel.
 set -euo pipefail
 : "${RIOT:?}" "${BIN:?}"
 work=$(mktemp -d /var/tmp/riot-bench-replay.XXXXXX)
@@ -38,6 +40,25 @@ for trace in reads meta; do
 	out "replay_${trace}_sync_ops_per_s" "$s"
 	out "replay_${trace}_uring_over_sync" "$(awk -v a="$u" -v b="$s" 'BEGIN { printf "%.2f", a / b }')"
 done
+
+# What the kernel itself allows: fio on cached 4 KiB random reads, one job
+# per CPU, psync against io_uring (16 in flight, submitted in batches of
+# 16). Where io_uring does not beat plain preads here, no replayer can.
+if command -v fio >/dev/null 2>&1; then
+	head -c 1048576 /dev/urandom >"$work/fio.dat"
+	cat "$work/fio.dat" >/dev/null
+	fio_iops() { # ENGINE
+		fio --name=cached --filename="$work/fio.dat" --rw=randread --bs=4k --size=1m \
+			--ioengine="$1" --iodepth=16 --iodepth_batch_submit=16 --invalidate=0 \
+			--time_based --runtime=3 --numjobs="$(nproc)" --group_reporting \
+			--output-format=terse 2>/dev/null | awk -F';' 'NF > 8 {print $8}'
+	}
+	fu=$(fio_iops io_uring)
+	fs=$(fio_iops psync)
+	out replay_reads_fio_io_uring_iops "$fu"
+	out replay_reads_fio_psync_iops "$fs"
+	out replay_reads_fio_uring_over_psync "$(awk -v a="$fu" -v b="$fs" 'BEGIN { printf "%.2f", a / b }')"
+fi
 
 # The machine's own timer lateness: the floor under any scheduler that
 # sleeps (riot spins the last 100 us before a due time to get below it).
