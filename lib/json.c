@@ -21,11 +21,47 @@ static void indent(struct json *j)
 		fputs("  ", j->out);
 }
 
+/* Bytes of the well-formed UTF-8 sequence at s (at most n bytes), 0 when
+ * there is none: no overlong form, no surrogate, nothing above U+10FFFF. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
 static void put_escaped(FILE *out, const char *s, size_t n)
 {
+	const unsigned char *u = (const unsigned char *)s;
+
 	fputc('"', out);
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c = u[i];
+		size_t len;
 
 		switch (c) {
 		case '"': fputs("\\\"", out); break;
@@ -34,12 +70,17 @@ static void put_escaped(FILE *out, const char *s, size_t n)
 		case '\r': fputs("\\r", out); break;
 		case '\t': fputs("\\t", out); break;
 		default:
-			/* Control bytes and bytes that are not UTF-8 text are
-			 * escaped one by one, so any path stays valid JSON. */
-			if (c < 0x20 || c >= 0x7f)
+			/* UTF-8 text as it is; control bytes, DEL and bytes
+			 * that are not UTF-8 escaped one by one (as U+0000 to
+			 * U+00FF), so any path stays valid JSON. */
+			if (c >= 0x80 && (len = utf8_len(u + i, n - i))) {
+				fwrite(u + i, 1, len, out);
+				i += len - 1;
+			} else if (c < 0x20 || c >= 0x7f) {
 				fprintf(out, "\\u%04x", c);
-			else
+			} else {
 				fputc(c, out);
+			}
 		}
 	}
 	fputc('"', out);
