@@ -422,13 +422,13 @@ struct kpath {
 __attribute__((noinline)) int path_outside(const struct kpath *k, __u32 len)
 {
 	__u32 plen = path_prefix_len;
-	const char *p;
-	char c;
+	const __u8 *p;
+	__u8 c;
 	int i;
 
 	if (!k || len < 2 || len > RIOT_KPATH_MAX)
 		return 0;
-	p = k->c;
+	p = (const __u8 *)k->c;
 	if (p[0] != '/')
 		return 0;
 	for (i = 0; i < RIOT_KPATH_MAX; i++) {
@@ -445,7 +445,7 @@ differs:
 		c = p[i];
 		if (c == 0)
 			return 1;
-		if (c == '/' && folds(p + i))
+		if (c == '/' && folds((const char *)p + i))
 			return 0;
 	}
 	return 0;

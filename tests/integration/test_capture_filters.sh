@@ -30,6 +30,33 @@ PY
 grep -qx '  filtered   [0-9]* (outside --path; 7 of them in the kernel)' "$IT_TMP/cap.err" ||
 	fail "--path: expected 7 calls filtered in the kernel: $(grep filtered "$IT_TMP/cap.err")"
 
+# ---- --path with bytes above 0x7f: compared as bytes, in the kernel too ----
+mkdir -p "$IT_TMP/ü" "$IT_TMP/o"
+printf 'twelve bytes' >"$IT_TMP/ü/f"
+printf 'twelve bytes' >"$IT_TMP/o/g"
+LOG=$IT_TMP/utf8.riot
+"$RIOT" capture --path "$IT_TMP/ü" -o "$LOG" -- cat "$IT_TMP/o/g" "$IT_TMP/ü/f" >/dev/null \
+	2>"$IT_TMP/cap.err" || fail "riot capture --path (UTF-8) exited $?: $(cat "$IT_TMP/cap.err")"
+dump_log "$LOG"
+python3 - "$IT_TMP/dump.jsonl" "$IT_TMP/ü/f" <<'PY' || fail "--path with a UTF-8 prefix: wrong records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+f = sys.argv[2]
+got = [(r["op"], r.get("ret")) for r in recs if r["type"] == "syscall" and r.get("path") == f
+       and r["op"] in ("openat", "read", "close")]
+other = [r for r in recs if r["type"] == "syscall" and r["op"] != "execve" and r.get("path") != f]
+bad = []
+if got != [("openat", 3), ("read", 12), ("read", 0), ("close", 0)]:
+    bad.append("calls on f: %r" % got)
+if other:
+    bad.append("calls outside the prefix: %r" % other[:3])
+print("\n".join(bad) or "ok")
+sys.exit(1 if bad else 0)
+PY
+# cat's fstat, fadvise64 and two reads of o/g never left the kernel.
+grep -qx '  filtered   [0-9]* (outside --path; [1-9][0-9]* of them in the kernel)' "$IT_TMP/cap.err" ||
+	fail "--path (UTF-8): nothing filtered in the kernel: $(grep filtered "$IT_TMP/cap.err")"
+
 # ---- --ops: only these syscalls, the rest never leaves the kernel ----
 CAP_ARGS=(--ops pread64,close)
 capture_workload paths
