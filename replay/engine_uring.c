@@ -17,6 +17,9 @@
  * IORING_OP_FIXED_FD_INSTALL (or by opening the path again where the kernel
  * lacks it). The pool hands results back through the worker's eventfd,
  * which the worker always has a read pending on.
+ *
+ * A worker serving one stream alone runs the ops io_uring would hand to
+ * io-wq itself (run_here()): there is nothing to overlap them with.
  */
 #include <errno.h>
 #include <limits.h>
@@ -40,6 +43,7 @@
 #define REQ_BUF_KEEP (1u << 20)	/* a request keeps a write buffer up to
 				 * this size for its next write */
 #define MAX_SLOTS (1u << 18)
+#define REAL_FDS_MAX 256	/* per worker, for run_here()'s writes */
 #define EFD_TAG 1
 #define OP_FIXED_FD_INSTALL 54	/* Linux 6.8; liburing 2.3 predates it */
 #define OP_FTRUNCATE 55		/* Linux 6.9 */
@@ -48,7 +52,7 @@
 #define BACKSTOP_NS 10000000	/* an idle worker still looks every 10 ms */
 #define SLOT_FAILED 0xffffffffu	/* this worker's open of the file failed */
 
-enum req_phase { PH_ISSUE, PH_INSTALL, PH_POOL };
+enum req_phase { PH_ISSUE, PH_INSTALL, PH_POOL, PH_PREFETCH };
 
 struct ureq {
 	struct replay_op *op;
@@ -58,6 +62,7 @@ struct ureq {
 	int pfd, pfd2;		/* confined lookups to close at the end */
 	int32_t slot;
 	int fd, fd2;		/* real fds for the pool */
+	uint64_t fetch_id;	/* PH_PREFETCH: the file a real fd is for */
 	void *buf;		/* owned data buffer, kept across reuse */
 	size_t buf_cap;
 	uint64_t t_submit, due;
@@ -70,7 +75,7 @@ struct ureq {
 };
 
 struct ustream {
-	uint64_t head, tail;	/* seqs of the FIFO, 0: empty */
+	uint64_t head, tail;	/* seqs of the FIFO, 0: empty (then idle) */
 	bool busy;		/* head in flight */
 	bool listed;		/* in the ready list */
 };
@@ -106,6 +111,8 @@ struct uworker {
 	struct replay_fdmap *files;	/* file id -> slot | (real fd + 1) << 32 */
 	uint32_t *free_slots;
 	uint32_t nfree;
+	uint32_t nreal;		/* real fds held in files */
+	uint32_t nbusy;		/* streams with ops queued or in flight */
 	unsigned inflight;
 	struct ureq *free_reqs;
 	void *scratch;
@@ -254,10 +261,12 @@ static int pull_inbound(struct uworker *w)
 		if (!s)
 			return -ENOMEM;
 		op->next = 0;
-		if (s->tail)
+		if (s->tail) {
 			replay_plan_op(p, s->tail)->next = seq;
-		else
+		} else {
 			s->head = seq;
+			w->nbusy++;
+		}
 		s->tail = seq;
 		if (!s->busy && !s->listed && ready_add(w, op->stream) < 0)
 			return -ENOMEM;
@@ -320,8 +329,10 @@ static void op_finish(struct uworker *w, struct replay_op *op, const struct repl
 
 	replay_account(&w->stats, cx->report, op, d);
 	s->head = op->next;
-	if (!s->head)
+	if (!s->head) {
 		s->tail = 0;
+		w->nbusy--;
+	}
 	s->busy = false;
 	replay_op_complete(cx->plan, op);
 	w->ncomplete++;
@@ -329,21 +340,29 @@ static void op_finish(struct uworker *w, struct replay_op *op, const struct repl
 		w->done_max = op->seq;
 }
 
-static void req_finish(struct uworker *w, struct ureq *r, int64_t res)
+/* Accounts and completes r's op and frees r; the caller moves its stream
+ * on. */
+static void req_account(struct uworker *w, struct ureq *r, int64_t res, bool here)
 {
 	struct replay_op *op = r->op;
 	uint64_t now = replay_now_ns();
-	uint32_t stream = op->stream;
 	struct replay_done d = {
-		.result = res, .issued = true, .fallback = r->fallback,
+		.result = res, .issued = true, .fallback = r->fallback, .here = here,
 		.t_ns = r->t_submit > w->e->cx->start_ns ? r->t_submit - w->e->cx->start_ns : 0,
 		.lat_ns = now - r->t_submit,
 		.delay_ns = r->due ? (int64_t)(r->t_submit - r->due) : -1,
 	};
 
-	w->inflight--;
 	req_put(w, r);
 	op_finish(w, op, &d);
+}
+
+static void req_finish(struct uworker *w, struct ureq *r, int64_t res)
+{
+	uint32_t stream = r->op->stream;
+
+	w->inflight--;
+	req_account(w, r, res, false);
 	if (w->streams[stream].head && !w->streams[stream].listed)
 		ready_add(w, stream);
 }
@@ -403,9 +422,24 @@ static void cqe_done(struct uworker *w, struct ureq *r, int64_t res)
 			return;
 		}
 		file_set(w, id, (uint32_t)file_get(w, id), (int)res);
+		w->nreal++;
 		r->phase = PH_ISSUE;
 		w->inflight--;
 		issue_fallback(w, r);
+		return;
+	}
+	if (r->phase == PH_PREFETCH) {
+		int64_t v = replay_fdmap_get(w->files, r->fetch_id);
+
+		/* the file may be closed here by now, or hold a real fd */
+		if (res >= 0 && v >= 0 && !((uint64_t)v >> 32) && (uint32_t)v != SLOT_FAILED) {
+			file_set(w, r->fetch_id, (uint32_t)v, (int)res);
+			w->nreal++;
+		} else if (res >= 0) {
+			close((int)res);
+		}
+		w->inflight--;
+		req_put(w, r);
 		return;
 	}
 	if (op->act == ACT_OPEN)
@@ -526,6 +560,7 @@ static int real_fd(struct uworker *w, struct ureq *r, bool second)
 		if (fd < 0)
 			return fd;
 		file_set(w, id, (uint32_t)slot, fd);
+		w->nreal++;
 		*(second ? &r->fd2 : &r->fd) = fd;
 		return 1;
 	}
@@ -688,8 +723,10 @@ static int prep_close(struct uworker *w, struct ureq *r, struct io_uring_sqe **s
 
 	if (v < 0)
 		return 0;	/* never opened here: nothing to close */
-	if ((uint64_t)v >> 32)
+	if ((uint64_t)v >> 32) {
 		close((int)(((uint64_t)v >> 32) - 1));
+		w->nreal--;
+	}
 	if ((uint32_t)v == SLOT_FAILED)
 		return -EBADF;
 	r->slot = (int32_t)(uint32_t)v;
@@ -712,8 +749,68 @@ static int prep_op(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
 	}
 }
 
-/* Issues op: 1 in flight, 0 finished at once (skipped, or failed before
- * reaching the kernel's op: a lookup that found nothing is the result). */
+/* Asks for a real fd of the file op writes, for run_here(): an fd install
+ * of its slot, submitted ahead of op's own write. */
+static void prefetch_real_fd(struct uworker *w, struct replay_op *op, uint32_t slot)
+{
+	struct io_uring_sqe *sqe;
+	struct ureq *r;
+
+	if (!w->e->has_install || w->nreal >= REAL_FDS_MAX || !(r = req_get(w, op)))
+		return;
+	r->phase = PH_PREFETCH;
+	r->fetch_id = op->file;
+	sqe = sqe_get(w);
+	io_uring_prep_rw(OP_FIXED_FD_INSTALL, sqe, (int)slot, NULL, 0, 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data(sqe, r);
+	w->inflight++;
+}
+
+/* io_uring hands some ops to its kernel worker threads (io-wq) instead of
+ * doing them in the submitting call: buffered writes where the filesystem
+ * cannot write without blocking (ext4), and the namespace calls and stat
+ * always. When this worker serves one captured thread alone, with nothing
+ * else in flight, that hand-off only adds two context switches (more when
+ * the kernel thread runs on another CPU) to what the thread did: a
+ * blocking call. Such an op then runs here, as that call, and is counted.
+ * A write needs a real fd of its file: the first one goes through the ring
+ * while an install fetches it. Returns true when r is done. */
+static bool run_here(struct uworker *w, struct ureq *r)
+{
+	struct replay_op *op = r->op;
+	int64_t v;
+	int fd = -1;
+
+	if (w->nbusy != 1 || w->inflight)
+		return false;
+	switch (op->act) {
+	case ACT_MKDIR: case ACT_UNLINK: case ACT_RMDIR: case ACT_RENAME: case ACT_LINK:
+	case ACT_SYMLINK:
+		break;
+	case ACT_STAT:
+		if (op->file)
+			return false;
+		break;
+	case ACT_WRITE:
+		if ((op->file_flags & O_DIRECT) || (v = file_slot(w, op, false)) < 0)
+			return false;
+		v = replay_fdmap_get(w->files, op->file);
+		if (!((uint64_t)v >> 32)) {
+			prefetch_real_fd(w, op, (uint32_t)v);
+			return false;
+		}
+		fd = (int)(((uint64_t)v >> 32) - 1);
+		break;
+	default:
+		return false;
+	}
+	req_account(w, r, replay_exec(w->e->cx, op, fd, -1), true);
+	return true;
+}
+
+/* Issues op: 1 in flight, 0 finished at once (skipped, failed before
+ * reaching the kernel's op, or run here by run_here()). */
 static int issue(struct uworker *w, struct replay_op *op, uint64_t due)
 {
 	struct replay_done d = { .delay_ns = -1 };
@@ -735,6 +832,8 @@ static int issue(struct uworker *w, struct replay_op *op, uint64_t due)
 		issue_fallback(w, r);
 		return 1;
 	}
+	if (run_here(w, r))
+		return 0;
 	rc = prep_op(w, r, &sqe);
 	if (rc < 0 || !sqe) {
 		w->inflight++;

@@ -155,6 +155,7 @@ void replay_account(struct replay_stats *s, struct replay_report *rep,
 		s->issued++;
 		ss->issued++;
 		ss->fallbacks += d->fallback;
+		ss->here += d->here;
 		if (d->result < 0)
 			ss->errors++;
 		if (!ss->lat && (ss->lat = malloc(sizeof(*ss->lat))))
@@ -182,6 +183,7 @@ static void merge_sys(struct replay_sys_stats *a, const struct replay_sys_stats 
 	a->errors += b->errors;
 	a->bytes += b->bytes;
 	a->fallbacks += b->fallbacks;
+	a->here += b->here;
 	a->state_only += b->state_only;
 	a->skipped += b->skipped;
 	a->unreplayable += b->unreplayable;
@@ -328,6 +330,8 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 		fprintf(out, "issue delay:   p50 %s, p99 %s, max %s\n", p50, p99, b1);
 	}
 	print_counts(out, "fallbacks:", s, offsetof(struct replay_sys_stats, fallbacks));
+	if (sum_field(s, offsetof(struct replay_sys_stats, here)))
+		print_counts(out, "run inline:", s, offsetof(struct replay_sys_stats, here));
 	print_divergences(out, s);
 	print_counts(out, "unreplayable:", s, offsetof(struct replay_sys_stats, unreplayable));
 	print_counts(out, "skipped:", s, offsetof(struct replay_sys_stats, skipped));
@@ -360,6 +364,7 @@ static void json_sys(struct json *j, const struct replay_sys_stats *ss, const ch
 	json_u64(j, "errors", ss->errors);
 	json_u64(j, "bytes", ss->bytes);
 	json_u64(j, "fallbacks", ss->fallbacks);
+	json_u64(j, "inline", ss->here);
 	json_u64(j, "state_only", ss->state_only);
 	json_u64(j, "skipped", ss->skipped);
 	json_u64(j, "unreplayable", ss->unreplayable);
@@ -401,6 +406,7 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 	json_u64(&j, "bytes_read_not_replayed", s->skipped_read);
 	json_u64(&j, "bytes_written_not_replayed", s->skipped_written);
 	json_u64(&j, "fallbacks", SUM(s, fallbacks));
+	json_u64(&j, "inline", SUM(s, here));
 	json_u64(&j, "divergences", sum_div(s));
 	json_u64(&j, "skipped", SUM(s, skipped));
 	json_u64(&j, "unreplayable", SUM(s, unreplayable));

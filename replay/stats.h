@@ -33,6 +33,8 @@ struct replay_sys_stats {
 	uint64_t errors;	/* replay results < 0 */
 	uint64_t bytes;		/* bytes moved by successful data ops */
 	uint64_t fallbacks;	/* issued on the synchronous pool */
+	uint64_t here;		/* uring: run by the worker itself, not
+				 * handed to io-wq (run_here()) */
 	uint64_t state_only;	/* nothing to issue (lseek, dup...) */
 	uint64_t skipped;	/* not replayable safely: see skip_by */
 	uint64_t unreplayable;	/* mmap I/O, workload io_uring / AIO */
@@ -64,12 +66,13 @@ struct replay_report {
 /* One finished op. result: the replay's return value (-errno), ignored
  * for ops not issued; t_ns: issue time after the start; lat_ns:
  * submission to completion; delay_ns: issue time minus scheduled time,
- * < 0 when unpaced or not issued; fallback: issued on the sync pool. */
+ * < 0 when unpaced or not issued; fallback: issued on the sync pool;
+ * here: run by a uring worker itself. */
 struct replay_done {
 	int64_t result;
 	uint64_t t_ns, lat_ns;
 	int64_t delay_ns;
-	bool issued, fallback;
+	bool issued, fallback, here;
 	uint8_t skip;		/* set when skipped at issue (SKIP_*) */
 };
 
