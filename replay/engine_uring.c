@@ -1053,6 +1053,7 @@ static void *uworker_main(void *arg)
 		submit_and_wait(w, next_due, awaited, seen);
 		reap(w);
 	}
+	replay_scratch_release();	/* run_here()'s writes use it */
 	return NULL;
 }
 
