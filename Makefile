@@ -112,7 +112,9 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-$(BUILD):
+# Every build step waits for deps (order only: it never forces a rebuild),
+# so `make -j` does not compile before the headers are installed.
+$(BUILD): | deps
 	$(Q)mkdir -p $(BUILD)
 
 # Test programs and tools link the same library as riot.
