@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
+#include <sys/uio.h>
 
 #include "fill.h"
 #include "plan.h"
@@ -93,8 +95,29 @@ int64_t replay_fdmap_take(struct replay_fdmap *m, uint64_t id);	/* get + clear *
 void replay_fdmap_drain(struct replay_fdmap *m, void (*fn)(int64_t v, void *arg), void *arg);
 void replay_fdmap_free(struct replay_fdmap *m);
 
-/* A thread-local buffer of at least len bytes, 4 KiB aligned (O_DIRECT).
- * NULL when out of memory. */
+/* The kernel moves at most MAX_RW_COUNT (INT_MAX & PAGE_MASK) bytes in one
+ * read or write call, whatever count it is given; a replayed data op moves
+ * at most that too, in both engines. */
+#define REPLAY_RW_MAX ((size_t)INT_MAX & ~(size_t)4095)
+/* Memory behind one op's data, whatever count the log claims: a read or
+ * write larger than this reuses the same bytes (replay_rw_iov()). */
+#define REPLAY_BUF_BYTES ((size_t)4 << 20)
+#define REPLAY_IOV_MAX (REPLAY_RW_MAX / REPLAY_BUF_BYTES + 1)
+
+/* Bytes one read or write of op moves: its count, at most REPLAY_RW_MAX. */
+size_t replay_rw_len(const struct replay_op *op);
+/* Bytes of buffer a call other than read/write gets for a count from the
+ * log (readlink, getdents): at least 1, at most REPLAY_BUF_BYTES. */
+size_t replay_buf_len(uint64_t count);
+/* The data of a read or write of len bytes (replay_rw_len()) over buf of
+ * cap bytes (min(len, REPLAY_BUF_BYTES)): the buffer repeated until len
+ * bytes are covered, so a 2 GiB write costs 4 MiB of memory. Returns the
+ * entries written to iov (at most REPLAY_IOV_MAX). A write of more than
+ * cap bytes writes the fill of its first cap bytes again and again. */
+unsigned replay_rw_iov(void *buf, size_t cap, size_t len, struct iovec *iov);
+
+/* A thread-local buffer of at least len bytes (at most REPLAY_BUF_BYTES),
+ * 4 KiB aligned (O_DIRECT). NULL when out of memory or len is larger. */
 void *replay_scratch(size_t len);
 /* Frees the calling thread's buffer (before the thread ends). */
 void replay_scratch_release(void);

@@ -65,6 +65,8 @@ struct ureq {
 	uint64_t fetch_id;	/* PH_PREFETCH: the file a real fd is for */
 	void *buf;		/* owned data buffer, kept across reuse */
 	size_t buf_cap;
+	struct iovec *iov;	/* REPLAY_IOV_MAX entries for a data op over
+				 * REQ_BUF_KEEP, kept across reuse */
 	uint64_t t_submit, due;
 	int64_t res;
 	bool fallback;
@@ -659,12 +661,30 @@ static int prep_stat(struct uworker *w, struct ureq *r, struct io_uring_sqe **sq
 	return 0;
 }
 
-static void *data_buf(struct uworker *w, struct ureq *r)
+/* The data of a read or write of len bytes (replay_rw_len()): the
+ * worker's scratch for reads, the request's own buffer for writes up to
+ * REQ_BUF_KEEP (stable while in flight); anything larger goes over the
+ * worker thread's bounded buffer repeated (*niov entries in r->iov), so a
+ * log's count never sizes memory. Large writes in flight together on one
+ * worker share that buffer's fill. */
+static void *data_buf(struct uworker *w, struct ureq *r, size_t len, unsigned *niov)
 {
 	const struct replay_op *op = r->op;
-	size_t need = op->count ? op->count : 1;
+	size_t need = len ? len : 1;
 
-	if (op->act == ACT_READ && op->count <= SCRATCH_BYTES)
+	*niov = 0;
+	if (len > REQ_BUF_KEEP) {
+		size_t cap = replay_buf_len(len);
+		void *buf = replay_scratch(cap);
+
+		if (!buf || (!r->iov && !(r->iov = malloc(REPLAY_IOV_MAX * sizeof(*r->iov)))))
+			return NULL;
+		if (op->act == ACT_WRITE)
+			fill_bytes(&w->e->cx->fill, op->path_id, op->off, buf, cap);
+		*niov = replay_rw_iov(buf, cap, len, r->iov);
+		return buf;
+	}
+	if (op->act == ACT_READ && len <= SCRATCH_BYTES)
 		return w->scratch;	/* what is read is not looked at */
 	if (need > r->buf_cap) {
 		free(r->buf);
@@ -676,7 +696,7 @@ static void *data_buf(struct uworker *w, struct ureq *r)
 		r->buf_cap = need;
 	}
 	if (op->act == ACT_WRITE)
-		fill_bytes(&w->e->cx->fill, op->path_id, op->off, r->buf, op->count);
+		fill_bytes(&w->e->cx->fill, op->path_id, op->off, r->buf, len);
 	return r->buf;
 }
 
@@ -685,19 +705,29 @@ static int prep_fd(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
 {
 	const struct replay_op *op = r->op;
 	int64_t slot = file_slot(w, op, false);
+	size_t len = replay_rw_len(op);
+	unsigned niov = 0;
 	void *buf = NULL;
 
 	if (op->act < ACT_READ || op->act > ACT_FADVISE)
 		return -ENOSYS;	/* not reached: the probe sends the rest to the pool */
 	if (slot < 0)
 		return (int)slot;
-	if ((op->act == ACT_READ || op->act == ACT_WRITE) && !(buf = data_buf(w, r)))
+	if ((op->act == ACT_READ || op->act == ACT_WRITE) && !(buf = data_buf(w, r, len, &niov)))
 		return -ENOMEM;
 	*sqe = sqe_get(w);
 	switch (op->act) {
-	case ACT_READ: io_uring_prep_read(*sqe, (int)slot, buf, (unsigned)op->count, op->off); break;
+	case ACT_READ:
+		if (niov)
+			io_uring_prep_readv(*sqe, (int)slot, r->iov, niov, op->off);
+		else
+			io_uring_prep_read(*sqe, (int)slot, buf, (unsigned)len, op->off);
+		break;
 	case ACT_WRITE:
-		io_uring_prep_write(*sqe, (int)slot, buf, (unsigned)op->count, op->off);
+		if (niov)
+			io_uring_prep_writev(*sqe, (int)slot, r->iov, niov, op->off);
+		else
+			io_uring_prep_write(*sqe, (int)slot, buf, (unsigned)len, op->off);
 		break;
 	case ACT_FSYNC: io_uring_prep_fsync(*sqe, (int)slot, 0); break;
 	case ACT_FDATASYNC: io_uring_prep_fsync(*sqe, (int)slot, IORING_FSYNC_DATASYNC); break;
@@ -828,7 +858,9 @@ static int issue(struct uworker *w, struct replay_op *op, uint64_t due)
 	r->due = due;
 	r->t_submit = replay_now_ns();
 	w->streams[op->stream].busy = true;
-	if (!w->e->has[op->act]) {
+	/* an SQE's len is 32 bits: a longer range would be cut */
+	if (!w->e->has[op->act] ||
+	    ((op->act == ACT_SYNC_RANGE || op->act == ACT_FADVISE) && op->count > UINT32_MAX)) {
 		issue_fallback(w, r);
 		return 1;
 	}
@@ -1261,6 +1293,7 @@ static void worker_free(struct uworker *w)
 
 		w->free_reqs = r->next;
 		free(r->buf);
+		free(r->iov);
 		free(r);
 	}
 	if (w->files) {

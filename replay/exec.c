@@ -71,6 +71,8 @@ void *replay_scratch(size_t len)
 {
 	if (len <= scratch_cap)
 		return scratch;
+	if (len > REPLAY_BUF_BYTES)
+		return NULL;
 	replay_scratch_release();
 	if (len < 65536)
 		len = 65536;
@@ -87,6 +89,28 @@ void replay_scratch_release(void)
 	free(scratch);
 	scratch = NULL;
 	scratch_cap = 0;
+}
+
+size_t replay_rw_len(const struct replay_op *op)
+{
+	return op->count > REPLAY_RW_MAX ? REPLAY_RW_MAX : (size_t)op->count;
+}
+
+size_t replay_buf_len(uint64_t count)
+{
+	return !count ? 1 : count > REPLAY_BUF_BYTES ? REPLAY_BUF_BYTES : (size_t)count;
+}
+
+unsigned replay_rw_iov(void *buf, size_t cap, size_t len, struct iovec *iov)
+{
+	unsigned n = 0;
+
+	do {
+		iov[n].iov_base = buf;
+		iov[n].iov_len = len < cap ? len : cap;
+		len -= iov[n++].iov_len;
+	} while (len && n < REPLAY_IOV_MAX);
+	return n;
 }
 
 unsigned replay_skip_of(int err)
@@ -211,7 +235,7 @@ static int64_t exec_on_path(const struct replay_ctx *cx, const struct replay_op 
 	case ACT_CHOWN: rc = neg(fchownat(pfd, "", op->uid, op->gid, AT_EMPTY_PATH)); break;
 	case ACT_UTIMENS: rc = neg(utimensat(AT_FDCWD, proc, NULL, 0)); break;
 	case ACT_READLINK: {
-		size_t n = op->count ? op->count : 1;
+		size_t n = replay_buf_len(op->count);
 		void *buf = replay_scratch(n);
 
 		rc = buf ? neg(readlinkat(pfd, "", buf, n)) : -ENOMEM;
@@ -235,16 +259,25 @@ static int64_t exec_truncate(const struct replay_ctx *cx, const struct replay_op
 	return rc;
 }
 
+/* One call whatever the count, as captured: an op larger than the buffer
+ * goes as preadv/pwritev over the buffer repeated. */
 static int64_t exec_data(const struct replay_ctx *cx, const struct replay_op *op, int fd)
 {
-	void *buf = replay_scratch(op->count ? op->count : 1);
+	size_t len = replay_rw_len(op), cap = replay_buf_len(len);
+	void *buf = replay_scratch(cap);
+	struct iovec iov[REPLAY_IOV_MAX];
+	unsigned n;
 
 	if (!buf)
 		return -ENOMEM;
-	if (op->act == ACT_READ)
-		return neg(pread(fd, buf, op->count, (off_t)op->off));
-	fill_bytes(&cx->fill, op->path_id, op->off, buf, op->count);
-	return neg(pwrite(fd, buf, op->count, (off_t)op->off));
+	if (op->act == ACT_WRITE)
+		fill_bytes(&cx->fill, op->path_id, op->off, buf, cap < len ? cap : len);
+	if (len <= cap)
+		return op->act == ACT_READ ? neg(pread(fd, buf, len, (off_t)op->off)) :
+					     neg(pwrite(fd, buf, len, (off_t)op->off));
+	n = replay_rw_iov(buf, cap, len, iov);
+	return op->act == ACT_READ ? neg(preadv(fd, iov, (int)n, (off_t)op->off)) :
+				     neg(pwritev(fd, iov, (int)n, (off_t)op->off));
 }
 
 static int64_t exec_fd(const struct replay_ctx *cx, const struct replay_op *op, int fd, int fd2)
@@ -262,7 +295,7 @@ static int64_t exec_fd(const struct replay_ctx *cx, const struct replay_op *op, 
 		return -posix_fadvise(fd, (off_t)op->off, (off_t)op->count, (int)op->arg);
 	case ACT_FSTAT: return exec_stat(fd);
 	case ACT_GETDENTS: {
-		size_t n = op->count ? op->count : 32768;
+		size_t n = op->count ? replay_buf_len(op->count) : 32768;
 		void *buf = replay_scratch(n);
 
 		return buf ? neg(syscall(SYS_getdents64, fd, buf, n)) : -ENOMEM;
