@@ -154,6 +154,14 @@ static int64_t neg(long rc)
 	return rc < 0 ? -errno : rc;
 }
 
+/* A fifo or socket node is made as an empty regular file of that name:
+ * the namespace calls on it behave as captured, and no open of it can
+ * block the replay (devices are skipped by the plan). */
+static mode_t replay_node_mode(uint32_t mode)
+{
+	return (mode & ~(uint32_t)S_IFMT & 07777) | S_IFREG;
+}
+
 /* Namespace ops: a confined parent and the final name. */
 static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
 {
@@ -177,7 +185,7 @@ static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
 	case ACT_RENAME: rc = neg(renameat2(pfd, name, pfd2, name2, (unsigned)op->flags)); break;
 	case ACT_LINK: rc = neg(linkat(pfd, name, pfd2, name2, 0)); break;
 	case ACT_SYMLINK: rc = neg(symlinkat(op->text ? op->text : "", pfd, name)); break;
-	case ACT_MKNOD: rc = neg(mknodat(pfd, name, op->mode, 0)); break;
+	case ACT_MKNOD: rc = neg(mknodat(pfd, name, replay_node_mode(op->mode), 0)); break;
 	default: rc = -ENOSYS; break;
 	}
 	close(pfd);

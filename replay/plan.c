@@ -82,7 +82,7 @@ static const char *const skip_names[SKIP_COUNT] = {
 	[SKIP_NONE] = "none", [SKIP_UNRESOLVED] = "unresolved fd or cwd",
 	[SKIP_TRUNCATED] = "truncated path", [SKIP_NOT_A_PATH] = "pipe or socket",
 	[SKIP_PSEUDO] = "under /proc, /sys or /dev", [SKIP_HOSTILE] = "refused path",
-	[SKIP_DEVICE] = "device node",
+	[SKIP_DEVICE] = "device, fifo or socket",
 };
 
 const char *replay_act_name(unsigned act)
@@ -387,9 +387,31 @@ static uint64_t open_flags(const struct riot_syscall *sc)
 	return sc->flags;
 }
 
+static void set_skip(struct replay_plan *p, struct replay_op *op, unsigned why)
+{
+	op->act = ACT_SKIP;
+	op->skip = (uint8_t)why;
+	p->skipped[why]++;
+}
+
+/* Fifos, sockets and device nodes: opening one can block the replay for
+ * ever (a fifo waits for its other end), so replay never opens them. */
+static bool is_special(uint32_t has, uint32_t ftype)
+{
+	unsigned t = ftype & S_IFMT;
+
+	return (has & RIOT_HAS_FTYPE) &&
+	       (t == S_IFIFO || t == S_IFSOCK || t == S_IFCHR || t == S_IFBLK);
+}
+
 static void plan_open(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc)
 {
 	struct file_state *fs;
+
+	if (sc->ret >= 0 && is_special(sc->has, sc->ftype)) {
+		set_skip(p, op, SKIP_DEVICE);
+		return;
+	}
 
 	op->act = ACT_OPEN;
 	op->flags = open_flags(sc);
@@ -463,13 +485,6 @@ static bool nofollow(const struct riot_syscall *sc)
 	}
 }
 
-static void set_skip(struct replay_plan *p, struct replay_op *op, unsigned why)
-{
-	op->act = ACT_SKIP;
-	op->skip = (uint8_t)why;
-	p->skipped[why]++;
-}
-
 /* A file-based op needs a known file object with a real path. */
 static bool file_ok(struct replay_plan *p, struct replay_op *op, uint64_t file,
 		    const struct model_op *mop)
@@ -487,6 +502,10 @@ static bool file_ok(struct replay_plan *p, struct replay_op *op, uint64_t file,
 	}
 	if (mf->flags & MODEL_FILE_TRUNCATED) {
 		set_skip(p, op, SKIP_TRUNCATED);
+		return false;
+	}
+	if (is_special(mf->has, mf->ftype)) {
+		set_skip(p, op, SKIP_DEVICE);
 		return false;
 	}
 	op->file_flags = mf->open_flags;

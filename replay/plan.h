@@ -69,7 +69,9 @@ enum replay_skip {
 	SKIP_NOT_A_PATH,	/* pipe, socket, anon inode */
 	SKIP_PSEUDO,		/* under /proc, /sys, /dev */
 	SKIP_HOSTILE,		/* a path the root refuses (., .., marker) */
-	SKIP_DEVICE,		/* mknod of a device node */
+	SKIP_DEVICE,		/* mknod of a device node; an open of a fifo,
+				 * socket or device, and ops on it (opening
+				 * one can block for ever) */
 	SKIP_COUNT
 };
 
