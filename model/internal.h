@@ -90,15 +90,6 @@ uint32_t paths_find(const struct path_table *t, const char *s, size_t len);
 /* NULL for an id the table has not given out. */
 const char *paths_get(const struct path_table *t, uint32_t id);
 
-/* Lexical resolution of rel against base (an absolute, normalised path of
- * blen bytes; ignored when rel is absolute) into out, which holds
- * cap bytes (cap >= 2). Returns the length written (NUL-terminated).
- * Whole components that do not fit are dropped and *truncated set; a `..`
- * first cancels a dropped component, so only a result that is really longer
- * than cap - 1 counts as truncated. */
-size_t path_resolve(char *out, size_t cap, const char *base, size_t blen,
-		    const char *rel, bool *truncated);
-
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
 
 #endif

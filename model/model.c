@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "lib/pathname.h"
+
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1u << 1)
 #endif
