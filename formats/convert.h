@@ -114,6 +114,10 @@ enum fio_skip {
 				 * longer than fio's 256 bytes */
 	FIO_SKIP_UNSUPPORTED,	/* data ops fio has no verb for: mmap,
 				 * io_uring, truncate, fallocate, ... */
+	FIO_SKIP_SYMLINK,	/* a path through a symlink the log shows
+				 * (readlink, symlink, lstat): fio would
+				 * follow it with nothing to keep it in the
+				 * root */
 	FIO_SKIP_COUNT
 };
 

@@ -41,6 +41,7 @@ static const char *const skip_names[FIO_SKIP_COUNT] = {
 	[FIO_SKIP_NOT_FILE] = "not_file",
 	[FIO_SKIP_NAME] = "name",
 	[FIO_SKIP_UNSUPPORTED] = "unsupported",
+	[FIO_SKIP_SYMLINK] = "symlink",
 };
 
 const char *fio_skip_name(enum fio_skip s)
@@ -171,6 +172,7 @@ struct exporter {
 	struct u64map size;		/* path id -> size */
 	struct u64map opened;		/* tid << 32 | path id -> opens + 1
 					 * (1: added, not open) */
+	struct u64map links;		/* path ids the log shows as symlinks */
 	unsigned open_files;
 	uint64_t use_clock;
 	char name[PATH_MAX + FIO_NAME_MAX];
@@ -278,6 +280,52 @@ static bool pseudo_path(const char *p)
 	return false;
 }
 
+/* Whether path or a directory above it is a symlink as far as the log
+ * tells: fio would follow it with no root to keep it in. */
+static bool crosses_link(struct exporter *x, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!x->links.used)
+		return false;
+	for (size_t i = 1; i <= n; i++) {
+		uint32_t id;
+
+		if (i < n && path[i] != '/')
+			continue;
+		id = model_path_find(x->m, path, i);
+		if (id && u64_get(&x->links, id))
+			return true;
+	}
+	return false;
+}
+
+/* Notes the paths a record shows to be symlinks: read by readlink, made
+ * by symlink, seen by lstat, or a symlink renamed. */
+static int note_links(struct exporter *x, const struct riot_syscall *sc,
+		      const struct model_op *op)
+{
+	uint32_t id = 0;
+
+	if (sc->ret < 0)
+		return 0;
+	switch (sc->sys) {
+	case RIOT_SYS_readlink: case RIOT_SYS_readlinkat:
+	case RIOT_SYS_symlink: case RIOT_SYS_symlinkat:
+		id = op->path_id;
+		break;
+	case RIOT_SYS_rename: case RIOT_SYS_renameat: case RIOT_SYS_renameat2:
+		if (op->path_id && u64_get(&x->links, op->path_id))
+			id = op->path2_id;
+		break;
+	default:
+		if ((sc->has & RIOT_HAS_FTYPE) && (sc->ftype & S_IFMT) == S_IFLNK)
+			id = op->path_id;
+		break;
+	}
+	return id && !u64_put(&x->links, id) ? -ENOMEM : 0;
+}
+
 /* The name fio gets for a captured path: root + path. */
 static int fio_name(struct exporter *x, uint64_t file, const char *path,
 		    enum fio_skip *why)
@@ -292,6 +340,10 @@ static int fio_name(struct exporter *x, uint64_t file, const char *path,
 	if (path[0] != '/' || pseudo_path(path) ||
 	    (f && (f->has & RIOT_HAS_FTYPE) && f->ftype && f->ftype != S_IFREG)) {
 		*why = FIO_SKIP_NOT_FILE;
+		return -1;
+	}
+	if (crosses_link(x, path)) {
+		*why = FIO_SKIP_SYMLINK;
 		return -1;
 	}
 	n = snprintf(x->name, sizeof(x->name), "%s%s", x->o->root, path);
@@ -541,6 +593,8 @@ static int do_syscall(struct exporter *x, const struct riot_syscall *sc,
 
 	if (!si)
 		return 0;
+	if (note_links(x, sc, op))
+		return -ENOMEM;
 	switch (sc->sys) {
 	case RIOT_SYS_read: case RIOT_SYS_pread64: case RIOT_SYS_readv:
 	case RIOT_SYS_preadv: case RIOT_SYS_preadv2:
@@ -735,5 +789,6 @@ int fio_export(const char *log_path, const char *dir, const struct fio_export_op
 	u64_free(&x.pos);
 	u64_free(&x.size);
 	u64_free(&x.opened);
+	u64_free(&x.links);
 	return rc;
 }

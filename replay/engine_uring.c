@@ -74,6 +74,8 @@ struct ureq {
 	struct statx stx;
 	char rel[PATH_MAX];
 	char name2[NAME_MAX + 1];
+	char target[PATH_MAX];	/* a symlink's, as replay_root_link_target()
+				 * makes it */
 };
 
 struct ustream {
@@ -635,6 +637,13 @@ static int prep_at(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
 		if (r->pfd2 < 0)
 			return r->pfd2;
 	}
+	if (op->act == ACT_SYMLINK) {
+		int rc = replay_root_link_target(root, op->path, r->pfd, op->text ? op->text : "",
+						 r->target, sizeof(r->target));
+
+		if (rc < 0)
+			return rc;
+	}
 	*sqe = sqe_get(w);
 	switch (op->act) {
 	case ACT_MKDIR: io_uring_prep_mkdirat(*sqe, r->pfd, r->rel, op->mode); break;
@@ -645,7 +654,7 @@ static int prep_at(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
 		break;
 	case ACT_LINK: io_uring_prep_linkat(*sqe, r->pfd, r->rel, r->pfd2, r->name2, 0); break;
 	default:
-		io_uring_prep_symlinkat(*sqe, op->text ? op->text : "", r->pfd, r->rel);
+		io_uring_prep_symlinkat(*sqe, r->target, r->pfd, r->rel);
 		break;
 	}
 	return 0;

@@ -154,6 +154,13 @@ static int64_t neg(long rc)
 	return rc < 0 ? -errno : rc;
 }
 
+/* Calls that change a file's own attributes. */
+static bool changes_attrs(unsigned act)
+{
+	return act == ACT_CHMOD || act == ACT_CHOWN || act == ACT_UTIMENS ||
+	       act == ACT_XATTR_SET || act == ACT_XATTR_REMOVE;
+}
+
 /* A fifo or socket node is made as an empty regular file of that name:
  * the namespace calls on it behave as captured, and no open of it can
  * block the replay (devices are skipped by the plan). */
@@ -165,12 +172,18 @@ static mode_t replay_node_mode(uint32_t mode)
 /* Namespace ops: a confined parent and the final name. */
 static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
 {
-	char name[NAME_MAX + 1], name2[NAME_MAX + 1];
+	char name[NAME_MAX + 1], name2[NAME_MAX + 1], target[PATH_MAX];
 	int pfd = replay_root_parent(cx->root, op->path, name, sizeof(name)), pfd2 = -1;
 	int64_t rc;
 
 	if (pfd < 0)
 		return pfd;
+	if (op->act == ACT_SYMLINK &&
+	    (rc = replay_root_link_target(cx->root, op->path, pfd, op->text ? op->text : "",
+					  target, sizeof(target))) < 0) {
+		close(pfd);
+		return rc;
+	}
 	if (op->act == ACT_RENAME || op->act == ACT_LINK) {
 		pfd2 = replay_root_parent(cx->root, op->path2, name2, sizeof(name2));
 		if (pfd2 < 0) {
@@ -184,7 +197,7 @@ static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
 	case ACT_RMDIR: rc = neg(unlinkat(pfd, name, AT_REMOVEDIR)); break;
 	case ACT_RENAME: rc = neg(renameat2(pfd, name, pfd2, name2, (unsigned)op->flags)); break;
 	case ACT_LINK: rc = neg(linkat(pfd, name, pfd2, name2, 0)); break;
-	case ACT_SYMLINK: rc = neg(symlinkat(op->text ? op->text : "", pfd, name)); break;
+	case ACT_SYMLINK: rc = neg(symlinkat(target, pfd, name)); break;
 	case ACT_MKNOD: rc = neg(mknodat(pfd, name, replay_node_mode(op->mode), 0)); break;
 	default: rc = -ENOSYS; break;
 	}
@@ -235,6 +248,10 @@ static int64_t exec_on_path(const struct replay_ctx *cx, const struct replay_op 
 
 	if (pfd < 0)
 		return pfd;
+	if (changes_attrs(op->act) && replay_root_is_top(cx->root, pfd)) {
+		close(pfd);
+		return -EPERM;
+	}
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
 	switch (op->act) {
 	case ACT_STAT: rc = exec_stat(pfd); break;
@@ -290,6 +307,10 @@ static int64_t exec_data(const struct replay_ctx *cx, const struct replay_op *op
 
 static int64_t exec_fd(const struct replay_ctx *cx, const struct replay_op *op, int fd, int fd2)
 {
+	/* the file's path was checked at issue; the fd itself may be a
+	 * root's top reached another way (its path renamed since the open) */
+	if (changes_attrs(op->act) && replay_root_is_top(cx->root, fd))
+		return -EPERM;
 	switch (op->act) {
 	case ACT_READ: case ACT_WRITE: return exec_data(cx, op, fd);
 	case ACT_FSYNC: return neg(fsync(fd));
@@ -345,6 +366,26 @@ int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int
 	return exec_on_path(cx, op);
 }
 
+/* Whether op would change the mode, owner, times or attributes of a root's
+ * top directory (chmod("/"), or through a symlink to it): never done. */
+static bool touches_top(const struct replay_ctx *cx, const struct replay_op *op,
+			const char *rel)
+{
+	int fd;
+	bool top;
+
+	if (!changes_attrs(op->act))
+		return false;
+	if (strcmp(rel, ".") == 0)
+		return true;
+	fd = replay_path_fd(cx, op);
+	if (fd < 0)
+		return false;	/* the call fails the same way */
+	top = replay_root_is_top(cx->root, fd);
+	close(fd);
+	return top;
+}
+
 unsigned replay_check_paths(const struct replay_ctx *cx, const struct replay_op *op)
 {
 	char rel[PATH_MAX];
@@ -353,6 +394,10 @@ unsigned replay_check_paths(const struct replay_ctx *cx, const struct replay_op 
 	/* fd ops carry their file's path: a file under /proc is skipped too */
 	if (op->path)
 		rc = replay_root_locate(cx->root, op->path, &fd, rel, sizeof(rel));
+	if (!rc && op->path && touches_top(cx, op, rel))
+		rc = -EPERM;
+	if (!rc && op->act == ACT_SYMLINK)
+		rc = replay_root_check_target(op->path, op->text ? op->text : "");
 	if (!rc && op->path2 && (op->act == ACT_RENAME || op->act == ACT_LINK))
 		rc = replay_root_locate(cx->root, op->path2, &fd, rel, sizeof(rel));
 	if (rc == -EXDEV)

@@ -188,14 +188,21 @@ static bool same_link(int pfd, const char *name, const char *target)
 	return n >= 0 && (size_t)n == strlen(target) && memcmp(buf, target, (size_t)n) == 0;
 }
 
-static int make_symlink(const struct replay_root *r, const char *path, const char *target)
+/* The captured target as replay_root_link_target() makes it, so the link
+ * leads no tool out of the root. */
+static int make_symlink(const struct replay_root *r, const char *path, const char *captured)
 {
-	char name[NAME_MAX + 1];
+	char name[NAME_MAX + 1], target[PATH_MAX];
 	struct stat st;
 	int pfd = replay_root_parent(r, path, name, sizeof(name)), rc;
 
 	if (pfd < 0)
 		return pfd;
+	rc = replay_root_link_target(r, path, pfd, captured, target, sizeof(target));
+	if (rc < 0) {
+		close(pfd);
+		return rc;
+	}
 	rc = symlinkat(target, pfd, name) < 0 ? -errno : 0;
 	if (rc == -EEXIST && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISLNK(st.st_mode) && same_link(pfd, name, target))

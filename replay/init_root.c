@@ -13,6 +13,10 @@
 
 #include "init.h"
 
+/* Where the marker is written before it is renamed into place; a run
+ * killed in between leaves it, so it does not make a root non-empty. */
+#define MARKER_TEMP REPLAY_ROOT_MARKER ".tmp"
+
 /* mkdir -p: every missing component of dir, 0755. */
 static int make_path(const char *dir)
 {
@@ -69,16 +73,19 @@ static int is_empty(int dirfd)
 	}
 	while (empty && (de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-		    strcmp(de->d_name, "lost+found"))
+		    strcmp(de->d_name, "lost+found") && strcmp(de->d_name, MARKER_TEMP))
 			empty = 0;
 	closedir(d);
 	return empty;
 }
 
+/* The marker appears whole or not at all: written to MARKER_TEMP, synced,
+ * then renamed into place (a full disk leaves no empty marker that would
+ * make every later run refuse the root). */
 static int write_marker(int dirfd)
 {
-	int fd = openat(dirfd, REPLAY_ROOT_MARKER,
-			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = openat(dirfd, MARKER_TEMP, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+			0644), rc = 0;
 	static const char text[] = REPLAY_ROOT_MAGIC
 		"This directory is a riot replay root: `riot init` and `riot replay`\n"
 		"create, change and remove files beneath it.\n";
@@ -87,9 +94,19 @@ static int write_marker(int dirfd)
 	if (fd < 0)
 		return -errno;
 	n = write(fd, text, sizeof(text) - 1);
-	if (close(fd) < 0 || n != (ssize_t)sizeof(text) - 1)
-		return n < 0 ? -errno : -EIO;
-	return 0;
+	if (n != (ssize_t)sizeof(text) - 1)
+		rc = n < 0 ? -errno : -ENOSPC;
+	else if (fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && renameat(dirfd, MARKER_TEMP, dirfd, REPLAY_ROOT_MARKER) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		unlinkat(dirfd, MARKER_TEMP, 0);
+		return rc;
+	}
+	return fsync(dirfd) < 0 ? -errno : 0;
 }
 
 static int check_marked(const char *real, char *err, size_t errlen)
@@ -152,8 +169,12 @@ int replay_root_prepare(const char *dir, char *err, size_t errlen)
 struct replay_root *replay_root_setup(const char *dir, const struct replay_map *maps,
 				      unsigned nmaps, char *err, size_t errlen)
 {
-	int rc;
+	int rc = replay_map_check(maps, nmaps, err, errlen);
 
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
 	for (unsigned i = 0; i <= nmaps; i++) {
 		rc = replay_root_prepare(i ? maps[i - 1].dir : dir, err, errlen);
 		if (rc < 0) {

@@ -741,6 +741,8 @@ static int classify(const struct tree_ent *e)
 		return -1 - INIT_SKIP_SPECIAL;
 	if (e->kind == INIT_SYMLINK && !e->target)
 		return -1 - INIT_SKIP_NO_TARGET;
+	if (e->kind == INIT_SYMLINK && replay_root_check_target(e->path, e->target) < 0)
+		return -1 - INIT_SKIP_HOSTILE;
 	return e->kind ? e->kind : INIT_FILE;
 }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,6 +23,11 @@ struct root_dir {
 	char *prefix;		/* captured prefix without trailing '/'; "" is / */
 	size_t len;
 	int fd;
+	dev_t dev;		/* the directory's identity, for
+				 * replay_root_is_top() */
+	ino_t ino;
+	char *real;		/* its path as the kernel names it */
+	size_t real_len;
 };
 
 struct replay_root {
@@ -57,6 +63,19 @@ static bool path_is_clean(const char *p)
 		if (path_is_dot(c, n) || path_is_dotdot(c, n))
 			return false;
 	return true;
+}
+
+/* True when the last component of p is the marker's name: such a path is
+ * refused wherever it lies, so no symlink to the root's top can lead a
+ * replayed call to the marker (see replay_root_is_marker_target()). */
+static bool names_marker(const char *p)
+{
+	size_t n = strlen(p), m = strlen(REPLAY_ROOT_MARKER);
+
+	while (n > 0 && p[n - 1] == '/')
+		n--;
+	return n >= m && memcmp(p + n - m, REPLAY_ROOT_MARKER, m) == 0 &&
+	       (n == m || p[n - m - 1] == '/');
 }
 
 /* True when p is prefix or lies beneath it, by whole components. */
@@ -111,6 +130,7 @@ struct replay_root *replay_root_open(const char *dir, const struct replay_map *m
 				     unsigned nmaps, char *err, size_t errlen)
 {
 	struct replay_root *r = calloc(1, sizeof(*r));
+	struct stat st;
 	int rc = -ENOMEM;
 
 	if (!r || !(r->dirs = calloc(nmaps + 1, sizeof(*r->dirs)))) {
@@ -130,6 +150,19 @@ struct replay_root *replay_root_open(const char *dir, const struct replay_map *m
 		if (rc < 0)
 			goto fail;
 		d->fd = rc;
+		if (fstat(d->fd, &st) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s", i ? maps[i - 1].dir : dir, strerror(-rc));
+			goto fail;
+		}
+		d->dev = st.st_dev;
+		d->ino = st.st_ino;
+		if (!(d->real = realpath(i ? maps[i - 1].dir : dir, NULL))) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s", i ? maps[i - 1].dir : dir, strerror(-rc));
+			goto fail;
+		}
+		d->real_len = strlen(d->real);
 	}
 	return r;
 fail:
@@ -146,21 +179,39 @@ void replay_root_close(struct replay_root *r)
 		if (r->dirs[i].fd >= 0)
 			close(r->dirs[i].fd);
 		free(r->dirs[i].prefix);
+		free(r->dirs[i].real);
 	}
 	free(r->dirs);
 	free(r);
 }
 
-/* The root whose prefix is the longest one abs lies beneath. */
+/* The root whose prefix is the longest one abs lies beneath: a map
+ * before the main root, so --map /=DIR takes everything. */
 static const struct root_dir *pick_root(const struct replay_root *r, const char *abs)
 {
-	const struct root_dir *best = &r->dirs[0];
+	const struct root_dir *best = NULL;
 
 	for (unsigned i = 1; i < r->n; i++)
-		if (r->dirs[i].len > best->len &&
+		if ((!best || r->dirs[i].len > best->len) &&
 		    under_prefix(abs, r->dirs[i].prefix, r->dirs[i].len))
 			best = &r->dirs[i];
-	return best;
+	return best ? best : &r->dirs[0];
+}
+
+int replay_map_check(const struct replay_map *maps, unsigned nmaps, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < nmaps; i++) {
+		if (!maps[i].dir || !maps[i].dir[0]) {
+			snprintf(err, errlen, "map prefix '%s': an empty directory", maps[i].prefix);
+			return -EINVAL;
+		}
+		if (!path_is_clean(maps[i].prefix)) {
+			snprintf(err, errlen, "map prefix '%s': must be absolute, without . or ..",
+				 maps[i].prefix);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 int replay_root_locate(const struct replay_root *r, const char *abs,
@@ -183,7 +234,7 @@ int replay_root_locate(const struct replay_root *r, const char *abs,
 	n = strlen(p);
 	if (n >= rellen || n >= PATH_MAX)
 		return -ENAMETOOLONG;
-	if (strcmp(p, REPLAY_ROOT_MARKER) == 0)
+	if (names_marker(p))
 		return -EPERM;
 	memcpy(rel, p, n + 1);
 	*rootfd = d->fd;
@@ -203,7 +254,19 @@ int replay_root_check_path(const char *abs)
 	n = strlen(abs);
 	if (n >= PATH_MAX)
 		return -ENAMETOOLONG;
-	return strcmp(abs, REPLAY_ROOT_MARKER) == 0 ? -EPERM : 0;
+	return names_marker(abs) ? -EPERM : 0;
+}
+
+bool replay_root_is_top(const struct replay_root *r, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->dirs[i].dev == st.st_dev && r->dirs[i].ino == st.st_ino)
+			return true;
+	return false;
 }
 
 int replay_root_open_path(const struct replay_root *r, const char *abs,
@@ -239,4 +302,108 @@ int replay_root_parent(const struct replay_root *r, const char *abs,
 		return sys_openat2(rootfd, ".", O_PATH | O_DIRECTORY, 0);
 	*slash = '\0';
 	return sys_openat2(rootfd, rel, O_PATH | O_DIRECTORY, 0);
+}
+
+int replay_root_check_target(const char *abs, const char *target)
+{
+	char res[PATH_MAX];
+	const char *slash = strrchr(abs, '/');
+	bool cut = false;
+
+	if (!slash || !target)
+		return -EINVAL;
+	path_resolve(res, sizeof(res), abs, slash > abs ? (size_t)(slash - abs) : 1, target,
+		     &cut);
+	if (cut)
+		return -ENAMETOOLONG;
+	return names_marker(res) ? -EPERM : 0;
+}
+
+/* True when target only descends: relative, without ".." components. */
+static bool descends(const char *target)
+{
+	const char *p = target, *c;
+	size_t n;
+
+	if (target[0] == '/')
+		return false;
+	while (path_next(&p, &c, &n))
+		if (path_is_dotdot(c, n))
+			return false;
+	return true;
+}
+
+/* Where directory fd lies beneath d's top, from the name the kernel gives
+ * it: "/" for the top, "/x/y" two levels down; the depth, or -EXDEV when
+ * fd is not beneath d (a bind mount, or a directory moved out meanwhile). */
+static int place_below(const struct root_dir *d, int fd, char *out, size_t outlen)
+{
+	char link[64], phys[PATH_MAX];
+	const char *p, *c;
+	ssize_t n;
+	size_t len, cn;
+	int depth = 0;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, phys, sizeof(phys) - 1);
+	if (n < 0)
+		return -errno;
+	phys[n] = '\0';
+	if (strncmp(phys, d->real, d->real_len) != 0 ||
+	    (phys[d->real_len] != '/' && phys[d->real_len] != '\0'))
+		return -EXDEV;
+	p = phys + d->real_len;
+	len = strlen(p);
+	if (len + 2 > outlen)
+		return -ENAMETOOLONG;
+	snprintf(out, outlen, "%s", *p ? p : "/");
+	while (path_next(&p, &c, &cn))
+		depth++;
+	return depth;
+}
+
+int replay_root_link_target(const struct replay_root *r, const char *abs, int pfd,
+			    const char *target, char *out, size_t outlen)
+{
+	const struct root_dir *d = pick_root(r, abs);
+	char base[PATH_MAX], res[PATH_MAX];
+	bool cut = false;
+	size_t len = 0, n;
+	int depth, rc = replay_root_check_target(abs, target);
+
+	if (rc < 0)
+		return rc;
+	if (descends(target)) {
+		if (strlen(target) >= outlen)
+			return -ENAMETOOLONG;
+		strcpy(out, target);
+		return 0;
+	}
+	depth = place_below(d, pfd, base, sizeof(base));
+	if (depth < 0)
+		return depth;
+	/* a captured path beneath the map's own prefix is where the map put
+	 * it; any other absolute target stays in this directory, as
+	 * RESOLVE_IN_ROOT keeps it */
+	if (target[0] == '/' && d->len && under_prefix(target, d->prefix, d->len))
+		target += d->len;
+	path_resolve(res, sizeof(res), base, strlen(base), *target ? target : "/", &cut);
+	if (cut || names_marker(res))
+		return cut ? -ENAMETOOLONG : -EPERM;
+	for (int i = 0; i < depth; i++) {
+		if (len + 4 > outlen)
+			return -ENAMETOOLONG;
+		memcpy(out + len, "../", 3);
+		len += 3;
+	}
+	n = strlen(res + 1);
+	if (len + n + 2 > outlen)
+		return -ENAMETOOLONG;
+	if (n)
+		memcpy(out + len, res + 1, n + 1);
+	else if (len)
+		out[len - 1] = '\0';	/* the top itself: "../.." */
+	else
+		strcpy(out, ".");
+	return 0;
 }

@@ -14,6 +14,7 @@
 #ifndef RIOT_REPLAY_ROOT_H
 #define RIOT_REPLAY_ROOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -32,21 +33,31 @@ struct replay_root;
 struct replay_root *replay_root_open(const char *dir, const struct replay_map *maps,
 				     unsigned nmaps, char *err, size_t errlen);
 void replay_root_close(struct replay_root *r);
+/* The checks of the maps that need no file system (prefixes absolute and
+ * clean, directories named): made before any directory is created or
+ * marked. 0 or -EINVAL with the reason in err. */
+int replay_map_check(const struct replay_map *maps, unsigned nmaps, char *err, size_t errlen);
 
 /* Where a captured absolute path goes: the root's dirfd and the path
  * relative to it ("." for the root itself). 0, -EXDEV (/proc, /sys, /dev),
  * -EINVAL (not absolute, or holds "." / ".." components: the model
  * normalises every path, so such a path is hostile), -ENAMETOOLONG,
- * -EPERM (the root's marker file, REPLAY_ROOT_MARKER in replay/init.h:
- * a workload never touches it). */
+ * -EPERM (a path whose last component is the root's marker name,
+ * REPLAY_ROOT_MARKER in replay/init.h, wherever it lies: through a
+ * symlink to the top it would be the marker, which a workload never
+ * touches). */
 int replay_root_locate(const struct replay_root *r, const char *abs,
 		       int *rootfd, char *rel, size_t rellen);
 
 /* The checks replay_root_locate makes that need no root: 0, -EXDEV,
- * -EINVAL, -ENAMETOOLONG (relative part PATH_MAX or longer), -EPERM (a
- * top-level REPLAY_ROOT_MARKER; a --map directory's own marker is
- * refused only by replay_root_locate). For plans without a root. */
+ * -EINVAL, -ENAMETOOLONG (relative part PATH_MAX or longer), -EPERM (the
+ * last component is REPLAY_ROOT_MARKER). For plans without a root. */
 int replay_root_check_path(const char *abs);
+
+/* True when fd is the top directory of the root or of a --map directory:
+ * the replayed workload never changes their mode, owner, times or
+ * attributes. */
+bool replay_root_is_top(const struct replay_root *r, int fd);
 
 /* openat2 of a captured path beneath its root. fd or -errno. */
 int replay_root_open_path(const struct replay_root *r, const char *abs,
@@ -59,5 +70,26 @@ int replay_root_open_path(const struct replay_root *r, const char *abs,
  * caller closes it) or -errno. The root itself has no parent: -EINVAL. */
 int replay_root_parent(const struct replay_root *r, const char *abs,
 		       char *name, size_t namelen);
+
+/* Symlinks riot makes (init's tree, the replayed workload's symlink
+ * calls) must not lead any tool out of the root, riot or not. The target a
+ * symlink at captured path abs gets (in out), its parent directory opened
+ * as pfd (replay_root_parent()): a relative target without ".." is kept as
+ * captured; any other is resolved lexically (absolute: from the top of
+ * abs's root, less the prefix of a --map directory it lies beneath;
+ * relative: from the link's directory; ".." stops at the top, as
+ * RESOLVE_IN_ROOT does) and written relative to the link's directory:
+ * "../" once per directory between it and the top as the kernel finds
+ * them now, then the path beneath the top. So an absolute /a/b from
+ * /x/y/link becomes ../../a/b: ROOT/a/b for riot and for fio alike.
+ * -EPERM when the target resolves to a name of the marker (as
+ * replay_root_locate refuses), -ENAMETOOLONG, -EXDEV (the parent is not
+ * beneath the root). */
+int replay_root_link_target(const struct replay_root *r, const char *abs, int pfd,
+			    const char *target, char *out, size_t outlen);
+/* The part of those checks that needs no root: -EPERM when target, taken
+ * lexically from abs's directory, ends in the marker's name;
+ * -ENAMETOOLONG; -EINVAL. */
+int replay_root_check_target(const char *abs, const char *target);
 
 #endif

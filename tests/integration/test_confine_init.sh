@@ -71,7 +71,16 @@ strays=$(find /tmp /var/tmp /etc /root /home /dev/shm -xdev -name "*$U*" 2>/dev/
 [ "$(stat -c %s "$R/$U-3")" = 10 ] || fail "/h/slash/$U-3 did not land at the root's top"
 [ "$(stat -c %s "$R/tmp/$U-4")" = 7 ] || fail "../tmp/$U-4 not beneath the root"
 [ "$(stat -c %s "$R/h/"$'\xff\xfe\x01'"-$U-9")" = 9 ] || fail "non-UTF-8 name"
-[ "$(readlink "$R/h/abs")" = "$OUT" ] || fail "logged symlink target not kept verbatim"
+# logged symlink targets are rewritten to lead nowhere but into the root,
+# for any tool: absolute ones relative to the link's directory, climbing
+# ones clamped at the top
+[ "$(readlink "$R/h/abs")" = "..$OUT" ] || fail "/h/abs -> $(readlink "$R/h/abs"), want ..$OUT"
+[ "$(readlink "$R/h/rel")" = "..$OUT" ] || fail "/h/rel -> $(readlink "$R/h/rel"), want ..$OUT"
+[ "$(readlink "$R/h/slash")" = ".." ] || fail "/h/slash -> $(readlink "$R/h/slash"), want .."
+[ "$(readlink "$R/h/etc")" = "../etc" ] || fail "/h/etc -> $(readlink "$R/h/etc"), want ../etc"
+for l in abs rel slash etc; do
+	case $(realpath -m "$R/h/$l") in "$R"|"$R"/*) ;; *) fail "/h/$l leads out of the root";; esac
+done
 # a planted symlink where the tree has a file is replaced, not written through
 [ -f "$R/h/plant3" ] && [ ! -L "$R/h/plant3" ] && [ "$(stat -c %s "$R/h/plant3")" = 3 ] ||
 	fail "planted symlink /h/plant3 not replaced by a file"
