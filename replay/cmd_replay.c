@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 
 #define MAX_MAPS 64
 #define START_LEAD_NS 2000000
+#define REPLAY_MIN_SPEED 1e-6
 
 const char cmd_replay_help[] =
 	"Usage: riot replay FILE --root DIR [options]\n"
@@ -48,8 +50,9 @@ const char cmd_replay_help[] =
 	"                    (repeatable, longest prefix wins, whole components)\n"
 	"  --speed X         0: as fast as possible (default); 1: the captured\n"
 	"                    timing, each op issued at start + its captured time;\n"
-	"                    X: that schedule with times divided by X. Every paced\n"
-	"                    op's issue delay against the schedule is measured\n"
+	"                    X (0.000001 or more): that schedule with times divided\n"
+	"                    by X. Every paced op's issue delay against the\n"
+	"                    schedule is measured\n"
 	"  --order O         thread: per-thread order only; resource (default):\n"
 	"                    also the captured order of ops of different threads on\n"
 	"                    the same file or path; strict: one global order\n"
@@ -64,7 +67,8 @@ const char cmd_replay_help[] =
 	"  --fill KIND       random (default), zero, compress:PCT\n"
 	"  --no-init         replay onto DIR as it is\n"
 	"  --drop-caches     sync and drop the page cache before the start\n"
-	"  --user USER       drop privileges to USER after init\n"
+	"  --user USER       drop privileges to USER (a name or a numeric UID)\n"
+	"                    after init\n"
 	"  --report DB       store the run in the SQLite report DB\n"
 	"  --label NAME      the run's label in the report\n"
 	"  --dry-run         print the plan (streams, operations, files to create)\n"
@@ -77,6 +81,8 @@ const char cmd_replay_help[] =
 
 struct replay_args {
 	const char *log, *root, *report, *label, *user;
+	uid_t uid;		/* --user, resolved before anything is touched */
+	gid_t gid;
 	struct replay_map maps[MAX_MAPS];
 	unsigned nmaps;
 	double speed;
@@ -111,6 +117,31 @@ static int parse_order(struct replay_args *a, const char *s)
 	return riot_usage("--order is thread, resource or strict");
 }
 
+/* --user NAME or a numeric UID, from /etc/passwd itself (a static binary
+ * cannot load NSS modules): a UID without an entry keeps its number as
+ * its group. Resolved while parsing, so a bad one touches nothing. */
+static int find_user(struct replay_args *a)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	struct passwd *pw = NULL;
+	uint64_t id;
+	bool numeric = riot_parse_u64(a->user, &id) == 0 && id < UINT32_MAX;
+
+	while (f && (pw = fgetpwent(f)) &&
+	       !(numeric ? pw->pw_uid == (uid_t)id : strcmp(pw->pw_name, a->user) == 0))
+		;
+	if (pw) {
+		a->uid = pw->pw_uid;
+		a->gid = pw->pw_gid;
+	} else if (numeric) {
+		a->uid = (uid_t)id;
+		a->gid = (gid_t)id;
+	}
+	if (f)
+		fclose(f);
+	return pw || numeric ? 0 : riot_usage("--user %s: no such user", a->user);
+}
+
 static int parse_option(struct replay_args *a, int c, char *arg)
 {
 	uint64_t n;
@@ -119,8 +150,11 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 	case 'r': a->root = arg; return 0;
 	case 'm': return parse_map(a, arg);
 	case 's':
-		if (riot_parse_double(arg, &a->speed) < 0 || a->speed < 0)
-			return riot_usage("--speed wants a number >= 0");
+		/* below REPLAY_MIN_SPEED a captured second lasts beyond any run
+		 * and the schedule would overflow */
+		if (riot_parse_double(arg, &a->speed) < 0 || a->speed < 0 || isinf(a->speed) ||
+		    (a->speed > 0 && a->speed < REPLAY_MIN_SPEED))
+			return riot_usage("--speed wants 0 or a number from %g up", REPLAY_MIN_SPEED);
 		return 0;
 	case 'o': return parse_order(a, arg);
 	case 'w':
@@ -142,7 +176,7 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 			riot_usage("--fill is random, zero or compress:PCT") : 0;
 	case 'n': a->no_init = true; return 0;
 	case 'd': a->drop_caches = true; return 0;
-	case 'u': a->user = arg; return 0;
+	case 'u': a->user = arg; return find_user(a);
 	case 'R': a->report = arg; return 0;
 	case 'L': a->label = arg; return 0;
 	case 'D': a->dry_run = true; return 0;
@@ -291,29 +325,10 @@ static int drop_caches(void)
 	return 0;
 }
 
-/* From /etc/passwd itself: a static binary cannot load NSS modules. */
-static struct passwd *find_user(const char *user)
+static int drop_privileges(const struct replay_args *a)
 {
-	FILE *f = fopen("/etc/passwd", "re");
-	struct passwd *pw = NULL;
-
-	while (f && (pw = fgetpwent(f)) && strcmp(pw->pw_name, user) != 0)
-		;
-	if (f)
-		fclose(f);
-	return pw;
-}
-
-static int drop_privileges(const char *user)
-{
-	struct passwd *pw = find_user(user);
-
-	if (!pw) {
-		riot_err("--user %s: no such user", user);
-		return -1;
-	}
-	if (setgroups(1, &pw->pw_gid) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
-		riot_err("--user %s: %s", user, strerror(errno));
+	if (setgroups(1, &a->gid) < 0 || setgid(a->gid) < 0 || setuid(a->uid) < 0) {
+		riot_err("--user %s: %s", a->user, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -490,7 +505,7 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 		return RIOT_EXIT_FAIL;
 	if (a->drop_caches && drop_caches() < 0)
 		return RIOT_EXIT_FAIL;
-	if (a->user && drop_privileges(a->user) < 0)
+	if (a->user && drop_privileges(a) < 0)
 		return RIOT_EXIT_FAIL;
 	raise_fd_limit();
 	if (start_run(r) < 0)

@@ -1129,7 +1129,10 @@ static uint32_t slot_count(void)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur > MAX_SLOTS)
 		return MAX_SLOTS;
-	return rl.rlim_cur > 256 ? (uint32_t)rl.rlim_cur - 128 : 128;
+	/* the kernel refuses a table larger than the limit; half of a small
+	 * limit leaves fds for the rings, eventfds, the log and the pool */
+	return rl.rlim_cur > 256 ? (uint32_t)rl.rlim_cur - 128 :
+	       rl.rlim_cur > 2 ? (uint32_t)rl.rlim_cur / 2 : 1;
 }
 
 /* The ring with the least kernel work per op the running kernel offers:

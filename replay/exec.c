@@ -31,9 +31,14 @@ uint64_t replay_now_ns(void)
 
 uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op)
 {
+	double at;
+
 	if (cx->speed <= 0)
 		return 0;
-	return cx->start_ns + (uint64_t)((double)op->t / cx->speed);
+	/* a time the log puts beyond 2^64 ns saturates, never wraps */
+	at = (double)cx->start_ns + (double)op->t / cx->speed;
+	return at >= 18446744073709549568.0 ? UINT64_MAX - 2048 :
+	       cx->start_ns + (uint64_t)((double)op->t / cx->speed);
 }
 
 void replay_wait_until(uint64_t due_ns, uint64_t spin_ns)

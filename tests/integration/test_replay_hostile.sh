@@ -79,3 +79,91 @@ for e in uring sync; do
 	done
 done
 echo "shell fifo capture: no hang on either engine in any order"
+
+# -- item: the root's marker through symlinks to the top (marker.mklog) --
+mklog marker
+for e in uring sync; do
+	R=$IT_TMP/marker-$e
+	replay_json "$IT_TMP/marker.riot" "$R" --engine "$e"
+	[ "$(jget skip_reasons 'refused path')" = 6 ] ||
+		fail "$e: $(jget skip_reasons 'refused path') marker ops refused, expected 6"
+	[ "$(head -n 1 "$R/.riot-root")" = "riot replay root" ] || fail "$e: the marker was changed"
+	[ ! -e "$R/gone" ] && [ ! -L "$R/m" ] || fail "$e: the marker was renamed, or linked to"
+	replay_json "$IT_TMP/marker.riot" "$R" --engine "$e"	# the root is still riot's
+done
+echo "marker log: 6 ops refused, the marker intact, the root usable again"
+
+# -- item: the root directory's own mode, owner, times (rootattr.mklog) --
+mklog rootattr
+for e in uring sync; do
+	R=$IT_TMP/attr-$e
+	mkdir -p "$R" && chmod 0750 "$R"
+	replay_json "$IT_TMP/rootattr.riot" "$R" --engine "$e"
+	[ "$(jget skip_reasons 'refused path')" = 7 ] ||
+		fail "$e: $(jget skip_reasons 'refused path') root attribute ops refused, expected 7"
+	[ "$(stat -c '%a %u:%g' "$R")" = "750 0:0" ] ||
+		fail "$e: the root became $(stat -c '%a %u:%g' "$R")"
+done
+echo "rootattr log: 7 ops on the root itself refused, mode and owner kept"
+
+# -- item: a full disk while the marker is written leaves no marker --
+M=$IT_TMP/full
+mkdir -p "$M" && mount -t tmpfs -o size=2m tmpfs "$M" || fail "mount tmpfs"
+IT_MOUNTS+=("$M")
+mklog bigrw
+dd if=/dev/zero of="$M/fill" bs=4k 2>/dev/null
+"$RIOT" init "$IT_TMP/bigrw.riot" --root "$M/r" >/dev/null 2>"$IT_TMP/err" && fail "init on a full disk succeeded"
+grep -q "No space left on device" "$IT_TMP/err" || fail "init on a full disk: $(cat "$IT_TMP/err")"
+[ ! -e "$M/r/.riot-root" ] || fail "a full disk left a marker of $(stat -c %s "$M/r/.riot-root") bytes"
+rm "$M/fill"
+"$RIOT" init "$IT_TMP/bigrw.riot" --root "$M/r" >/dev/null 2>"$IT_TMP/err" ||
+	fail "init after the disk was freed: $(cat "$IT_TMP/err")"
+[ "$(head -n 1 "$M/r/.riot-root")" = "riot replay root" ] || fail "no marker after a good init"
+echo "full disk: no marker left behind, the next init works"
+
+# -- item: the documented fio route (fioescape.mklog) --
+mklog fioescape
+V=/tmp/riot-hostile-fio
+rm -rf "$V" && mkdir -p "$V" && printf keep1 >"$V/victim" || fail "cannot make $V"
+R=$IT_TMP/fioroot
+"$RIOT" init "$IT_TMP/fioescape.riot" --root "$R" >/dev/null 2>&1	# /w/link/victim has no parent there
+[ "$(readlink "$R/w/link")" = "../tmp/riot-hostile-fio" ] ||
+	fail "init made /w/link -> $(readlink "$R/w/link"), want ../tmp/riot-hostile-fio"
+"$RIOT" export fio "$IT_TMP/fioescape.riot" -o "$IT_TMP/fio" --root "$R" >"$IT_TMP/out" ||
+	fail "export fio"
+grep -q "symlink      2" "$IT_TMP/out" || fail "export did not leave out the 2 ops through /w/link: $(cat "$IT_TMP/out")"
+! grep -rq "link" "$IT_TMP/fio" || fail "an iolog names a path through /w/link"
+(cd "$IT_TMP/fio" && fio riot.fio >"$IT_TMP/fio.out" 2>&1) || fail "fio: $(tail -5 "$IT_TMP/fio.out")"
+[ "$(cat "$V/victim")" = keep1 ] || fail "fio wrote $V/victim through the root's symlink"
+[ "$(stat -c %s "$R/w/plain")" = 4096 ] || fail "fio's own file is not in the root"
+rm -rf "$V"
+echo "fio route: the symlink stays in the root, fio wrote nothing outside"
+
+# -- replay and init options: checked before the root is touched --
+mklog bigrw
+R=$IT_TMP/opts
+"$RIOT" replay "$IT_TMP/bigrw.riot" --root "$R" --map /a/../b="$IT_TMP/opts-map" >/dev/null 2>&1 &&
+	fail "a map prefix with .. was accepted"
+"$RIOT" init "$IT_TMP/bigrw.riot" --root "$R" --map /a/./b="$IT_TMP/opts-map" >/dev/null 2>&1 &&
+	fail "init took a map prefix with ."
+"$RIOT" replay "$IT_TMP/bigrw.riot" --root "$R" --user riot-no-such-user >/dev/null 2>&1
+[ $? = 2 ] || fail "--user riot-no-such-user is not a usage error"
+"$RIOT" replay "$IT_TMP/bigrw.riot" --root "$R" --speed 1e-300 >/dev/null 2>&1
+[ $? = 2 ] || fail "--speed 1e-300 is not a usage error"
+[ ! -e "$R" ] && [ ! -e "$IT_TMP/opts-map" ] || fail "a refused option left $R or the map directory"
+chmod 0755 "$IT_TMP" && chmod 0644 "$IT_TMP/bigrw.riot"	# read after the switch
+(ulimit -f 1024; replay_json "$IT_TMP/bigrw.riot" "$R" --user 65534 --engine sync)
+[ "$(jget syscalls openat issued)" = 1 ] || fail "--user 65534 did not replay"
+echo "bad --map, --user, --speed refused before anything was made; --user 65534 taken"
+
+# --map /=DIR takes every path
+rm -rf "$R"
+"$RIOT" init "$IT_TMP/bigrw.riot" --root "$R" --map /="$IT_TMP/opts-all" >/dev/null ||
+	fail "init --map /=DIR"
+[ -f "$IT_TMP/opts-all/w/data" ] && [ ! -e "$R/w" ] || fail "--map /=DIR was not applied"
+echo "--map /=DIR: the whole tree goes there"
+
+# the uring engine under a small fd limit
+(ulimit -n 64; ulimit -f 1024; replay_json "$IT_TMP/bigrw.riot" "$IT_TMP/nofile" --engine uring)
+[ "$(jget divergences)" = 0 ] || fail "uring under ulimit -n 64 diverged"
+echo "uring engine runs under ulimit -n 64"
