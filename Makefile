@@ -156,7 +156,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(HDRS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
 		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) -lzstd -lz -lpthread
-fuzz: deps $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/bin/genlog
+fuzz: deps $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/bin/genlog \
+	$(BUILD)/bin/mklog
 	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
 bench: all

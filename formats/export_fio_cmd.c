@@ -41,8 +41,9 @@ const char cmd_export_help[] =
 	"operation there and closes at that thread's captured close. fio cannot\n"
 	"express truncate, fallocate, mmap, io_uring or sync_file_range, nor name\n"
 	"files with whitespace or longer than 256 bytes: those operations are\n"
-	"skipped and counted, as are failed calls, calls that moved no bytes, and\n"
-	"pipes, sockets and files under /proc, /sys and /dev.\n";
+	"skipped and counted, as are failed calls, calls that moved no bytes,\n"
+	"pipes, sockets and files under /proc, /sys and /dev, and paths through a\n"
+	"symlink the log shows (fio would follow it out of ROOT).\n";
 
 static void print_summary(const char *dir, const char *root, const char *log,
 			  const struct fio_export_stats *st)

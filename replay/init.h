@@ -25,7 +25,8 @@
  * lives in a subtree the workload made or renamed into place).
  *
  * Kinds: the S_IFMT fact of an open, stat or snapshot; a readlink makes a
- * symlink (its captured target text, recreated verbatim); O_DIRECTORY,
+ * symlink (its captured target text, made to lead only into the root by
+ * replay_root_link_target() when it is created); O_DIRECTORY,
  * mkdir EEXIST, rmdir, chdir, getdents and having present children make a
  * directory; anything else present is a regular file.
  *
@@ -40,7 +41,8 @@
  * /proc, /sys and /dev; sockets, fifos and devices; truncated paths;
  * symlinks whose target the log does not hold (an lstat without readlink);
  * paths that are not confined-representable (hostile "." / ".." components,
- * too long, the root marker itself).
+ * too long, ending in the root marker's name) and symlinks whose target
+ * ends in the marker's name.
  *
  * Creation: directories (parents first), then symlinks, on one thread;
  * then regular files in parallel, written in full (never sparse, so reads
@@ -75,8 +77,10 @@
 #include "root.h"
 
 /* Name of the marker file at the top of every root (and --map directory)
- * riot prepares; its content starts with REPLAY_ROOT_MAGIC. Captured paths
- * that would land on it are refused (replay_root_locate: -EPERM). */
+ * riot prepares; its content starts with REPLAY_ROOT_MAGIC. It is written
+ * to REPLAY_ROOT_MARKER ".tmp", synced and renamed into place, so it is
+ * whole or absent. Captured paths ending in its name are refused wherever
+ * they lie (replay_root_locate: -EPERM). */
 #define REPLAY_ROOT_MARKER ".riot-root"
 #define REPLAY_ROOT_MAGIC "riot replay root\n"
 
@@ -100,7 +104,8 @@ enum init_skip {
 	INIT_SKIP_TRUNCATED,	/* the capture or the model cut the path */
 	INIT_SKIP_NO_TARGET,	/* a symlink whose target is not in the log */
 	INIT_SKIP_HOSTILE,	/* not confinable: "."/".." components, too
-				 * long, the root marker */
+				 * long, ending in the marker's name, a
+				 * symlink to the marker's name */
 	INIT_SKIP_COUNT
 };
 

@@ -67,7 +67,7 @@ static bool path_is_clean(const char *p)
 
 /* True when the last component of p is the marker's name: such a path is
  * refused wherever it lies, so no symlink to the root's top can lead a
- * replayed call to the marker (see replay_root_is_marker_target()). */
+ * replayed call to the marker (symlink targets ending in it are refused: replay_root_check_target()). */
 static bool names_marker(const char *p)
 {
 	size_t n = strlen(p), m = strlen(REPLAY_ROOT_MARKER);

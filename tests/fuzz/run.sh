@@ -25,6 +25,13 @@ for shape in seqread mixed all; do
 		done
 	done
 done
+# the hostile and extreme logs of tests/hostile (huge counts, fifos, the
+# root's marker, symlinks out of the root)
+mklog=$build/bin/mklog
+[ -x "$mklog" ] || { echo "run.sh: $mklog is not built" >&2; exit 1; }
+for f in "$(dirname "$0")"/../hostile/*.mklog; do
+	"$mklog" -o "$corpus/hostile-$(basename "$f" .mklog).riot" "$f"
+done
 # a log cut inside its last block, and one cut before its end record
 head -c 1500 "$corpus/seed-mixed-300-400.riot" >"$corpus/cut-inside.riot"
 head -c 100 "$corpus/seed-seqread-5-0.riot" >"$corpus/cut-header.riot"
