@@ -155,7 +155,8 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 		 * and the schedule would overflow */
 		if (riot_parse_double(arg, &a->speed) < 0 || a->speed < 0 || isinf(a->speed) ||
 		    (a->speed > 0 && a->speed < REPLAY_MIN_SPEED))
-			return riot_usage("--speed wants 0 or a number from %g up", REPLAY_MIN_SPEED);
+			return riot_usage("--speed wants 0 or a number from %g up",
+					  REPLAY_MIN_SPEED);
 		return 0;
 	case 'o': return parse_order(a, arg);
 	case 'w':

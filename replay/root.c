@@ -67,7 +67,8 @@ static bool path_is_clean(const char *p)
 
 /* True when the last component of p is the marker's name: such a path is
  * refused wherever it lies, so no symlink to the root's top can lead a
- * replayed call to the marker (symlink targets ending in it are refused: replay_root_check_target()). */
+ * replayed call to the marker (and symlink targets ending in it are
+ * refused: replay_root_check_target()). */
 static bool names_marker(const char *p)
 {
 	size_t n = strlen(p), m = strlen(REPLAY_ROOT_MARKER);
@@ -202,7 +203,8 @@ int replay_map_check(const struct replay_map *maps, unsigned nmaps, char *err, s
 {
 	for (unsigned i = 0; i < nmaps; i++) {
 		if (!maps[i].dir || !maps[i].dir[0]) {
-			snprintf(err, errlen, "map prefix '%s': an empty directory", maps[i].prefix);
+			snprintf(err, errlen, "map prefix '%s': an empty directory",
+				 maps[i].prefix);
 			return -EINVAL;
 		}
 		if (!path_is_clean(maps[i].prefix)) {

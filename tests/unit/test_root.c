@@ -199,6 +199,87 @@ static void test_escapes(const struct replay_root *r)
 
 }
 
+/* Targets of symlinks riot makes: relative to the link's directory as the
+ * kernel finds it, never above the top, never to the marker. */
+static void link_target(const struct replay_root *r, const char *link, const char *target,
+			int want_rc, const char *want)
+{
+	char name[NAME_MAX + 1], out[PATH_MAX];
+	int pfd = replay_root_parent(r, link, name, sizeof(name));
+
+	CHECK(pfd >= 0);
+	if (pfd < 0)
+		return;
+	CHECK_EQ(replay_root_link_target(r, link, pfd, target, out, sizeof(out)), want_rc);
+	if (!want_rc)
+		CHECK_STR(out, want);
+	close(pfd);
+}
+
+static void test_link_targets(const struct replay_root *r)
+{
+	char path[256], rel[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/x", root_dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/x/y", root_dir);
+	mkdir(path, 0755);
+	link_target(r, "/x/y/link", "/a/b", 0, "../../a/b");
+	link_target(r, "/x/y/link", "/", 0, "../..");
+	link_target(r, "/x/y/link", "../../../../../etc", 0, "../../etc");
+	link_target(r, "/x/y/link", "../c", 0, "../../x/c");
+	link_target(r, "/x/y/link", "a/./b", 0, "a/./b");	/* descends: kept */
+	link_target(r, "/link", "/", 0, ".");
+	link_target(r, "/link", "/a/../../b", 0, "b");
+	/* a map's own prefix is stripped: the target is where the map put it */
+	link_target(r, "/mnt/1/link", "/mnt/1/db/t", 0, "db/t");
+	link_target(r, "/mnt/1/link", "/etc/x", 0, "etc/x");
+	/* the marker by any name */
+	link_target(r, "/x/y/link", "/" REPLAY_ROOT_MARKER, -EPERM, NULL);
+	link_target(r, "/x/y/link", "../../" REPLAY_ROOT_MARKER "/", -EPERM, NULL);
+	link_target(r, "/link", REPLAY_ROOT_MARKER, -EPERM, NULL);
+	CHECK_EQ(replay_root_check_target("/x/l", "/x/../" REPLAY_ROOT_MARKER), -EPERM);
+	CHECK_EQ(replay_root_check_target("/x/l", REPLAY_ROOT_MARKER "x"), 0);
+	CHECK_EQ(locate(r, "/x/l/" REPLAY_ROOT_MARKER, &fd, rel), -EPERM);
+	CHECK_EQ(locate(r, "/x/" REPLAY_ROOT_MARKER "/", &fd, rel), -EPERM);
+	CHECK_EQ(locate(r, "/x/" REPLAY_ROOT_MARKER "x", &fd, rel), 0);
+	CHECK_EQ(replay_root_check_path("/l/" REPLAY_ROOT_MARKER), -EPERM);
+	/* the tops of the root and of the maps */
+	fd = open(root_dir, O_PATH | O_DIRECTORY);
+	CHECK(replay_root_is_top(r, fd));
+	close(fd);
+	fd = open(map10, O_PATH | O_DIRECTORY);
+	CHECK(replay_root_is_top(r, fd));
+	close(fd);
+	fd = open(path, O_PATH | O_DIRECTORY);
+	CHECK(!replay_root_is_top(r, fd));
+	close(fd);
+}
+
+/* --map /=DIR takes every path; bad maps are refused before anything. */
+static void test_map_all(void)
+{
+	struct replay_map all = { .prefix = "/", .dir = map10 };
+	struct replay_map bad[] = { { "/a", map1 }, { "a/b", map1 } };
+	char rel[PATH_MAX], err[256];
+	struct replay_root *r = replay_root_open(root_dir, &all, 1, err, sizeof(err));
+	int fd, mapfd;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_EQ(locate(r, "/a/b", &fd, rel), 0);
+	CHECK_STR(rel, "a/b");
+	mapfd = open(map10, O_PATH | O_DIRECTORY);
+	CHECK(replay_root_is_top(r, fd) && replay_root_is_top(r, mapfd));
+	close(mapfd);
+	replay_root_close(r);
+	CHECK_EQ(replay_map_check(bad, 2, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "'a/b'") != NULL);
+	CHECK_EQ(replay_map_check(bad, 1, err, sizeof(err)), 0);
+}
+
 static void test_open_errors(void)
 {
 	char err[512];
@@ -232,6 +313,8 @@ int main(void)
 	}
 	test_locate(r);
 	test_escapes(r);
+	test_link_targets(r);
+	test_map_all();
 	test_open_errors();
 	replay_root_close(r);
 	/* nothing beside the root was created, changed or even read */
