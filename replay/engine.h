@@ -78,6 +78,12 @@ int replay_reopen(const struct replay_ctx *cx, const struct replay_op *op, bool 
 /* A confined O_PATH fd of op's path (following a final symlink unless
  * OPF_NOFOLLOW): what stat, access and the attr calls act on. */
 int replay_path_fd(const struct replay_ctx *cx, const struct replay_op *op);
+/* The source of a link op for linkat(fd, name, ..., *flags): its confined
+ * parent and final name; with AT_SYMLINK_FOLLOW captured, the /proc/self/fd
+ * name of a confined O_PATH fd of it, followed (*flags AT_SYMLINK_FOLLOW).
+ * fd (the caller closes it) or -errno. */
+int replay_link_source(const struct replay_ctx *cx, const struct replay_op *op, char *name,
+		       size_t namelen, int *flags);
 /* The skip reason when the root refuses op's paths (/proc, hostile), or 0. */
 unsigned replay_check_paths(const struct replay_ctx *cx, const struct replay_op *op);
 

@@ -130,11 +130,53 @@ static int64_t neg(long rc)
 	return rc < 0 ? -errno : rc;
 }
 
+int replay_link_source(const struct replay_ctx *cx, const struct replay_op *op, char *name,
+			size_t namelen, int *flags)
+{
+	int fd;
+
+	*flags = 0;
+	if (!(op->flags & AT_SYMLINK_FOLLOW))
+		return replay_root_parent(cx->root, op->path, name, namelen);
+	fd = replay_path_fd(cx, op);
+	if (fd < 0)
+		return fd;
+	snprintf(name, namelen, "/proc/self/fd/%d", fd);
+	*flags = AT_SYMLINK_FOLLOW;
+	return fd;
+}
+
+/* readlink acts on the final component itself, from its confined parent:
+ * a regular file gives EINVAL as it did when captured (readlinkat of an
+ * O_PATH fd with an empty name would say ENOENT). */
+static int64_t exec_readlink(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	char name[NAME_MAX + 1];
+	size_t n = op->count ? op->count : 1;
+	void *buf = replay_scratch(n);
+	int pfd;
+	int64_t rc;
+
+	if (!buf)
+		return -ENOMEM;
+	pfd = replay_root_parent(cx->root, op->path, name, sizeof(name));
+	if (pfd == -EINVAL)	/* the root itself: a directory */
+		return -EINVAL;
+	if (pfd < 0)
+		return pfd;
+	rc = neg(readlinkat(pfd, name, buf, n));
+	close(pfd);
+	return rc;
+}
+
 /* Namespace ops: a confined parent and the final name. */
 static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
 {
 	char name[NAME_MAX + 1], name2[NAME_MAX + 1];
-	int pfd = replay_root_parent(cx->root, op->path, name, sizeof(name)), pfd2 = -1;
+	int lflags = 0, pfd2 = -1;
+	int pfd = op->act == ACT_LINK ?
+		  replay_link_source(cx, op, name, sizeof(name), &lflags) :
+		  replay_root_parent(cx->root, op->path, name, sizeof(name));
 	int64_t rc;
 
 	if (pfd < 0)
@@ -151,7 +193,7 @@ static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
 	case ACT_UNLINK: rc = neg(unlinkat(pfd, name, 0)); break;
 	case ACT_RMDIR: rc = neg(unlinkat(pfd, name, AT_REMOVEDIR)); break;
 	case ACT_RENAME: rc = neg(renameat2(pfd, name, pfd2, name2, (unsigned)op->flags)); break;
-	case ACT_LINK: rc = neg(linkat(pfd, name, pfd2, name2, 0)); break;
+	case ACT_LINK: rc = neg(linkat(pfd, name, pfd2, name2, lflags)); break;
 	case ACT_SYMLINK: rc = neg(symlinkat(op->text ? op->text : "", pfd, name)); break;
 	case ACT_MKNOD: rc = neg(mknodat(pfd, name, op->mode, 0)); break;
 	default: rc = -ENOSYS; break;
@@ -210,13 +252,6 @@ static int64_t exec_on_path(const struct replay_ctx *cx, const struct replay_op 
 	case ACT_CHMOD: rc = neg(fchmodat(AT_FDCWD, proc, op->mode, 0)); break;
 	case ACT_CHOWN: rc = neg(fchownat(pfd, "", op->uid, op->gid, AT_EMPTY_PATH)); break;
 	case ACT_UTIMENS: rc = neg(utimensat(AT_FDCWD, proc, NULL, 0)); break;
-	case ACT_READLINK: {
-		size_t n = op->count ? op->count : 1;
-		void *buf = replay_scratch(n);
-
-		rc = buf ? neg(readlinkat(pfd, "", buf, n)) : -ENOMEM;
-		break;
-	}
 	default: rc = exec_xattr(cx, op, proc, -1); break;
 	}
 	close(pfd);
@@ -296,6 +331,8 @@ int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int
 		return exec_at(cx, op);
 	case ACT_TRUNCATE:
 		return exec_truncate(cx, op);
+	case ACT_READLINK:
+		return exec_readlink(cx, op);
 	default:
 		break;
 	}
