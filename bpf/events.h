@@ -91,7 +91,7 @@ struct riot_ev_ext {
 				 * flags in how[0] */
 	__u64 size, ino, dev;	/* dev encoded as stat(2)'s st_dev */
 	__u32 ftype;		/* S_IFMT bits */
-	__u32 pad;
+	__u32 perm;		/* permission bits (07777) of the same mode */
 };
 
 /* riot_ev_proc.flags */

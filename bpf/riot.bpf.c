@@ -29,6 +29,7 @@ char LICENSE[] SEC("license") = "GPL";
  * absent from BTF. */
 #define FMODE_CREATED_BIT 0x100000u
 #define S_IFMT_BITS 0170000u
+#define PERM_BITS 07777u
 #define MAP_ANONYMOUS_FLAG 0x20
 #define SIGCHLD_NR 17
 #define CLONE_VM_FLAG 0x100
@@ -598,6 +599,7 @@ static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 			return;
 		x->size = inode->i_size;
 		x->ftype = inode->i_mode & S_IFMT_BITS;
+		x->perm = inode->i_mode & PERM_BITS;
 		x->ino = inode->i_ino;
 		s_dev = inode->i_sb->s_dev;
 		f_mode = file->f_mode;
@@ -607,6 +609,7 @@ static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 			return;
 		x->size = BPF_CORE_READ(inode, i_size);
 		x->ftype = BPF_CORE_READ(inode, i_mode) & S_IFMT_BITS;
+		x->perm = BPF_CORE_READ(inode, i_mode) & PERM_BITS;
 		x->ino = BPF_CORE_READ(inode, i_ino);
 		s_dev = BPF_CORE_READ(inode, i_sb, s_dev);
 		f_mode = BPF_CORE_READ(file, f_mode);
@@ -636,6 +639,7 @@ static __always_inline void stat_facts(struct riot_ev_ext *x, __u16 *flags,
 		return;
 	x->size = st.st_size;
 	x->ftype = st.st_mode & S_IFMT_BITS;
+	x->perm = st.st_mode & PERM_BITS;
 	x->ino = st.st_ino;
 	x->dev = st.st_dev;
 	*flags |= RIOT_EVF_FACTS;
@@ -655,6 +659,7 @@ static __always_inline void statx_facts(struct riot_ev_ext *x, __u16 *flags,
 		return;
 	x->size = a.size;
 	x->ftype = a.mode & S_IFMT_BITS;
+	x->perm = a.mode & PERM_BITS;
 	x->ino = a.ino;
 	x->dev = encode_dev(dev[0], dev[1]);
 	*flags |= RIOT_EVF_FACTS;

@@ -154,10 +154,11 @@ static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 	if (ev->flags & RIOT_EVF_FACTS) {
 		sc->size = v.x.size;
 		sc->ftype = v.x.ftype;
+		sc->perm = v.x.perm;
 		sc->ino = v.x.ino;
 		sc->dev = v.x.dev;
 		sc->has |= RIOT_HAS_SIZE | RIOT_HAS_FTYPE | RIOT_HAS_INO |
-			   RIOT_HAS_DEV;
+			   RIOT_HAS_DEV | RIOT_HAS_PERM;
 		if (si->flags & RIOT_SF_RET_FD) {
 			sc->created = !!(ev->flags & RIOT_EVF_CREATED);
 			sc->has |= RIOT_HAS_CREATED;

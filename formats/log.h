@@ -15,7 +15,7 @@
 #include "../bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 0
+#define RIOT_FMT_MINOR 1	/* 1: permission bits (RIOT_HAS_PERM) */
 
 /* ---- syscall table (from bpf/syscalls.def) ---- */
 
@@ -76,6 +76,7 @@ enum {
 	RIOT_HAS_INO = 1u << 18,
 	RIOT_HAS_DEV = 1u << 19,
 	RIOT_HAS_CREATED = 1u << 20,	/* open created the file (FMODE_CREATED) */
+	RIOT_HAS_PERM = 1u << 21,	/* permission bits at open / from stat */
 };
 
 /* One completed syscall. sys, pid, tid, t, dur and ret are always set; the
@@ -97,6 +98,7 @@ struct riot_syscall {
 	uint64_t size, ino, dev;
 	uint32_t ftype;
 	uint8_t created;
+	uint32_t perm;		/* permission bits (07777) of the file's mode */
 };
 
 enum riot_proc_kind {
@@ -135,6 +137,8 @@ struct riot_snap_fd {
 	uint64_t pos;		/* file position from fdinfo */
 	uint64_t size, ino, dev;
 	uint32_t ftype;		/* S_IFMT bits */
+	uint32_t perm;		/* permission bits (07777), when has_perm */
+	bool has_perm;		/* false in logs of format 1.0 */
 };
 
 struct riot_drop {

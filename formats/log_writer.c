@@ -402,6 +402,7 @@ static uint64_t sc_value(const struct riot_syscall *sc, unsigned field)
 	case F_INO: return sc->ino;
 	case F_DEV: return sc->dev;
 	case F_CREATED: return sc->created;
+	case F_PERM: return sc->perm;
 	}
 	return 0;	/* the predicted fields are encoded by enc_predicted() */
 }
@@ -515,6 +516,8 @@ static int enc_snap_fd(struct riot_writer *w, const struct riot_snap_fd *f,
 	set_nz(e, F_OFF, f->pos);
 	set_nz(e, F_SIZE, f->size);
 	set_nz(e, F_FTYPE, f->ftype);
+	if (f->has_perm)
+		set(e, F_PERM, f->perm);
 	set_nz(e, F_INO, f->ino);
 	set_nz(e, F_DEV, f->dev);
 	return 0;

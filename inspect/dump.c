@@ -106,6 +106,8 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 		emit_u64(e, "dev", sc->dev);
 	if (h & RIOT_HAS_CREATED)
 		emit_u64(e, "created", sc->created);
+	if (h & RIOT_HAS_PERM)
+		emit_u64(e, "perm", sc->perm);
 }
 
 static const char *proc_kind(unsigned k)
@@ -176,6 +178,8 @@ static void emit_record(struct dump *d, const struct riot_rec *r,
 		emit_u64(e, "pos", r->sfd.pos);
 		emit_u64(e, "size", r->sfd.size);
 		emit_u64(e, "ftype", r->sfd.ftype);
+		if (r->sfd.has_perm)
+			emit_u64(e, "perm", r->sfd.perm);
 		emit_u64(e, "ino", r->sfd.ino);
 		emit_u64(e, "dev", r->sfd.dev);
 		break;
