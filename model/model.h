@@ -43,7 +43,13 @@
  * are not followed (a log cannot show them), so "/a/link/.." is "/a". Bytes
  * other than '/' and NUL mean nothing to the model and are kept. A path
  * longer than MODEL_PATH_MAX - 1 bytes keeps its leading components that
- * fit and is flagged truncated, as is a path the capture cut. path2 is
+ * fit and is flagged truncated, as is a path the capture cut.
+ * A path naming an fd through /proc ("/proc/self/fd/N", "/proc/thread-self/
+ * fd/N", "/proc/PID/fd/N", "/proc/PID/task/TID/fd/N", with PID a process
+ * the model knows; glibc's fchmodat fallback uses them) resolves to the path
+ * of the file behind that fd, and what follows N beneath it; an fd the
+ * model does not know leaves the /proc path as it is. utimensat with no
+ * path (futimens) acts on its dirfd's file, like an fd op. path2 is
  * resolved only where it is a path (rename, link families: the PATH2 role);
  * a symlink target, readlink content or xattr name is passed through
  * untouched in op->text. Snapshot fds whose target is not a path (pipe:[..],
@@ -120,10 +126,11 @@ struct model_file {
 	uint32_t flags;		/* MODEL_FILE_* */
 	uint64_t open_flags;	/* O_* as opened (snapshot: fdinfo flags) */
 	uint32_t mode;		/* creation mode passed to open */
-	uint32_t has;		/* RIOT_HAS_SIZE/FTYPE/INO/DEV/CREATED: facts
-				 * recorded at open */
+	uint32_t has;		/* RIOT_HAS_SIZE/FTYPE/INO/DEV/CREATED/PERM:
+				 * facts recorded at open */
 	uint64_t size, ino, dev;
 	uint32_t ftype;		/* S_IFMT bits */
+	uint32_t perm;		/* permission bits at open */
 	uint8_t created;	/* the open created the file */
 	uint64_t pos;		/* snapshot: file position at capture start */
 };

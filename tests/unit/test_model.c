@@ -984,6 +984,68 @@ static void test_queries(void)
 	CHECK(!model_fd_known(m, 10, 10, 4));
 }
 
+/* futimens: utimensat with a NULL path acts on its fd's file. */
+static void test_futimens(void)
+{
+	fresh();
+	snap_proc(1, "/cwd");
+	uint64_t f = openat_(1, 1, AT_FDCWD, "t.dat", O_WRONLY | O_CREAT, 3);
+	struct riot_rec r = sysrec(RIOT_SYS_utimensat, 1, 1, 0);
+
+	r.sc.has = RIOT_HAS_DIRFD | RIOT_HAS_FLAGS;
+	r.sc.dirfd = 3;
+	apply(&r);
+	CHECK_U64(op.file, f);
+	CHECK_STR(op.path, "/cwd/t.dat");
+	CHECK_EQ(op.flags, 0);
+	r.sc.dirfd = 9;	/* an fd the model does not know: counted */
+	apply(&r);
+	CHECK_U64(op.file, 0);
+	CHECK_EQ(op.flags, MODEL_OP_FD_UNKNOWN);
+	CHECK_EQ(st()->unresolved_fd_by_sys[RIOT_SYS_utimensat], 1);
+	CHECK_EQ(apply_errors, 0);
+}
+
+static const char *chmod_path(uint32_t pid, uint32_t tid, const char *path)
+{
+	struct riot_rec r = sysrec(RIOT_SYS_chmod, pid, tid, 0);
+
+	r.sc.has = RIOT_HAS_PATH | RIOT_HAS_MODE;
+	r.sc.path.s = path;
+	r.sc.mode = 0755;
+	apply(&r);
+	return op.path;
+}
+
+/* A /proc path naming an fd is the path of the file behind it: glibc's
+ * fchmodat fallback chmod("/proc/self/fd/N"). */
+static void test_proc_fd_paths(void)
+{
+	fresh();
+	snap_proc(1, "/cwd");
+	snap_proc(2, "/other");
+	openat_(1, 1, AT_FDCWD, "/data/dir", O_RDONLY | O_DIRECTORY, 3);
+	openat_(2, 2, AT_FDCWD, "/elsewhere/f", O_RDONLY, 3);
+	fork_(1, 1, 1, 5, CLONE_PTHREAD);
+	CHECK_STR(chmod_path(1, 1, "/proc/self/fd/3"), "/data/dir");
+	CHECK_STR(chmod_path(1, 5, "/proc/thread-self/fd/3"), "/data/dir");
+	CHECK_STR(chmod_path(1, 1, "/proc/1/fd/3"), "/data/dir");
+	CHECK_STR(chmod_path(1, 5, "/proc/1/task/5/fd/3/sub/x"), "/data/dir/sub/x");
+	CHECK_STR(chmod_path(1, 1, "/proc/2/fd/3"), "/elsewhere/f");	/* another traced pid */
+	/* not an fd the model knows, not an fd path, an unknown pid: as they are */
+	CHECK_STR(chmod_path(1, 1, "/proc/self/fd/7"), "/proc/self/fd/7");
+	CHECK_STR(chmod_path(1, 1, "/proc/self/fdinfo/3"), "/proc/self/fdinfo/3");
+	CHECK_STR(chmod_path(1, 1, "/proc/99/fd/3"), "/proc/99/fd/3");
+	CHECK_STR(chmod_path(1, 1, "/proc/self/fd/3x"), "/proc/self/fd/3x");
+	/* relative to a cwd in /proc */
+	struct riot_rec r = sysrec(RIOT_SYS_chdir, 1, 1, 0);
+	r.sc.has = RIOT_HAS_PATH;
+	r.sc.path.s = "/proc/self";
+	apply(&r);
+	CHECK_STR(chmod_path(1, 1, "fd/3"), "/data/dir");
+	CHECK_EQ(apply_errors, 0);
+}
+
 int main(void)
 {
 	test_normalise();
@@ -1000,6 +1062,8 @@ int main(void)
 	test_fd_reuse();
 	test_chdir_fchdir();
 	test_at_paths();
+	test_futimens();
+	test_proc_fd_paths();
 	test_path2_roles();
 	test_copy_fd2();
 	test_failed_changes_nothing();
