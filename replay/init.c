@@ -223,6 +223,34 @@ static void make_dirs_and_links(struct creation *c)
 	}
 }
 
+/* Gives directories the modes the workload saw, once everything beneath
+ * them exists (a mode without write permission would stop their filling by
+ * anyone but root). A root itself keeps its own. */
+static void set_dir_modes(struct creation *c)
+{
+	const struct init_tree *t = c->t;
+
+	for (size_t i = t->ndirs; i-- > 0;) {
+		const struct init_entry *e = &t->ents[i];
+		char name[NAME_MAX + 1];
+		int pfd, fd, rc = 0;
+
+		if (is_root_itself(c->root, e->path))
+			continue;
+		pfd = replay_root_parent(c->root, e->path, name, sizeof(name));
+		if (pfd < 0)
+			continue;	/* counted when mkdir failed */
+		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fchmod(fd, e->has_mode ? e->mode : 0755) < 0)
+			rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		close(pfd);
+		if (rc < 0)
+			record_failure(c, e->path, "chmod", rc);
+	}
+}
+
 /* ---- files ---- */
 
 static int write_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
@@ -277,6 +305,9 @@ static int fill_file(struct creation *c, const struct init_entry *e, unsigned ch
 		off += n;
 		atomic_fetch_add(&c->bytes_done, n);
 	}
+	/* the mode the workload saw (umask and an earlier run's mode aside) */
+	if (rc == 0 && fchmod(fd, e->has_mode ? e->mode : 0644) < 0)
+		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
 	return rc;
@@ -467,10 +498,12 @@ int replay_init_run(const char *log_path, const struct replay_root *root,
 	remove_all_stale(&c);
 	make_dirs_and_links(&c);
 	rc = make_files(&c);
-	if (rc < 0)
+	if (rc < 0) {
 		snprintf(err, errlen, "cannot start file threads: %s", strerror(-rc));
-	else
+	} else {
+		set_dir_modes(&c);
 		sync_roots(root, &t);
+	}
 	res->failed = atomic_load(&c.failed);
 	pthread_mutex_destroy(&c.lock);
 out:

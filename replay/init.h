@@ -29,6 +29,11 @@
  * mkdir EEXIST, rmdir, chdir, getdents and having present children make a
  * directory; anything else present is a regular file.
  *
+ * Modes of files and directories: the permission bits the first open,
+ * stat or snapshot fd saw (capture records them from format 1.1 on), unless
+ * the workload changed them (chmod family) before; else 0755 for a
+ * directory or a file access(X_OK) found executable, 0644 for a file.
+ *
  * Sizes of regular files: the largest of the size at open, the stat size
  * and the furthest byte read (offset + bytes returned, positions tracked
  * per open file description), each counted only until the workload first
@@ -113,6 +118,9 @@ struct init_entry {
 	const char *path;	/* captured absolute path */
 	uint64_t size;		/* INIT_FILE */
 	const char *target;	/* INIT_SYMLINK: captured target text */
+	bool has_mode;		/* the log says its permission bits */
+	uint32_t mode;		/* those bits (07777); else 0755 for a
+				 * directory, 0644 for a file */
 };
 
 struct init_opts {
