@@ -7,6 +7,13 @@
  * syscalls: the honest baseline. Both take ops from the same producer,
  * keep the same ordering and schedule, and account every op through
  * replay_account().
+ *
+ * One rule for the files of both: a file object whose replayed open failed
+ * (where the capture's succeeded) has no fd in the replay, so every later
+ * op on it, its close included, fails with EBADF without reaching the
+ * kernel, and counts as a divergence of its own; a file object this run
+ * never opened (an fd from before the capture) is opened again by its path
+ * (replay_reopen()) at its first use.
  */
 #ifndef RIOT_REPLAY_ENGINE_H
 #define RIOT_REPLAY_ENGINE_H
