@@ -33,3 +33,34 @@ for e in uring sync; do
 		fail "$e: after a failed open: $got"
 done
 echo "failed open: both engines count the open and the 3 later ops on its file, EBADF"
+
+# compare's fidelity: "diverged" counts the issued ops that came out
+# otherwise, "skipped" the ops not issued, and a syscall none of whose ops
+# was issued still has its line
+"$BIN/mklog" -o "$IT_TMP/fid.riot" <<'EOF' || fail "mklog"
+newfstatat dirfd=AT_FDCWD path=/t/d ret=0 size=4096 ftype=dir
+openat dirfd=AT_FDCWD path=/t/d flags=O_WRONLY ret=3 size=4096 ftype=reg created=0
+write fd=3 count=10 ret=10
+close fd=3 ret=0
+statx dirfd=AT_FDCWD path=/proc/self/stat ret=0 size=0 ftype=reg
+statx dirfd=AT_FDCWD path=/dev/null ret=0 size=0 ftype=chr
+EOF
+DB=$IT_TMP/fid.db
+"$RIOT" report "$IT_TMP/fid.riot" -o "$DB" --label cap >/dev/null 2>&1 || fail "riot report"
+"$RIOT" replay "$IT_TMP/fid.riot" --root "$IT_TMP/root-fid" --report "$DB" --label rep \
+	>/dev/null 2>"$IT_TMP/err" || fail "riot replay --report: $(cat "$IT_TMP/err")"
+"$RIOT" compare "$DB" cap rep --json >"$IT_TMP/cmp.json" || fail "riot compare --json"
+python3 - "$IT_TMP/cmp.json" <<'PY' || fail "compare's fidelity"
+import json, sys
+f = json.load(open(sys.argv[1]))["fidelity"][0]["syscalls"]
+got = {k: (v["captured"], v["replayed"], v["diverged"], v["skipped"]) for k, v in f.items()}
+want = {"newfstatat": (1, 1, 0, 0), "openat": (1, 1, 1, 0), "write": (1, 1, 1, 0),
+        "close": (1, 1, 1, 0), "statx": (2, 0, 0, 2)}
+if got != want:
+    print("fidelity %r, want %r" % (got, want))
+    sys.exit(1)
+PY
+"$RIOT" compare "$DB" cap rep >"$IT_TMP/cmp.txt" || fail "riot compare"
+grep -Eq '^  statx +2 +0 .* 0 +2 +- +- +-$' "$IT_TMP/cmp.txt" ||
+	{ cat "$IT_TMP/cmp.txt" >&2; fail "compare: the statx fidelity line"; }
+echo "compare: diverged and skipped apart, a syscall with no replayed op kept"
