@@ -24,8 +24,11 @@ struct file_state {
 
 struct stream_key {
 	uint32_t pid, tid;
-	uint32_t index;		/* + 1; 0: empty slot */
+	uint32_t index;		/* + 1; 0: empty slot; NO_STREAM: a thread
+				 * seen forked, with no op yet */
+	uint64_t after;		/* its first op waits for this seq */
 };
+#define NO_STREAM UINT32_MAX
 
 struct replay_plan {
 	struct replay_plan_opts o;
@@ -52,7 +55,7 @@ struct replay_plan {
 	uint32_t *stream_lane;
 	uint32_t nstreams, cap_streams;
 	struct stream_key *skeys;	/* open addressing on (pid, tid) */
-	uint32_t skey_cap;
+	uint32_t skey_cap, nkeys;
 
 	uint64_t skipped[SKIP_COUNT];
 	_Atomic bool finished;
@@ -313,25 +316,68 @@ static int stream_add(struct replay_plan *p, uint32_t pid, uint32_t tid)
 	return (int)p->nstreams++;
 }
 
-/* The stream of a captured thread: index, or -ENOMEM. */
-static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid)
+/* The key slot of (pid, tid): found, or the empty slot where it goes
+ * (made room for first). NULL on ENOMEM. */
+static struct stream_key *skey_slot(struct replay_plan *p, uint32_t pid, uint32_t tid)
 {
 	uint32_t h;
-	int idx;
 
-	if (p->nstreams * 2 >= p->skey_cap && skeys_grow(p) < 0)
-		return -ENOMEM;
+	if (p->nkeys * 2 >= p->skey_cap && skeys_grow(p) < 0)
+		return NULL;
 	h = (tid * 2654435761u) & (p->skey_cap - 1);
 	while (p->skeys[h].index) {
 		if (p->skeys[h].tid == tid && p->skeys[h].pid == pid)
-			return (int)p->skeys[h].index - 1;
+			break;
 		h = (h + 1) & (p->skey_cap - 1);
 	}
+	return &p->skeys[h];
+}
+
+/* The stream of a captured thread: index, or -ENOMEM. *after: the seq its
+ * first op waits for (its creator's ops), 0 for none or an older stream. */
+static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid, uint64_t *after)
+{
+	struct stream_key *k = skey_slot(p, pid, tid);
+	int idx;
+
+	*after = 0;
+	if (!k)
+		return -ENOMEM;
+	if (k->index && k->index != NO_STREAM)
+		return (int)k->index - 1;
 	idx = stream_add(p, pid, tid);
 	if (idx < 0)
 		return idx;
-	p->skeys[h] = (struct stream_key){ .pid = pid, .tid = tid, .index = (uint32_t)idx + 1 };
+	if (k->index)
+		*after = k->after;
+	else
+		p->nkeys++;
+	*k = (struct stream_key){ .pid = pid, .tid = tid, .index = (uint32_t)idx + 1 };
 	return idx;
+}
+
+/* A FORK record: the new thread's first op will wait for what its creator
+ * did so far. A thread with no op yet holds a key as a stream does. */
+static int note_fork(struct replay_plan *p, const struct riot_proc *f)
+{
+	struct stream_key *k = skey_slot(p, f->pid, f->tid);
+	uint32_t ctid = f->child_tid ? f->child_tid : f->child_pid;
+	uint64_t last;
+
+	if (!k)
+		return -ENOMEM;
+	if (!k->index || k->index == NO_STREAM || !(last = p->streams[k->index - 1].last))
+		return 0;
+	k = skey_slot(p, f->child_pid, ctid);
+	if (!k)
+		return -ENOMEM;
+	if (k->index && k->index != NO_STREAM)
+		return 0;	/* a reused tid with a stream: its order stands */
+	if (!k->index)
+		p->nkeys++;
+	*k = (struct stream_key){ .pid = f->child_pid, .tid = ctid, .index = NO_STREAM,
+				  .after = last };
+	return 0;
 }
 
 /* ---- classification: what to issue for a syscall ---- */
@@ -775,6 +821,14 @@ static void plan_deps(struct replay_plan *p, struct replay_op *op)
 	}
 }
 
+/* The creator's op comes first among a stream's first op's deps (the
+ * last slot gives way when all are taken: the others order resources). */
+static void dep_first(struct replay_op *op, uint64_t seq)
+{
+	memmove(op->dep + 1, op->dep, sizeof(op->dep) - sizeof(op->dep[0]));
+	op->dep[0] = seq;
+}
+
 /* ---- the producer loop ---- */
 
 /* Waits until the slot of seq is free: its previous occupant completed. */
@@ -825,7 +879,7 @@ static void note_size(struct replay_plan *p, const struct replay_op *op,
 static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 			const struct model_op *mop)
 {
-	uint64_t seq = p->next_seq;
+	uint64_t seq = p->next_seq, after;
 	struct replay_op *op;
 	int stream;
 
@@ -833,7 +887,7 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 		p->t0 = sc->t;
 		p->have_t0 = true;
 	}
-	stream = stream_of(p, sc->pid, sc->tid);
+	stream = stream_of(p, sc->pid, sc->tid, &after);
 	if (stream < 0)
 		return stream;
 	window_wait(p, seq);
@@ -846,7 +900,10 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	classify(p, op, sc, mop);
 	note_size(p, op, sc);
 	plan_deps(p, op);
+	if (after && p->o.order != ORDER_STRICT)
+		dep_first(op, after);
 	p->streams[stream].ops++;
+	p->streams[stream].last = seq;
 	p->next_seq++;
 	atomic_store(&p->planned, seq);
 	if (p->pending_close != seq)
@@ -891,6 +948,11 @@ int replay_plan_run(struct replay_plan *p)
 				fs->pos = rec.sfd.pos;
 			if (mf && rec.sfd.ftype == S_IFREG)
 				size_is(p, mf->path_id, rec.sfd.size);
+		}
+		if (rec.type == RIOT_REC_PROC && rec.proc.kind == RIOT_PROC_FORK &&
+		    (rc = note_fork(p, &rec.proc)) < 0) {
+			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			break;
 		}
 		if (rec.type != RIOT_REC_SYSCALL)
 			continue;

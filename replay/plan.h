@@ -16,7 +16,10 @@
  * worker ever scans; a thread that must sleep on a dependency sleeps on
  * that op alone (replay_plan_wait_op).
  *
- * Ordering (dep[]): thread order waits for nothing; resource order waits
+ * Ordering (dep[]): a stream's first op waits for the ops its creator
+ * made before the fork or clone that made its thread (the creator's
+ * latest op planned before the FORK record), whatever the order. Thread
+ * order waits for nothing else; resource order waits
  * for the previous op (in log order) on each file object and path the op
  * touches (an open touches its path and the object it creates, a rename
  * both its paths); strict order waits for the previous op of the log.
@@ -111,6 +114,7 @@ struct replay_op {
 struct replay_stream {
 	uint32_t pid, tid;
 	uint64_t ops;		/* planned so far */
+	uint64_t last;		/* seq of its latest op planned, 0: none */
 };
 
 enum replay_order { ORDER_THREAD, ORDER_RESOURCE, ORDER_STRICT };
