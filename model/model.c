@@ -1114,6 +1114,12 @@ const struct model_file *model_file(const struct model *m, uint64_t id)
 	return v ? &((const struct file_obj *)pool_at(&m->files, *v))->pub : NULL;
 }
 
+const struct model_file *model_released(const struct model *m, uint32_t i)
+{
+	return i < m->nreleased ? &((const struct file_obj *)pool_at(&m->files,
+								     m->released[i]))->pub : NULL;
+}
+
 const struct model_stats *model_stats(const struct model *m)
 {
 	return &m->st;

@@ -171,6 +171,11 @@ bool model_fd_known(struct model *m, uint32_t pid, uint32_t tid, int32_t fd);
 const char *model_cwd(struct model *m, uint32_t pid, uint32_t tid);
 /* A live file object (or one released by the last model_apply), or NULL. */
 const struct model_file *model_file(const struct model *m, uint64_t id);
+/* The i-th file object the last model_apply() released (no fd refers to
+ * it any more: a close, dup2/dup3 onto its last fd, close_range, exec of
+ * its close-on-exec fds, the exit of the last task holding it), or NULL
+ * past the last one. Valid until the next model_apply(). */
+const struct model_file *model_released(const struct model *m, uint32_t i);
 const struct model_stats *model_stats(const struct model *m);
 
 #endif

@@ -1046,6 +1046,51 @@ static void test_proc_fd_paths(void)
 	CHECK_EQ(apply_errors, 0);
 }
 
+/* What each record let go: model_released() lists the file objects no fd
+ * refers to any more after it, for the replay's implicit closes. */
+static unsigned released(uint64_t *ids)
+{
+	const struct model_file *f;
+	unsigned n = 0;
+
+	while ((f = model_released(m, n)))
+		ids[n++] = f->id;
+	return n;
+}
+
+static void test_released(void)
+{
+	uint64_t ids[8];
+
+	fresh();
+	snap_proc(1, "/");
+	uint64_t a = open_(1, "/a", O_RDONLY, 3);
+	uint64_t b = open_(1, "/b", O_RDONLY, 4);
+	CHECK_EQ(released(ids), 0);
+	dup2_(RIOT_SYS_dup2, 1, 3, 4, 0, 4);	/* b's last fd replaced */
+	CHECK_EQ(released(ids), 1);
+	CHECK_U64(ids[0], b);
+	rd(1, 4);
+	CHECK_EQ(released(ids), 0);
+	close_(1, 3, 0);	/* a is still at 4 */
+	CHECK_EQ(released(ids), 0);
+	uint64_t c = open_(1, "/c", O_RDONLY | O_CLOEXEC, 5);
+	uint64_t d = open_(1, "/d", O_RDONLY, 6);
+	exec_(1, 1, "/bin/x");	/* c: close-on-exec */
+	CHECK_EQ(released(ids), 1);
+	CHECK_U64(ids[0], c);
+	close_range_(1, 6, 6, 0, 0);
+	CHECK_EQ(released(ids), 1);
+	CHECK_U64(ids[0], d);
+	fork_(1, 1, 2, 2, 0);	/* the child holds a copy of fd 4 */
+	exit_(1, 1);
+	CHECK_EQ(released(ids), 0);
+	exit_(2, 2);
+	CHECK_EQ(released(ids), 1);
+	CHECK_U64(ids[0], a);
+	CHECK_EQ(apply_errors, 0);
+}
+
 int main(void)
 {
 	test_normalise();
@@ -1058,6 +1103,7 @@ int main(void)
 	test_exec_unshares_and_ends_threads();
 	test_exit_closes();
 	test_dup_family();
+	test_released();
 	test_close_range();
 	test_fd_reuse();
 	test_chdir_fchdir();
