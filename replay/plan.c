@@ -911,6 +911,78 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	return 0;
 }
 
+/* A file object released without a close of its own (model_released()):
+ * a close op on the stream of the task whose record let it go, so replay
+ * holds no more files open than the workload did. Files whose path replay
+ * cannot reach were never opened by it: nothing to close. */
+static int plan_release(struct replay_plan *p, const struct riot_rec *r,
+			const struct model_file *mf)
+{
+	const char *path = model_path(p->m, mf->path_id);
+	uint32_t pid = r->type == RIOT_REC_SYSCALL ? r->sc.pid : r->proc.pid;
+	uint32_t tid = r->type == RIOT_REC_SYSCALL ? r->sc.tid : r->proc.tid;
+	uint64_t t = r->type == RIOT_REC_SYSCALL ? r->sc.t : r->proc.t;
+	uint64_t seq = p->next_seq, after;
+	struct replay_op *op;
+	int stream;
+
+	if (!p->have_t0 || !path || path[0] != '/' || (mf->flags & MODEL_FILE_TRUNCATED))
+		return 0;
+	stream = stream_of(p, pid, tid, &after);
+	if (stream < 0)
+		return stream;
+	window_wait(p, seq);
+	op = replay_plan_op(p, seq);
+	op->seq = seq;
+	op->t = t > p->t0 ? t - p->t0 : 0;
+	op->dur = 0;
+	op->ret = 0;
+	op->sys = RIOT_SYS_close;
+	op->pid = pid;
+	op->tid = tid;
+	op->file = mf->id;
+	op->file2 = 0;
+	op->file_flags = mf->open_flags;
+	op->path = path;
+	op->path2 = NULL;
+	op->path_id = mf->path_id;
+	op->path2_id = 0;
+	op->off = op->count = op->flags = op->arg = 0;
+	op->mode = op->uid = op->gid = 0;
+	op->skip = SKIP_NONE;
+	op->opflags = OPF_RELEASE;
+	op->next = 0;
+	op->act = ACT_CLOSE;
+	op->stream = (uint32_t)stream;
+	if (copy_text(op, NULL) < 0)
+		return -ENOMEM;
+	plan_deps(p, op);
+	if (after && p->o.order != ORDER_STRICT)
+		dep_first(op, after);
+	p->streams[stream].ops++;
+	p->streams[stream].last = seq;
+	p->next_seq++;
+	atomic_store(&p->planned, seq);
+	p->o.push(p->o.eng, p->stream_lane[stream], seq);
+	return 0;
+}
+
+/* The implicit closes of the record just applied; a close syscall's own
+ * file is its own close op's business. */
+static int plan_releases(struct replay_plan *p, const struct riot_rec *r)
+{
+	const struct model_file *mf;
+	int rc = 0;
+
+	if (r->type == RIOT_REC_SYSCALL && r->sc.sys == RIOT_SYS_close)
+		return 0;
+	if (r->type != RIOT_REC_SYSCALL && r->type != RIOT_REC_PROC)
+		return 0;
+	for (uint32_t i = 0; !rc && (mf = model_released(p->m, i)); i++)
+		rc = plan_release(p, r, mf);
+	return rc;
+}
+
 /* A close releases the file object only when no other fd holds it; the
  * model frees released objects at the next record, so the close is
  * handed over then: a real close, or only the fd's end (state). */
@@ -938,6 +1010,10 @@ int replay_plan_run(struct replay_plan *p)
 		}
 		if (p->pending_close)
 			close_settle(p, false);
+		if ((rc = plan_releases(p, &rec)) < 0) {
+			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			break;
+		}
 		/* an fd open before the capture starts where the snapshot found
 		 * its file position */
 		if (rec.type == RIOT_REC_SNAP_FD && mop.file) {

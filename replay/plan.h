@@ -81,6 +81,10 @@ enum {
 	OPF_NOFOLLOW = 1u << 0,	/* act on a final symlink itself */
 	OPF_IMPLICIT = 1u << 1,	/* read/write at the file position (the
 				 * plan made it positional) */
+	OPF_RELEASE = 1u << 2,	/* ACT_CLOSE of a file the workload let go
+				 * without a close of its own (dup2 onto its
+				 * fd, close_range, exec, exit): no captured
+				 * syscall, counted apart (sys is close) */
 };
 
 struct replay_op {

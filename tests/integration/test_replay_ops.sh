@@ -40,3 +40,21 @@ PY
 	[ "$(stat -c %a "$d/rp.sh")" = 755 ] || fail "$e: rp.sh mode $(stat -c %a "$d/rp.sh"), want 755"
 	echo "$e: readlink, access, futimens, chmod via /proc, linkat follow replayed as captured"
 done
+
+# Implicit closes: bash's `read x < FILE` opens FILE, dup2s it onto stdin
+# and later dup2s the saved stdin back, releasing FILE without a close of
+# its own. Replayed under a small fd limit, the 300 files let go that way
+# are closed too: no EMFILE.
+echo hostname >"$IT_TMP/host"
+"$RIOT" capture -q -o "$IT_TMP/loop.riot" -- bash -c \
+	'for i in $(seq 300); do read x < "$1"; done' bash "$IT_TMP/host" \
+	>/dev/null 2>"$IT_TMP/cap.err" </dev/null || { cat "$IT_TMP/cap.err" >&2; fail "capture of bash"; }
+for e in uring sync; do
+	(ulimit -n 128 && "$RIOT" replay "$IT_TMP/loop.riot" --root "$IT_TMP/root-loop-$e" \
+		--engine "$e" --json >"$IT_TMP/replay.json" 2>"$IT_TMP/replay.err") ||
+		fail "$e: riot replay under ulimit -n 128: $(head -c 800 "$IT_TMP/replay.err")"
+	[ "$(jget divergences)" = 0 ] || { cat "$IT_TMP/replay.json" >&2; fail "$e: divergences under ulimit -n 128"; }
+	[ "$(jget implicit_closes)" -ge 300 ] && [ "$(jget implicit_closes_failed)" = 0 ] ||
+		fail "$e: $(jget implicit_closes) implicit closes ($(jget implicit_closes_failed) failed), want 300 or more"
+	echo "$e: 300 files released by dup2 closed in the replay, no divergence under ulimit -n 128"
+done
