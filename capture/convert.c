@@ -65,7 +65,8 @@ static int unpack(const void *p, size_t avail, struct ev_view *v)
 		head += sizeof(v->x);
 	}
 	v->data = (const char *)p + head;
-	v->size = head + v->ev.path_len + v->ev.path2_len;
+	v->size = head + v->ev.path_len + v->ev.path2_len +
+		  ((v->ev.flags & RIOT_EVF_VALUE) ? v->ev.value_len : 0);
 	return v->size <= avail ? 0 : -EINVAL;
 }
 
@@ -151,6 +152,11 @@ static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 			   ev->flags & RIOT_EVF_PATH2_TRUNC);
 	if (sc->path2.s)
 		sc->has |= RIOT_HAS_PATH2;
+	if ((ev->flags & RIOT_EVF_VALUE) && ev->value_len <= RIOT_VALUE_MAX) {
+		sc->value = (const uint8_t *)v.data + ev->path_len + ev->path2_len;
+		sc->value_len = ev->value_len;
+		sc->has |= RIOT_HAS_VALUE;
+	}
 	if (ev->flags & RIOT_EVF_FACTS) {
 		sc->size = v.x.size;
 		sc->ftype = v.x.ftype;

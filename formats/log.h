@@ -15,7 +15,8 @@
 #include "../bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 1	/* 1: permission bits (RIOT_HAS_PERM) */
+#define RIOT_FMT_MINOR 1	/* 1: permission bits, xattr values */
+#define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 
 /* ---- syscall table (from bpf/syscalls.def) ---- */
 
@@ -77,6 +78,7 @@ enum {
 	RIOT_HAS_DEV = 1u << 19,
 	RIOT_HAS_CREATED = 1u << 20,	/* open created the file (FMODE_CREATED) */
 	RIOT_HAS_PERM = 1u << 21,	/* permission bits at open / from stat */
+	RIOT_HAS_VALUE = 1u << 22,	/* setxattr: the value's first bytes */
 };
 
 /* One completed syscall. sys, pid, tid, t, dur and ret are always set; the
@@ -99,6 +101,11 @@ struct riot_syscall {
 	uint32_t ftype;
 	uint8_t created;
 	uint32_t perm;		/* permission bits (07777) of the file's mode */
+	const uint8_t *value;	/* setxattr: the first value_len bytes of the
+				 * value (count is its size), at most
+				 * RIOT_VALUE_MAX from capture; the reader's
+				 * pointer lives until the next record */
+	uint32_t value_len;
 };
 
 enum riot_proc_kind {

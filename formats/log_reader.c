@@ -665,6 +665,12 @@ static int dec_syscall(struct riot_reader *r, const struct rec_dec *d,
 		rc = str_field(r, d, F_PATH2, &sc->path2);
 	if (rc)
 		return rc;
+	if (sc->has & RIOT_HAS_VALUE) {
+		if (v[F_VALUE] != v[F_BLOB] || v[F_VALUE] > RIOT_VALUE_LEN_MAX)
+			return bad_value(r, "xattr value length");
+		sc->value = (const uint8_t *)d->blob;
+		sc->value_len = (uint32_t)v[F_VALUE];
+	}
 	if (sc->sys < RIOT_SYS_COUNT)
 		r->syscalls[sc->sys]++;
 	else
