@@ -211,7 +211,8 @@ static int64_t exec_stat(int fd)
 	return neg(statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx));
 }
 
-/* The xattr value: captured content is not recorded, so fill bytes. */
+/* A set's value: the captured bytes (plan.c), fill bytes after them or in
+ * their place (user. and trusted. names only: the plan skips the rest). */
 static int64_t exec_xattr(const struct replay_ctx *cx, const struct replay_op *op,
 			  const char *proc, int fd)
 {
@@ -230,6 +231,8 @@ static int64_t exec_xattr(const struct replay_ctx *cx, const struct replay_op *o
 		return proc ? neg(removexattr(proc, name)) : neg(fremovexattr(fd, name));
 	default:
 		fill_bytes(&cx->fill, op->path_id, 0, buf, n);
+		if (op->value)
+			memcpy(buf, op->value, op->value_len < n ? op->value_len : n);
 		return proc ? neg(setxattr(proc, name, buf, n, (int)op->flags)) :
 			      neg(fsetxattr(fd, name, buf, n, (int)op->flags));
 	}

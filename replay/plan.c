@@ -85,7 +85,7 @@ static const char *const skip_names[SKIP_COUNT] = {
 	[SKIP_NONE] = "none", [SKIP_UNRESOLVED] = "unresolved fd or cwd",
 	[SKIP_TRUNCATED] = "truncated path", [SKIP_NOT_A_PATH] = "pipe or socket",
 	[SKIP_PSEUDO] = "under /proc, /sys or /dev", [SKIP_HOSTILE] = "refused path",
-	[SKIP_DEVICE] = "device node",
+	[SKIP_DEVICE] = "device node", [SKIP_NO_VALUE] = "xattr value not in the log",
 };
 
 const char *replay_act_name(unsigned act)
@@ -599,6 +599,31 @@ static void op_args(struct replay_op *op, const struct riot_syscall *sc, int act
 	op->gid = sc->gid;
 }
 
+/* A setxattr replays the value it was given: the bytes the log holds, the
+ * rest of count filled for names whose values are free bytes (user.,
+ * trusted.); another name without its whole value is skipped. */
+static int plan_value(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc)
+{
+	bool whole = (sc->has & RIOT_HAS_VALUE) && sc->value_len >= sc->count;
+	const char *name = op->text ? op->text : "";
+
+	free(op->value);
+	op->value = NULL;
+	op->value_len = 0;
+	if (!whole && strncmp(name, "user.", 5) != 0 && strncmp(name, "trusted.", 8) != 0) {
+		set_skip(p, op, SKIP_NO_VALUE);
+		return 0;
+	}
+	if (!(sc->has & RIOT_HAS_VALUE) || !sc->value_len)
+		return 0;
+	op->value = malloc(sc->value_len);
+	if (!op->value)
+		return -ENOMEM;
+	memcpy(op->value, sc->value, sc->value_len);
+	op->value_len = sc->value_len;
+	return 0;
+}
+
 static void plan_fd_op(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		       const struct model_op *mop, int act)
 {
@@ -898,6 +923,8 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	if (copy_text(op, mop->text) < 0)
 		return -ENOMEM;
 	classify(p, op, sc, mop);
+	if (op->act == ACT_XATTR_SET && plan_value(p, op, sc) < 0)
+		return -ENOMEM;
 	note_size(p, op, sc);
 	plan_deps(p, op);
 	if (after && p->o.order != ORDER_STRICT)
@@ -1083,8 +1110,10 @@ void replay_plan_free(struct replay_plan *p)
 		return;
 	/* only the slots ever used: the rest of the window was never touched
 	 * and reading it would only fault its pages in */
-	for (uint64_t i = 0; p->win && i < REPLAY_WINDOW && i < p->next_seq; i++)
+	for (uint64_t i = 0; p->win && i < REPLAY_WINDOW && i < p->next_seq; i++) {
 		free(p->win[i].text);
+		free(p->win[i].value);
+	}
 	free(p->win);
 	model_free(p->m);
 	riot_reader_close(p->rd);

@@ -73,6 +73,9 @@ enum replay_skip {
 	SKIP_PSEUDO,		/* under /proc, /sys, /dev */
 	SKIP_HOSTILE,		/* a path the root refuses (., .., marker) */
 	SKIP_DEVICE,		/* mknod of a device node */
+	SKIP_NO_VALUE,		/* a setxattr of a name whose values have a
+				 * syntax (system., security.) without its
+				 * whole value in the log: never invented */
 	SKIP_COUNT
 };
 
@@ -100,6 +103,9 @@ struct replay_op {
 				 * the file's path */
 	const char *path2;	/* rename/link destination */
 	char *text;		/* owned: symlink target, xattr name */
+	uint8_t *value;		/* owned: a setxattr's captured value bytes
+				 * (value_len of count), NULL: none */
+	uint32_t value_len;
 	uint64_t off, count;
 	uint64_t flags;		/* open flags, *at flags, fallocate mode... */
 	uint64_t arg;
