@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,6 +224,30 @@ static void make_dirs_and_links(struct creation *c)
 	}
 }
 
+/* The extended attributes a file or directory had, with fill bytes of
+ * their sizes. 0 or -errno. */
+static int set_xattrs(struct creation *c, const struct init_entry *e, int fd)
+{
+	uint64_t seed = init_path_seed(e->path, c->o->seed);
+
+	for (const struct init_xattr *x = e->xattrs; x; x = x->next) {
+		unsigned char *buf;
+		int rc;
+
+		if (!x->create)
+			continue;
+		buf = malloc(x->size ? x->size : 1);
+		if (!buf)
+			return -ENOMEM;
+		fill_bytes(c->fill, seed ^ 0x9e3779b97f4a7c15ull, 0, buf, x->size);
+		rc = fsetxattr(fd, x->name, buf, x->size, 0) < 0 ? -errno : 0;
+		free(buf);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Gives directories the modes the workload saw, once everything beneath
  * them exists (a mode without write permission would stop their filling by
  * anyone but root). A root itself keeps its own. */
@@ -243,6 +268,8 @@ static void set_dir_modes(struct creation *c)
 		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fchmod(fd, e->has_mode ? e->mode : 0755) < 0)
 			rc = -errno;
+		else
+			rc = set_xattrs(c, e, fd);
 		if (fd >= 0)
 			close(fd);
 		close(pfd);
@@ -308,6 +335,8 @@ static int fill_file(struct creation *c, const struct init_entry *e, unsigned ch
 	/* the mode the workload saw (umask and an earlier run's mode aside) */
 	if (rc == 0 && fchmod(fd, e->has_mode ? e->mode : 0644) < 0)
 		rc = -errno;
+	if (rc == 0)
+		rc = set_xattrs(c, e, fd);
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
 	return rc;

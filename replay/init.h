@@ -34,6 +34,12 @@
  * the workload changed them (chmod family) before; else 0755 for a
  * directory or a file access(X_OK) found executable, 0644 for a file.
  *
+ * Extended attributes of files and directories: a name of the user. or
+ * trusted. namespace that a getxattr found (with the size it returned),
+ * unless a set, a removal or an ENODATA came first, is created with fill
+ * bytes of that size (other namespaces have value syntaxes: never
+ * invented).
+ *
  * Sizes of regular files: the largest of the size at open, the stat size
  * and the furthest byte read (offset + bytes returned, positions tracked
  * per open file description), each counted only until the workload first
@@ -112,12 +118,22 @@ enum init_skip {
 /* "pseudo", "special", ... for summaries and JSON keys. */
 const char *init_skip_name(enum init_skip s);
 
+/* An extended attribute of an entry: a getxattr found it with a value of
+ * size bytes before the workload set or removed it. */
+struct init_xattr {
+	const struct init_xattr *next;
+	const char *name;
+	uint32_t size;
+	bool create;		/* false: found absent, or the workload's own */
+};
+
 /* One entry of the initial tree (valid during the callback only). */
 struct init_entry {
 	enum init_kind kind;
 	const char *path;	/* captured absolute path */
 	uint64_t size;		/* INIT_FILE */
 	const char *target;	/* INIT_SYMLINK: captured target text */
+	const struct init_xattr *xattrs;	/* files and directories */
 	bool has_mode;		/* the log says its permission bits */
 	uint32_t mode;		/* those bits (07777); else 0755 for a
 				 * directory, 0644 for a file */

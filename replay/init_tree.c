@@ -32,6 +32,7 @@ struct tree_ent {
 	uint32_t perm;
 	uint64_t size;
 	char *target;
+	struct init_xattr *xattrs;
 };
 
 /* Entries by path (open addressing over indices) and by model path id. */
@@ -179,6 +180,11 @@ static void table_free(struct tree_table *tt)
 	for (uint32_t i = 1; i <= tt->n; i++) {
 		free(ENT(tt, i)->path);
 		free(ENT(tt, i)->target);
+		for (struct init_xattr *x = ENT(tt, i)->xattrs, *n; x; x = n) {
+			n = (struct init_xattr *)x->next;
+			free((char *)x->name);
+			free(x);
+		}
 	}
 	free(tt->ents);
 	free(tt->slots);
@@ -655,6 +661,49 @@ static void on_namespace(struct builder *b, const struct riot_syscall *sc,
 	}
 }
 
+/* The first evidence about an xattr name decides: a get that found it
+ * (created with its size), an ENODATA, a set or a removal (not created). */
+static void note_xattr(struct builder *b, uint32_t i, const char *name, int64_t size,
+		       bool create)
+{
+	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
+	struct init_xattr *x;
+
+	if (!e || !name || e->truncated || (strncmp(name, "user.", 5) != 0 &&
+					    strncmp(name, "trusted.", 8) != 0))
+		return;
+	for (x = e->xattrs; x; x = (struct init_xattr *)x->next)
+		if (strcmp(x->name, name) == 0)
+			return;
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->name = strdup(name))) {
+		free(x);
+		b->err = -ENOMEM;
+		return;
+	}
+	x->size = size > 0 && size <= 65536 ? (uint32_t)size : 0;
+	x->create = create && e->state == ST_PRESENT && !e->changed;
+	x->next = e->xattrs;
+	e->xattrs = x;
+}
+
+static void on_xattr(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+{
+	uint32_t i = op_ent(b, op, false);
+
+	switch (sc->sys) {
+	case RIOT_SYS_getxattr: case RIOT_SYS_lgetxattr: case RIOT_SYS_fgetxattr:
+		if (sc->ret >= 0 || sc->ret == -ENODATA)
+			note_xattr(b, i, op->text, sc->ret, sc->ret >= 0);
+		break;
+	case RIOT_SYS_setxattr: case RIOT_SYS_lsetxattr: case RIOT_SYS_fsetxattr:
+	case RIOT_SYS_removexattr: case RIOT_SYS_lremovexattr: case RIOT_SYS_fremovexattr:
+		if (sc->ret >= 0)
+			note_xattr(b, i, op->text, 0, false);
+		break;
+	}
+}
+
 static bool is_chmod(unsigned sys)
 {
 	return sys == RIOT_SYS_chmod || sys == RIOT_SYS_fchmod || sys == RIOT_SYS_fchmodat ||
@@ -719,6 +768,8 @@ static void on_syscall(struct builder *b, const struct riot_syscall *sc, const s
 			on_path_call(b, sc, op, 0);
 		if (sc->ret >= 0 && is_chmod(sc->sys))
 			on_chmod(b, op);
+		if (si->cls == RIOT_CLASS_XATTR)
+			on_xattr(b, sc, op);
 		break;
 	default:
 		break;
@@ -801,6 +852,7 @@ static void add_entry(struct init_tree *t, const struct tree_ent *e, int kind)
 	struct init_entry *out = &t->ents[t->n++];
 
 	*out = (struct init_entry){ .kind = (enum init_kind)kind, .path = e->path,
+				    .xattrs = kind == INIT_SYMLINK ? NULL : e->xattrs,
 				    .has_mode = e->has_perm && kind != INIT_SYMLINK,
 				    .mode = e->perm };
 	/* without its mode, a file access(X_OK) found executable is 0755 */
