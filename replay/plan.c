@@ -334,49 +334,55 @@ static struct stream_key *skey_slot(struct replay_plan *p, uint32_t pid, uint32_
 }
 
 /* The stream of a captured thread: index, or -ENOMEM. *after: the seq its
- * first op waits for (its creator's ops), 0 for none or an older stream. */
+ * next op waits for all ops up to (a fork or exec before it), or 0. */
 static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid, uint64_t *after)
 {
 	struct stream_key *k = skey_slot(p, pid, tid);
 	int idx;
 
-	*after = 0;
 	if (!k)
 		return -ENOMEM;
+	*after = k->index ? k->after : 0;
+	k->after = 0;
 	if (k->index && k->index != NO_STREAM)
 		return (int)k->index - 1;
 	idx = stream_add(p, pid, tid);
 	if (idx < 0)
 		return idx;
-	if (k->index)
-		*after = k->after;
-	else
+	if (!k->index)
 		p->nkeys++;
 	*k = (struct stream_key){ .pid = pid, .tid = tid, .index = (uint32_t)idx + 1 };
 	return idx;
 }
 
-/* A FORK record: the new thread's first op will wait for what its creator
- * did so far. A thread with no op yet holds a key as a stream does. */
-static int note_fork(struct replay_plan *p, const struct riot_proc *f)
+/* A FORK (for the new thread) or an EXEC (for the new program): the
+ * thread's next op will wait for every op logged before it (what its
+ * creator did, and what the creator waited for, as a shell waits for one
+ * command before it forks or execs the next). A thread with no op yet
+ * holds a key as a stream does. */
+static int note_start(struct replay_plan *p, uint32_t pid, uint32_t tid)
 {
-	struct stream_key *k = skey_slot(p, f->pid, f->tid);
-	uint32_t ctid = f->child_tid ? f->child_tid : f->child_pid;
-	uint64_t last;
+	struct stream_key *k;
 
-	if (!k)
-		return -ENOMEM;
-	if (!k->index || k->index == NO_STREAM || !(last = p->streams[k->index - 1].last))
+	if (p->next_seq == 1)
 		return 0;
-	k = skey_slot(p, f->child_pid, ctid);
+	k = skey_slot(p, pid, tid);
 	if (!k)
 		return -ENOMEM;
-	if (k->index && k->index != NO_STREAM)
-		return 0;	/* a reused tid with a stream: its order stands */
-	if (!k->index)
+	if (!k->index) {
 		p->nkeys++;
-	*k = (struct stream_key){ .pid = f->child_pid, .tid = ctid, .index = NO_STREAM,
-				  .after = last };
+		*k = (struct stream_key){ .pid = pid, .tid = tid, .index = NO_STREAM };
+	}
+	k->after = p->next_seq - 1;
+	return 0;
+}
+
+static int note_proc(struct replay_plan *p, const struct riot_proc *r)
+{
+	if (r->kind == RIOT_PROC_FORK)
+		return note_start(p, r->child_pid, r->child_tid ? r->child_tid : r->child_pid);
+	if (r->kind == RIOT_PROC_EXEC)	/* the survivor takes the pid as tid */
+		return note_start(p, r->pid, r->pid);
 	return 0;
 }
 
@@ -928,9 +934,8 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	note_size(p, op, sc);
 	plan_deps(p, op);
 	if (after && p->o.order != ORDER_STRICT)
-		dep_first(op, after);
+		dep_first(op, after | REPLAY_DEP_PREFIX);
 	p->streams[stream].ops++;
-	p->streams[stream].last = seq;
 	p->next_seq++;
 	atomic_store(&p->planned, seq);
 	if (p->pending_close != seq)
@@ -985,9 +990,8 @@ static int plan_release(struct replay_plan *p, const struct riot_rec *r,
 		return -ENOMEM;
 	plan_deps(p, op);
 	if (after && p->o.order != ORDER_STRICT)
-		dep_first(op, after);
+		dep_first(op, after | REPLAY_DEP_PREFIX);
 	p->streams[stream].ops++;
-	p->streams[stream].last = seq;
 	p->next_seq++;
 	atomic_store(&p->planned, seq);
 	p->o.push(p->o.eng, p->stream_lane[stream], seq);
@@ -1052,8 +1056,7 @@ int replay_plan_run(struct replay_plan *p)
 			if (mf && rec.sfd.ftype == S_IFREG)
 				size_is(p, mf->path_id, rec.sfd.size);
 		}
-		if (rec.type == RIOT_REC_PROC && rec.proc.kind == RIOT_PROC_FORK &&
-		    (rc = note_fork(p, &rec.proc)) < 0) {
+		if (rec.type == RIOT_REC_PROC && (rc = note_proc(p, &rec.proc)) < 0) {
 			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
 			break;
 		}

@@ -16,9 +16,11 @@
  * worker ever scans; a thread that must sleep on a dependency sleeps on
  * that op alone (replay_plan_wait_op).
  *
- * Ordering (dep[]): a stream's first op waits for the ops its creator
- * made before the fork or clone that made its thread (the creator's
- * latest op planned before the FORK record), whatever the order. Thread
+ * Ordering (dep[]): a stream's first op waits for every op logged before
+ * the fork or clone that made its thread, and its first op after an exec
+ * for every op logged before the exec (a prefix barrier up to the last op
+ * planned before the FORK or EXEC record: its creator's ops, and those of
+ * the children it waited for), whatever the order. Thread
  * order waits for nothing else; resource order waits
  * for the previous op (in log order) on each file object and path the op
  * touches (an open touches its path and the object it creates, a rename
@@ -124,7 +126,6 @@ struct replay_op {
 struct replay_stream {
 	uint32_t pid, tid;
 	uint64_t ops;		/* planned so far */
-	uint64_t last;		/* seq of its latest op planned, 0: none */
 };
 
 enum replay_order { ORDER_THREAD, ORDER_RESOURCE, ORDER_STRICT };
