@@ -907,6 +907,20 @@ static void note_size(struct replay_plan *p, const struct replay_op *op,
 		size_is(p, op->path_id, sc->off);
 }
 
+/* Orders a filled op (its deps; after: a fork or exec's prefix barrier)
+ * and hands it to its stream's lane, unless it is a close to settle. */
+static void plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t after)
+{
+	plan_deps(p, op);
+	if (after && p->o.order != ORDER_STRICT)
+		dep_first(op, after | REPLAY_DEP_PREFIX);
+	p->streams[op->stream].ops++;
+	p->next_seq++;
+	atomic_store(&p->planned, op->seq);
+	if (p->pending_close != op->seq)
+		p->o.push(p->o.eng, p->stream_lane[op->stream], op->seq);
+}
+
 static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 			const struct model_op *mop)
 {
@@ -932,14 +946,7 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	if (op->act == ACT_XATTR_SET && plan_value(p, op, sc) < 0)
 		return -ENOMEM;
 	note_size(p, op, sc);
-	plan_deps(p, op);
-	if (after && p->o.order != ORDER_STRICT)
-		dep_first(op, after | REPLAY_DEP_PREFIX);
-	p->streams[stream].ops++;
-	p->next_seq++;
-	atomic_store(&p->planned, seq);
-	if (p->pending_close != seq)
-		p->o.push(p->o.eng, p->stream_lane[stream], seq);
+	plan_hand_over(p, op, after);
 	return 0;
 }
 
@@ -951,50 +958,33 @@ static int plan_release(struct replay_plan *p, const struct riot_rec *r,
 			const struct model_file *mf)
 {
 	const char *path = model_path(p->m, mf->path_id);
-	uint32_t pid = r->type == RIOT_REC_SYSCALL ? r->sc.pid : r->proc.pid;
-	uint32_t tid = r->type == RIOT_REC_SYSCALL ? r->sc.tid : r->proc.tid;
-	uint64_t t = r->type == RIOT_REC_SYSCALL ? r->sc.t : r->proc.t;
+	bool sys = r->type == RIOT_REC_SYSCALL;
+	struct riot_syscall sc = { .sys = RIOT_SYS_close, .pid = sys ? r->sc.pid : r->proc.pid,
+				   .tid = sys ? r->sc.tid : r->proc.tid,
+				   .t = sys ? r->sc.t : r->proc.t };
+	struct model_op mop = { .file = mf->id, .path = path, .path_id = mf->path_id };
 	uint64_t seq = p->next_seq, after;
 	struct replay_op *op;
 	int stream;
 
 	if (!p->have_t0 || !path || path[0] != '/' || (mf->flags & MODEL_FILE_TRUNCATED))
 		return 0;
-	stream = stream_of(p, pid, tid, &after);
+	if (sc.t < p->t0)
+		sc.t = p->t0;
+	stream = stream_of(p, sc.pid, sc.tid, &after);
 	if (stream < 0)
 		return stream;
 	window_wait(p, seq);
 	op = replay_plan_op(p, seq);
 	op->seq = seq;
-	op->t = t > p->t0 ? t - p->t0 : 0;
-	op->dur = 0;
-	op->ret = 0;
-	op->sys = RIOT_SYS_close;
-	op->pid = pid;
-	op->tid = tid;
-	op->file = mf->id;
-	op->file2 = 0;
+	op_fill(p, op, &sc, &mop);
 	op->file_flags = mf->open_flags;
-	op->path = path;
-	op->path2 = NULL;
-	op->path_id = mf->path_id;
-	op->path2_id = 0;
-	op->off = op->count = op->flags = op->arg = 0;
-	op->mode = op->uid = op->gid = 0;
-	op->skip = SKIP_NONE;
 	op->opflags = OPF_RELEASE;
-	op->next = 0;
 	op->act = ACT_CLOSE;
 	op->stream = (uint32_t)stream;
 	if (copy_text(op, NULL) < 0)
 		return -ENOMEM;
-	plan_deps(p, op);
-	if (after && p->o.order != ORDER_STRICT)
-		dep_first(op, after | REPLAY_DEP_PREFIX);
-	p->streams[stream].ops++;
-	p->next_seq++;
-	atomic_store(&p->planned, seq);
-	p->o.push(p->o.eng, p->stream_lane[stream], seq);
+	plan_hand_over(p, op, after);
 	return 0;
 }
 
