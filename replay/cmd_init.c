@@ -37,7 +37,9 @@ const char cmd_init_help[] =
 	"                      compress:PCT (compresses by about PCT %)\n"
 	"  --map PREFIX=DIR2   the captured subtree PREFIX goes to DIR2 instead\n"
 	"                      (repeatable; whole components, longest prefix wins;\n"
-	"                      DIR2 gets the same checks and marker as DIR)\n"
+	"                      DIR2 gets the same checks and marker as DIR; when\n"
+	"                      the workload made PREFIX, DIR2's parent gets them\n"
+	"                      and DIR2 is made or removed as the log says)\n"
 	"  --threads N         file-writing threads (default: CPUs, 2 to 8)\n"
 	"  --seed N            mixed into the content of every file (default 0)\n"
 	"  --dry-run           print the tree (\"dir PATH\", \"file PATH SIZE\",\n"
@@ -138,8 +140,11 @@ static void print_summary(const struct init_result *r)
 static struct replay_root *open_root(struct init_args *a)
 {
 	char err[PATH_MAX + 256];
-	struct replay_root *r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
+	struct replay_root *r = NULL;
 
+	if (replay_maps_for_log(a->log, a->maps, a->nmaps, err, sizeof(err)) == 0)
+		r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
+	replay_maps_release(a->maps, a->nmaps);
 	if (!r)
 		riot_err("%s", err);
 	return r;

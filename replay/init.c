@@ -541,6 +541,87 @@ out:
 	return rc;
 }
 
+/* Whether the tree holds path as absent at the start, or beneath such. */
+static bool tree_absent(const struct init_tree *t, const char *path)
+{
+	for (size_t i = 0; i < t->nabsent; i++) {
+		size_t n = strlen(t->absent[i]);
+
+		if (strncmp(path, t->absent[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* dir split into its parent and its last name, in one allocation. */
+static int split_dir(struct replay_map *m, char *err, size_t errlen)
+{
+	size_t n = strlen(m->dir);
+	char *buf, *slash;
+
+	while (n > 1 && m->dir[n - 1] == '/')
+		n--;
+	buf = malloc(n + 3);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(buf, m->dir, n);
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash) {	/* "dst": ".", "dst" */
+		memmove(buf + 2, buf, n + 1);
+		buf[0] = '.';
+		buf[1] = '\0';
+		m->name = buf + 2;
+	} else {
+		*slash = '\0';
+		m->name = slash + 1;
+		if (slash == buf) {	/* "/dst": "/", "dst" */
+			memmove(buf + 2, slash + 1, strlen(slash + 1) + 1);
+			buf[0] = '/';
+			buf[1] = '\0';
+			m->name = buf + 2;
+		}
+	}
+	if (!*m->name || strcmp(m->name, ".") == 0 || strcmp(m->name, "..") == 0) {
+		snprintf(err, errlen, "--map %s=%s: the workload made %s, so the directory must "
+			 "be named by its last component", m->prefix, m->dir, m->prefix);
+		free(buf);
+		m->name = NULL;
+		return -EINVAL;
+	}
+	m->dir = buf;
+	m->owned = buf;
+	return 0;
+}
+
+int replay_maps_for_log(const char *log_path, struct replay_map *maps, unsigned nmaps,
+			char *err, size_t errlen)
+{
+	struct init_tree t;
+	int rc = 0;
+
+	if (!nmaps)
+		return 0;
+	rc = init_tree_build(log_path, &t, err, errlen);
+	if (rc < 0)
+		return rc;
+	for (unsigned i = 0; i < nmaps && rc == 0; i++)
+		if (!maps[i].name && tree_absent(&t, maps[i].prefix))
+			rc = split_dir(&maps[i], err, errlen);
+	init_tree_free(&t);
+	return rc;
+}
+
+void replay_maps_release(struct replay_map *maps, unsigned nmaps)
+{
+	for (unsigned i = 0; i < nmaps; i++) {
+		free(maps[i].owned);
+		maps[i].owned = NULL;
+	}
+}
+
 int replay_init_plan(const char *log_path,
 		     int (*fn)(const struct init_entry *e, void *arg), void *arg,
 		     struct init_result *res, char *err, size_t errlen)

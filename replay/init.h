@@ -91,6 +91,17 @@
 #define REPLAY_ROOT_MARKER ".riot-root"
 #define REPLAY_ROOT_MAGIC "riot replay root\n"
 
+/* A --map whose captured prefix the workload found absent at its start
+ * (it made it, or found it missing) must be absent in the replay too, not a
+ * prepared directory: such a map becomes (the parent of its dir, the
+ * name of its dir), so the marker goes in the parent and the directory
+ * itself is made, or removed, as the log says. Derives the tree of
+ * log_path to know. 0 or -errno with the reason in err; the maps hold
+ * memory until replay_maps_release(). */
+int replay_maps_for_log(const char *log_path, struct replay_map *maps, unsigned nmaps,
+			char *err, size_t errlen);
+void replay_maps_release(struct replay_map *maps, unsigned nmaps);
+
 /* Makes dir usable as a root: creates it (and missing parents) when absent;
  * refuses "/" (after realpath), a non-directory, and a non-empty directory
  * without riot's marker; writes the marker into an empty one. 0 or -errno

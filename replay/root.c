@@ -22,6 +22,7 @@ struct root_dir {
 	char *prefix;		/* captured prefix without trailing '/'; "" is / */
 	size_t len;
 	int fd;
+	char *name;		/* the prefix is this name inside fd, or NULL */
 };
 
 struct replay_root {
@@ -130,6 +131,11 @@ struct replay_root *replay_root_open(const char *dir, const struct replay_map *m
 		if (rc < 0)
 			goto fail;
 		d->fd = rc;
+		if (i && maps[i - 1].name && !(d->name = strdup(maps[i - 1].name))) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto fail;
+		}
 	}
 	return r;
 fail:
@@ -146,6 +152,7 @@ void replay_root_close(struct replay_root *r)
 		if (r->dirs[i].fd >= 0)
 			close(r->dirs[i].fd);
 		free(r->dirs[i].prefix);
+		free(r->dirs[i].name);
 	}
 	free(r->dirs);
 	free(r);
@@ -180,6 +187,15 @@ int replay_root_locate(const struct replay_root *r, const char *abs,
 		p++;
 	if (!*p)
 		p = ".";
+	if (d->name) {	/* the prefix is a name inside the root */
+		int k = strcmp(p, ".") ? snprintf(rel, rellen, "%s/%s", d->name, p) :
+			snprintf(rel, rellen, "%s", d->name);
+
+		if (k < 0 || (size_t)k >= rellen || k >= PATH_MAX)
+			return -ENAMETOOLONG;
+		*rootfd = d->fd;
+		return 0;
+	}
 	n = strlen(p);
 	if (n >= rellen || n >= PATH_MAX)
 		return -ENAMETOOLONG;

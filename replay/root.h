@@ -23,6 +23,9 @@
 struct replay_map {
 	const char *prefix;	/* captured absolute prefix, normalised */
 	const char *dir;	/* where that subtree goes */
+	const char *name;	/* NULL; or the prefix is dir/name, a name
+				 * inside dir (replay_maps_for_log()) */
+	char *owned;		/* freed by replay_maps_release() */
 };
 
 struct replay_root;

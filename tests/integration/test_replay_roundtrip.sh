@@ -84,6 +84,17 @@ assert os.getxattr(d + "/f2", "user.bin") == bytes(range(40)), "user.bin"
 PY
 done
 echo "cp -a: the copies carry the captured xattr values"
+# --map onto the directory cp -a makes: the map's directory is absent when
+# the replay starts, as the destination was, so cp's own mkdir makes it
+for e in uring sync; do
+	replay_json "$IT_TMP/cpa.riot" "$IT_TMP/root-map-$e" --engine "$e" \
+		--map "$IT_TMP/cdst=$IT_TMP/mapped-$e/dst"
+	[ "$(jget divergences)" = 0 ] || { cat "$IT_TMP/replay.json" >&2; fail "cp -a --map ($e): divergences"; }
+	tree_of "$IT_TMP/mapped-$e/dst" | diff -u "$IT_TMP/cpa.orig" - >&2 ||
+		fail "cp -a --map ($e): the mapped tree differs"
+	[ ! -e "$IT_TMP/mapped-$e/dst/.riot-root" ] || fail "cp -a --map ($e): a marker in the copy"
+done
+echo "cp -a --map: the destination is made by the replay, as captured"
 
 # git: init, add, commit in a shell that waits for each command (and
 # execs the last one), under every order

@@ -214,7 +214,7 @@ static void test_open_errors(void)
 
 int main(void)
 {
-	struct replay_map maps[] = { { "/mnt/1", map1 }, { "/mnt/10/", map10 } };
+	struct replay_map maps[] = { { "/mnt/1", map1, NULL, NULL }, { "/mnt/10/", map10, NULL, NULL } };
 	char before[16384], after[16384], cmd[256];
 	struct replay_root *r;
 	char err[512];
