@@ -35,7 +35,7 @@ endif
 # Debian packages the build, the tests and the demo need.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
 	liburing-dev libsqlite3-dev libclang-rt-14-dev linux-perf file python3 \
-	xfsprogs btrfs-progs tar git strace fio bpftrace chromium
+	xfsprogs btrfs-progs tar git strace fio bpftrace chromium sqlite3
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS    ?= -O2 -g

@@ -48,11 +48,15 @@ struct riot_ev_batch {
 #define RIOT_EVF_FACTS		0x0100	/* size, ino, dev, ftype are set */
 #define RIOT_EVF_CREATED	0x0200	/* the open created the file */
 #define RIOT_EVF_EXT		0x0400	/* struct riot_ev_ext follows args */
+#define RIOT_EVF_VALUE		0x0800	/* value_len bytes of the call's value
+					 * follow path2 (RIOT_SF_VALUE) */
+#define RIOT_VALUE_MAX 256	/* bytes of an xattr value recorded */
 
 /* One completed syscall, as it travels: the header, then nargs raw
  * arguments (those whose role RIOT_ARG_ON_WIRE(), in argument order),
  * then struct riot_ev_ext when flags has RIOT_EVF_EXT, then path_len bytes
- * of path and path2_len bytes of path2 (each NUL-terminated; 0: absent).
+ * of path and path2_len bytes of path2 (each NUL-terminated; 0: absent),
+ * then value_len bytes of value when flags has RIOT_EVF_VALUE.
  * Kept small: every byte crosses the ring buffer, which costs the traced
  * thread. */
 struct riot_ev_syscall {
@@ -62,7 +66,7 @@ struct riot_ev_syscall {
 	__u16 flags;		/* RIOT_EVF_* */
 	__u16 path_len;
 	__u16 path2_len;
-	__u16 pad;
+	__u16 value_len;
 	__u32 pid;
 	__u32 tid;
 	__u32 pad2;
@@ -91,7 +95,7 @@ struct riot_ev_ext {
 				 * flags in how[0] */
 	__u64 size, ino, dev;	/* dev encoded as stat(2)'s st_dev */
 	__u32 ftype;		/* S_IFMT bits */
-	__u32 pad;
+	__u32 perm;		/* permission bits (07777) of the same mode */
 };
 
 /* riot_ev_proc.flags */

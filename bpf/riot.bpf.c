@@ -29,6 +29,7 @@ char LICENSE[] SEC("license") = "GPL";
  * absent from BTF. */
 #define FMODE_CREATED_BIT 0x100000u
 #define S_IFMT_BITS 0170000u
+#define PERM_BITS 07777u
 #define MAP_ANONYMOUS_FLAG 0x20
 #define SIGCHLD_NR 17
 #define CLONE_VM_FLAG 0x100
@@ -63,6 +64,7 @@ static const __u8 nr_sys[RIOT_NR_MAX] = {
 
 struct sys_desc {
 	__s8 path, path2, linkbuf, offp, off2p, how, cloneargs, statbuf;
+	__s8 valbuf, valcnt;	/* RIOT_SF_VALUE: the value and its size */
 	__s8 fd, fd2;
 	__u8 sf;
 	__u8 nargs;	/* arguments sent (RIOT_ARG_ON_WIRE) */
@@ -94,6 +96,9 @@ static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 			FIRST(AT(ROLE(TARGET), a0, a1, a2, a3, a4, a5),       \
 			      AT(ROLE(XNAME), a0, a1, a2, a3, a4, a5))),      \
 		.linkbuf = AT(ROLE(LINKBUF), a0, a1, a2, a3, a4, a5),        \
+		.valbuf = (fl) & RIOT_SF_VALUE ?                             \
+			AT(ROLE(BUF), a0, a1, a2, a3, a4, a5) : -1,          \
+		.valcnt = AT(ROLE(CNT), a0, a1, a2, a3, a4, a5),             \
 		.offp = AT(ROLE(OFFP), a0, a1, a2, a3, a4, a5),              \
 		.off2p = AT(ROLE(OFF2P), a0, a1, a2, a3, a4, a5),            \
 		.how = AT(ROLE(HOW), a0, a1, a2, a3, a4, a5),                \
@@ -598,6 +603,7 @@ static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 			return;
 		x->size = inode->i_size;
 		x->ftype = inode->i_mode & S_IFMT_BITS;
+		x->perm = inode->i_mode & PERM_BITS;
 		x->ino = inode->i_ino;
 		s_dev = inode->i_sb->s_dev;
 		f_mode = file->f_mode;
@@ -607,6 +613,7 @@ static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 			return;
 		x->size = BPF_CORE_READ(inode, i_size);
 		x->ftype = BPF_CORE_READ(inode, i_mode) & S_IFMT_BITS;
+		x->perm = BPF_CORE_READ(inode, i_mode) & PERM_BITS;
 		x->ino = BPF_CORE_READ(inode, i_ino);
 		s_dev = BPF_CORE_READ(inode, i_sb, s_dev);
 		f_mode = BPF_CORE_READ(file, f_mode);
@@ -636,6 +643,7 @@ static __always_inline void stat_facts(struct riot_ev_ext *x, __u16 *flags,
 		return;
 	x->size = st.st_size;
 	x->ftype = st.st_mode & S_IFMT_BITS;
+	x->perm = st.st_mode & PERM_BITS;
 	x->ino = st.st_ino;
 	x->dev = st.st_dev;
 	*flags |= RIOT_EVF_FACTS;
@@ -655,6 +663,7 @@ static __always_inline void statx_facts(struct riot_ev_ext *x, __u16 *flags,
 		return;
 	x->size = a.size;
 	x->ftype = a.mode & S_IFMT_BITS;
+	x->perm = a.mode & PERM_BITS;
 	x->ino = a.ino;
 	x->dev = encode_dev(dev[0], dev[1]);
 	*flags |= RIOT_EVF_FACTS;
@@ -694,7 +703,7 @@ static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
 	ev->flags = s->flags;
 	ev->path_len = 0;
 	ev->path2_len = 0;
-	ev->pad = 0;
+	ev->value_len = 0;
 	ev->pid = pid_tgid >> 32;
 	ev->tid = (__u32)pid_tgid;
 	ev->pad2 = 0;
@@ -753,6 +762,27 @@ static __always_inline int path_filter(const struct sys_desc *d,
 	return 0;
 }
 
+/* The first RIOT_VALUE_MAX bytes of a setxattr value, into dst (after
+ * paths of `used` bytes: there is room when used is below 2 *
+ * RIOT_PATH_MAX). Their count, RIOT_EVF_VALUE set in *flags when read. */
+static __always_inline __u32 read_value(char *dst, const struct slot *s,
+					const struct sys_desc *d, __u32 used,
+					__u16 *flags)
+{
+	__u64 cnt = arg_at(s->args, d->valcnt);
+	__u32 n = cnt < RIOT_VALUE_MAX ? (__u32)cnt : RIOT_VALUE_MAX;
+
+	if (used >= 2 * RIOT_PATH_MAX)
+		return 0;
+	n &= 2 * RIOT_VALUE_MAX - 1;
+	if (n > RIOT_VALUE_MAX)
+		return 0;
+	if (n && bpf_probe_read_user(dst, n, (void *)arg_at(s->args, d->valbuf)))
+		return 0;
+	*flags |= RIOT_EVF_VALUE;
+	return n;
+}
+
 /* Fills ev, its ext and the paths after it; returns the event's size, 0
  * when --path drops it. ev must have room for EVENT_ROOM bytes. */
 static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
@@ -760,7 +790,7 @@ static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
 					const struct sys_desc *d, long ret,
 					__u64 now, int keeps_path)
 {
-	__u32 len1 = 0, len2 = 0, nargs = d->nargs & 7, head;
+	__u32 len1 = 0, len2 = 0, vlen = 0, nargs = d->nargs & 7, head;
 	struct opened m = {};
 	__u16 flags;
 	char *data;
@@ -789,10 +819,14 @@ static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
 		count_filtered();
 		return 0;
 	}
+	if (d->valbuf >= 0 && d->valcnt >= 0)
+		vlen = read_value(data + ((len1 + len2) & PATH_MASK), s, d, len1 + len2,
+				  &flags);
 	ev->flags = flags;
 	ev->path_len = len1;
 	ev->path2_len = len2;
-	return (head & 255) + len1 + len2;
+	ev->value_len = vlen;
+	return (head & 255) + len1 + len2 + vlen;
 }
 
 /* Without a batch (another program on this CPU holds it: preemption):

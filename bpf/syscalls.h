@@ -80,5 +80,7 @@ enum riot_arg {
 #define RIOT_SF_LINK	0x08	/* readlink: LINKBUF holds ret bytes */
 #define RIOT_SF_IOV	0x10	/* vectored: ret is the byte count */
 #define RIOT_SF_CLONE3	0x20	/* clone3: flags from struct clone_args */
+#define RIOT_SF_VALUE	0x40	/* setxattr: BUF holds CNT bytes of value,
+				 * the first RIOT_VALUE_MAX recorded */
 
 #endif

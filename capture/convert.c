@@ -65,7 +65,8 @@ static int unpack(const void *p, size_t avail, struct ev_view *v)
 		head += sizeof(v->x);
 	}
 	v->data = (const char *)p + head;
-	v->size = head + v->ev.path_len + v->ev.path2_len;
+	v->size = head + v->ev.path_len + v->ev.path2_len +
+		  ((v->ev.flags & RIOT_EVF_VALUE) ? v->ev.value_len : 0);
 	return v->size <= avail ? 0 : -EINVAL;
 }
 
@@ -151,13 +152,19 @@ static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 			   ev->flags & RIOT_EVF_PATH2_TRUNC);
 	if (sc->path2.s)
 		sc->has |= RIOT_HAS_PATH2;
+	if ((ev->flags & RIOT_EVF_VALUE) && ev->value_len <= RIOT_VALUE_MAX) {
+		sc->value = (const uint8_t *)v.data + ev->path_len + ev->path2_len;
+		sc->value_len = ev->value_len;
+		sc->has |= RIOT_HAS_VALUE;
+	}
 	if (ev->flags & RIOT_EVF_FACTS) {
 		sc->size = v.x.size;
 		sc->ftype = v.x.ftype;
+		sc->perm = v.x.perm;
 		sc->ino = v.x.ino;
 		sc->dev = v.x.dev;
 		sc->has |= RIOT_HAS_SIZE | RIOT_HAS_FTYPE | RIOT_HAS_INO |
-			   RIOT_HAS_DEV;
+			   RIOT_HAS_DEV | RIOT_HAS_PERM;
 		if (si->flags & RIOT_SF_RET_FD) {
 			sc->created = !!(ev->flags & RIOT_EVF_CREATED);
 			sc->has |= RIOT_HAS_CREATED;

@@ -101,6 +101,8 @@ static int snapshot_fd(struct snap_out *out, pid_t pid, int fd, uint64_t t,
 		f->ino = st.st_ino;
 		f->dev = st.st_dev;
 		f->ftype = st.st_mode & S_IFMT;
+		f->perm = st.st_mode & 07777;
+		f->has_perm = true;
 	}
 	read_fdinfo(pid, fd, f);
 	return out->fn(out->ctx, &rec);

@@ -173,6 +173,8 @@ struct exporter {
 	struct u64map opened;		/* tid << 32 | path id -> opens + 1
 					 * (1: added, not open) */
 	struct u64map links;		/* path ids the log shows as symlinks */
+	struct u64map made_dirs;	/* path ids of directories the
+					 * workload made (mkdir) */
 	unsigned open_files;
 	uint64_t use_clock;
 	char name[PATH_MAX + FIO_NAME_MAX];
@@ -326,6 +328,25 @@ static int note_links(struct exporter *x, const struct riot_syscall *sc,
 	return id && !u64_put(&x->links, id) ? -ENOMEM : 0;
 }
 
+/* -ENOTSUP (the reason in x->err) when a file fio would use lies beneath
+ * a directory the workload made: riot init does not make it (it is not part
+ * of the starting tree) and fio does not make directories, so the printed
+ * route would fail on it. */
+static int check_made_dir(struct exporter *x, const char *path)
+{
+	for (const char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		uint32_t id = model_path_find(x->m, path, (size_t)(s - path));
+
+		if (id && u64_get(&x->made_dirs, id)) {
+			snprintf(x->err, sizeof(x->err),
+				 "%.*s is a directory the workload made, and fio cannot make "
+				 "directories: replay this log with riot replay", (int)(s - path), path);
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}
+
 /* The name fio gets for a captured path: root + path. */
 static int fio_name(struct exporter *x, uint64_t file, const char *path,
 		    enum fio_skip *why)
@@ -407,6 +428,8 @@ static int do_io(struct exporter *x, const struct riot_syscall *sc, uint64_t fil
 		x->st->skipped[why]++;
 		return 0;
 	}
+	if ((rc = check_made_dir(x, path)))
+		return rc;
 	j = job_get(x, sc->tid, &rc);
 	if (!j)
 		return rc;
@@ -596,6 +619,10 @@ static int do_syscall(struct exporter *x, const struct riot_syscall *sc,
 	if (note_links(x, sc, op))
 		return -ENOMEM;
 	switch (sc->sys) {
+	case RIOT_SYS_mkdir: case RIOT_SYS_mkdirat:
+		if (sc->ret >= 0 && op->path_id && !u64_put(&x->made_dirs, op->path_id))
+			return -ENOMEM;
+		return 0;
 	case RIOT_SYS_read: case RIOT_SYS_pread64: case RIOT_SYS_readv:
 	case RIOT_SYS_preadv: case RIOT_SYS_preadv2:
 		return do_data(x, sc, op, false);
@@ -739,7 +766,7 @@ static int export_stream(struct exporter *x, struct riot_reader *rd, char *err, 
 			x->t0 = r.sc.t;
 		rc = do_record(x, &r);
 		if (rc) {
-			snprintf(err, errlen, "%s", strerror(-rc));
+			snprintf(err, errlen, "%s", x->err[0] ? x->err : strerror(-rc));
 			return rc;
 		}
 	}
@@ -790,5 +817,6 @@ int fio_export(const char *log_path, const char *dir, const struct fio_export_op
 	u64_free(&x.size);
 	u64_free(&x.opened);
 	u64_free(&x.links);
+	u64_free(&x.made_dirs);
 	return rc;
 }

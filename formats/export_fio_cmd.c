@@ -43,7 +43,9 @@ const char cmd_export_help[] =
 	"files with whitespace or longer than 256 bytes: those operations are\n"
 	"skipped and counted, as are failed calls, calls that moved no bytes,\n"
 	"pipes, sockets and files under /proc, /sys and /dev, and paths through a\n"
-	"symlink the log shows (fio would follow it out of ROOT).\n";
+	"symlink the log shows (fio would follow it out of ROOT). A log whose data\n"
+	"operations use a file in a directory the workload made itself is\n"
+	"refused: riot init does not make it and fio cannot.\n";
 
 static void print_summary(const char *dir, const char *root, const char *log,
 			  const struct fio_export_stats *st)

@@ -15,7 +15,8 @@
 #include "../bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 0
+#define RIOT_FMT_MINOR 1	/* 1: permission bits, xattr values */
+#define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 
 /* ---- syscall table (from bpf/syscalls.def) ---- */
 
@@ -76,6 +77,8 @@ enum {
 	RIOT_HAS_INO = 1u << 18,
 	RIOT_HAS_DEV = 1u << 19,
 	RIOT_HAS_CREATED = 1u << 20,	/* open created the file (FMODE_CREATED) */
+	RIOT_HAS_PERM = 1u << 21,	/* permission bits at open / from stat */
+	RIOT_HAS_VALUE = 1u << 22,	/* setxattr: the value's first bytes */
 };
 
 /* One completed syscall. sys, pid, tid, t, dur and ret are always set; the
@@ -97,6 +100,12 @@ struct riot_syscall {
 	uint64_t size, ino, dev;
 	uint32_t ftype;
 	uint8_t created;
+	uint32_t perm;		/* permission bits (07777) of the file's mode */
+	const uint8_t *value;	/* setxattr: the first value_len bytes of the
+				 * value (count is its size), at most
+				 * RIOT_VALUE_MAX from capture; the reader's
+				 * pointer lives until the next record */
+	uint32_t value_len;
 };
 
 enum riot_proc_kind {
@@ -135,6 +144,8 @@ struct riot_snap_fd {
 	uint64_t pos;		/* file position from fdinfo */
 	uint64_t size, ino, dev;
 	uint32_t ftype;		/* S_IFMT bits */
+	uint32_t perm;		/* permission bits (07777), when has_perm */
+	bool has_perm;		/* false in logs of format 1.0 */
 };
 
 struct riot_drop {

@@ -68,7 +68,7 @@ enum log_field {
 	F_TID = 4,
 	F_PID = 5,	/* zigzag(pid - tid) (snap: ppid - pid) */
 	F_RET = 6,	/* zigzag(ret - predicted ret); proc: exit code */
-	F_FD = 7,	/* F_FD..F_CREATED: RIOT_HAS_x is field x + 7 */
+	F_FD = 7,	/* F_FD..F_VALUE: RIOT_HAS_x is field x + 7 */
 	F_FD2 = 8,
 	F_DIRFD = 9,
 	F_DIRFD2 = 10,
@@ -89,10 +89,12 @@ enum log_field {
 	F_INO = 25,
 	F_DEV = 26,
 	F_CREATED = 27,
-	F_KNOWN = 28	/* fields this version names */
+	F_PERM = 28,	/* minor 1 */
+	F_VALUE = 29,	/* minor 1: value bytes, in the blob */
+	F_KNOWN = 30	/* fields this version names */
 };
 #define SC_HAS_SHIFT	7
-#define SC_HAS_ALL	((1u << 21) - 1)
+#define SC_HAS_ALL	((1u << 23) - 1)
 #define SC_REQUIRED	((1ull << F_TIME) | (1ull << F_DUR) | (1ull << F_KIND) | \
 			 (1ull << F_TID) | (1ull << F_PID) | (1ull << F_RET))
 #define STRING_TRUNCATED 1u	/* F_KIND bit of a STRING record */

@@ -589,7 +589,7 @@ static int dec_sc_fields(struct riot_reader *r, const struct rec_dec *d,
 		ok &= i32_zz(v[F_DIRFD2], &sc->dirfd2);
 	ok &= fits_u32(v[F_MODE]) && fits_u32(v[F_CMD]) && fits_u32(v[F_IOVCNT]) &&
 	      fits_u32(v[F_UID]) && fits_u32(v[F_GID]) && fits_u32(v[F_FTYPE]) &&
-	      v[F_CREATED] <= UINT8_MAX;
+	      v[F_CREATED] <= UINT8_MAX && v[F_PERM] <= 07777;
 	if (!ok)
 		return bad_value(r, "syscall field");
 	sc->off2 = v[F_OFF2];
@@ -605,6 +605,7 @@ static int dec_sc_fields(struct riot_reader *r, const struct rec_dec *d,
 	sc->ino = v[F_INO];
 	sc->dev = v[F_DEV];
 	sc->created = (uint8_t)v[F_CREATED];
+	sc->perm = (uint32_t)v[F_PERM];
 	return 0;
 }
 
@@ -664,6 +665,12 @@ static int dec_syscall(struct riot_reader *r, const struct rec_dec *d,
 		rc = str_field(r, d, F_PATH2, &sc->path2);
 	if (rc)
 		return rc;
+	if (sc->has & RIOT_HAS_VALUE) {
+		if (v[F_VALUE] != v[F_BLOB] || v[F_VALUE] > RIOT_VALUE_LEN_MAX)
+			return bad_value(r, "xattr value length");
+		sc->value = (const uint8_t *)d->blob;
+		sc->value_len = (uint32_t)v[F_VALUE];
+	}
 	if (sc->sys < RIOT_SYS_COUNT)
 		r->syscalls[sc->sys]++;
 	else
@@ -709,7 +716,7 @@ static int dec_snap_fd(struct riot_reader *r, const struct rec_dec *d,
 	const uint64_t *v = d->v;
 
 	if (!fits_u32(v[F_TID]) || !i32_zz(v[F_FD], &f->fd) ||
-	    !fits_u32(v[F_FLAGS]) || !fits_u32(v[F_FTYPE]))
+	    !fits_u32(v[F_FLAGS]) || !fits_u32(v[F_FTYPE]) || v[F_PERM] > 07777)
 		return bad_value(r, "snap_fd field");
 	f->pid = (uint32_t)v[F_TID];
 	f->t = d->t;
@@ -717,6 +724,8 @@ static int dec_snap_fd(struct riot_reader *r, const struct rec_dec *d,
 	f->pos = v[F_OFF];
 	f->size = v[F_SIZE];
 	f->ftype = (uint32_t)v[F_FTYPE];
+	f->perm = (uint32_t)v[F_PERM];
+	f->has_perm = d->mask & (1ull << F_PERM);
 	f->ino = v[F_INO];
 	f->dev = v[F_DEV];
 	return str_field(r, d, F_PATH, &f->path);

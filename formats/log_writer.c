@@ -402,6 +402,8 @@ static uint64_t sc_value(const struct riot_syscall *sc, unsigned field)
 	case F_INO: return sc->ino;
 	case F_DEV: return sc->dev;
 	case F_CREATED: return sc->created;
+	case F_PERM: return sc->perm;
+	case F_VALUE: return sc->value_len;
 	}
 	return 0;	/* the predicted fields are encoded by enc_predicted() */
 }
@@ -445,7 +447,9 @@ static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
 	if (c.sys >= RIOT_SYS_COUNT)
 		return -EINVAL;
 	if (((c.has & RIOT_HAS_PATH) && !c.path.s) ||
-	    ((c.has & RIOT_HAS_PATH2) && !c.path2.s))
+	    ((c.has & RIOT_HAS_PATH2) && !c.path2.s) ||
+	    ((c.has & RIOT_HAS_VALUE) &&
+	     ((!c.value && c.value_len) || c.value_len > RIOT_VALUE_LEN_MAX)))
 		return -EINVAL;
 	if (c.has & RIOT_HAS_PATH)
 		rc = set_str(w, e, F_PATH, &c.path);
@@ -461,6 +465,10 @@ static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
 		uint32_t bit = 1u << (f - SC_HAS_SHIFT);
 		if ((c.has & bit) && !(sc_predicted & bit))
 			set(e, f, sc_value(&c, f));
+	}
+	if (c.has & RIOT_HAS_VALUE) {	/* the bytes go to the blob */
+		e->blob = c.value;
+		set_nz(e, F_BLOB, c.value_len);
 	}
 	w->syscalls[c.sys]++;
 	return 0;
@@ -515,6 +523,8 @@ static int enc_snap_fd(struct riot_writer *w, const struct riot_snap_fd *f,
 	set_nz(e, F_OFF, f->pos);
 	set_nz(e, F_SIZE, f->size);
 	set_nz(e, F_FTYPE, f->ftype);
+	if (f->has_perm)
+		set(e, F_PERM, f->perm);
 	set_nz(e, F_INO, f->ino);
 	set_nz(e, F_DEV, f->dev);
 	return 0;

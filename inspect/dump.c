@@ -15,6 +15,8 @@
 #include "lib/cli.h"
 #include "model/model.h"
 
+#define RIOT_VALUE_MAX_DUMP 256	/* value bytes dump shows, in hex */
+
 const char cmd_dump_help[] =
 	"Usage: riot dump FILE [--format text|csv|jsonl] [--limit N]\n"
 	"\n"
@@ -106,6 +108,17 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 		emit_u64(e, "dev", sc->dev);
 	if (h & RIOT_HAS_CREATED)
 		emit_u64(e, "created", sc->created);
+	if (h & RIOT_HAS_PERM)
+		emit_u64(e, "perm", sc->perm);
+	if (h & RIOT_HAS_VALUE) {
+		char hex[2 * RIOT_VALUE_MAX_DUMP + 1];
+		uint32_t n = sc->value_len < RIOT_VALUE_MAX_DUMP ? sc->value_len : RIOT_VALUE_MAX_DUMP;
+
+		for (uint32_t i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02x", sc->value[i]);
+		hex[2 * n] = '\0';
+		emit_str(e, "value", hex);
+	}
 }
 
 static const char *proc_kind(unsigned k)
@@ -176,6 +189,8 @@ static void emit_record(struct dump *d, const struct riot_rec *r,
 		emit_u64(e, "pos", r->sfd.pos);
 		emit_u64(e, "size", r->sfd.size);
 		emit_u64(e, "ftype", r->sfd.ftype);
+		if (r->sfd.has_perm)
+			emit_u64(e, "perm", r->sfd.perm);
 		emit_u64(e, "ino", r->sfd.ino);
 		emit_u64(e, "dev", r->sfd.dev);
 		break;

@@ -482,6 +482,83 @@ static uint32_t intern_text(struct model *m, const struct riot_str *s, bool *tru
 	return intern(m, m->buf, len);
 }
 
+/* The fd a /proc path names through a process's fd table: "/proc/self/fd/N",
+ * "/proc/thread-self/fd/N", "/proc/PID/fd/N" or "/proc/PID/task/TID/fd/N"
+ * for a process the model knows. *rest gets what follows N ("" or "/..."),
+ * *fdt the table. false when p is none of those. */
+static bool proc_fd_of(struct model *m, uint32_t ki, const char *p, uint32_t *fdt,
+		       int64_t *fd, const char **rest)
+{
+	const char *q;
+	char *end;
+	unsigned long pid = 0, tid;
+
+	if (strncmp(p, "/proc/", 6) != 0)
+		return false;
+	q = p + 6;
+	if (strncmp(q, "self/", 5) == 0) {
+		q += 5;
+	} else if (strncmp(q, "thread-self/", 12) == 0) {
+		q += 12;
+	} else if (*q >= '1' && *q <= '9') {
+		pid = strtoul(q, &end, 10);
+		q = end;
+		if (*q++ != '/' || pid > UINT32_MAX)
+			return false;
+		if (strncmp(q, "task/", 5) == 0) {
+			tid = strtoul(q + 5, &end, 10);
+			if (end == q + 5 || *end != '/' || tid > UINT32_MAX)
+				return false;
+			q = end + 1;
+		}
+	} else {
+		return false;
+	}
+	if (strncmp(q, "fd/", 3) != 0 || q[3] < '0' || q[3] > '9')
+		return false;
+	*fd = (int64_t)strtoul(q + 3, &end, 10);
+	if (*end && *end != '/')
+		return false;
+	*rest = end;
+	if (!pid) {
+		*fdt = TASK(m, ki)->fdt;
+	} else {
+		uint32_t pi = proc_find(m, (uint32_t)pid);
+
+		if (!pi)
+			return false;
+		*fdt = PROC(m, pi)->fdt;
+		if (pid == TASK(m, ki)->pid)
+			*fdt = TASK(m, ki)->fdt;
+	}
+	return true;
+}
+
+/* A resolved path in m->buf (len bytes) that names an fd through /proc
+ * (glibc's fchmodat and fchownat fallbacks: chmod("/proc/self/fd/N")) is
+ * the path of the file behind that fd, when the model knows it: what the
+ * call acted on. Returns the new length. */
+static size_t proc_fd_path(struct model *m, uint32_t ki, size_t len, bool *truncated)
+{
+	char rest[MODEL_PATH_MAX];
+	const char *r, *fpath;
+	uint32_t fdt, fi;
+	int64_t fd;
+	size_t flen;
+
+	if (!proc_fd_of(m, ki, m->buf, &fdt, &fd, &r))
+		return len;
+	fi = fd_file(m, fdt, fd);
+	if (!fi || (FILEO(m, fi)->pub.flags & MODEL_FILE_TRUNCATED))
+		return len;
+	fpath = path_str(m, FILEO(m, fi)->pub.path_id, &flen);
+	if (!fpath || fpath[0] != '/')
+		return len;
+	memcpy(rest, r, strlen(r) + 1);
+	return path_resolve(m->buf, sizeof(m->buf), fpath, flen, rest[0] ? rest + 1 : "",
+			    truncated);
+}
+
 struct path_arg {
 	const struct riot_str *s;
 	bool has_dirfd;
@@ -522,6 +599,8 @@ static int resolve(struct model *m, uint32_t ki, const struct path_arg *a,
 		truncated |= f->flags & MODEL_FILE_TRUNCATED;
 	}
 	len = path_resolve(m->buf, sizeof(m->buf), base, blen, a->s->s, &truncated);
+	if (!truncated)
+		len = proc_fd_path(m, ki, len, &truncated);
 	if (truncated) {
 		*flags |= a->truncated_flag;
 		m->st.truncated_paths++;
@@ -552,7 +631,8 @@ static int sys_open(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 	f->open_flags = flags;
 	f->mode = sc->mode;
 	f->has = sc->has & (RIOT_HAS_SIZE | RIOT_HAS_FTYPE | RIOT_HAS_INO |
-			    RIOT_HAS_DEV | RIOT_HAS_CREATED);
+			    RIOT_HAS_DEV | RIOT_HAS_CREATED | RIOT_HAS_PERM);
+	f->perm = sc->perm;
 	f->size = sc->size;
 	f->ino = sc->ino;
 	f->dev = sc->dev;
@@ -652,6 +732,14 @@ static uint32_t resolve_fds(struct model *m, uint32_t ki, const struct riot_sysc
 
 	if (sc->has & RIOT_HAS_FD && sc->sys != RIOT_SYS_close_range && fd_valid(sc->fd)) {
 		fi = fd_file(m, fdt, sc->fd);
+		op->file = file_id(m, fi);
+		if (!fi)
+			op->flags |= MODEL_OP_FD_UNKNOWN;
+	}
+	/* utimensat(fd, NULL, ...) (futimens) acts on the dirfd's file */
+	if (sc->sys == RIOT_SYS_utimensat && !(sc->has & RIOT_HAS_PATH) &&
+	    sc->has & RIOT_HAS_DIRFD && fd_valid(sc->dirfd)) {
+		fi = fd_file(m, fdt, sc->dirfd);
 		op->file = file_id(m, fi);
 		if (!fi)
 			op->flags |= MODEL_OP_FD_UNKNOWN;
@@ -861,7 +949,9 @@ static int apply_snap_fd(struct model *m, const struct riot_snap_fd *s, struct m
 	f = &FILEO(m, fi)->pub;
 	f->flags |= MODEL_FILE_SNAPSHOT;
 	f->open_flags = s->flags;
-	f->has = RIOT_HAS_SIZE | RIOT_HAS_FTYPE | RIOT_HAS_INO | RIOT_HAS_DEV;
+	f->has = RIOT_HAS_SIZE | RIOT_HAS_FTYPE | RIOT_HAS_INO | RIOT_HAS_DEV |
+		 (s->has_perm ? RIOT_HAS_PERM : 0);
+	f->perm = s->perm;
 	f->size = s->size;
 	f->ino = s->ino;
 	f->dev = s->dev;
@@ -1024,6 +1114,12 @@ const struct model_file *model_file(const struct model *m, uint64_t id)
 	uint32_t *v = id ? map_get(&m->file_by_id, id) : NULL;
 
 	return v ? &((const struct file_obj *)pool_at(&m->files, *v))->pub : NULL;
+}
+
+const struct model_file *model_released(const struct model *m, uint32_t i)
+{
+	return i < m->nreleased ? &((const struct file_obj *)pool_at(&m->files,
+								     m->released[i]))->pub : NULL;
 }
 
 const struct model_stats *model_stats(const struct model *m)

@@ -43,7 +43,13 @@
  * are not followed (a log cannot show them), so "/a/link/.." is "/a". Bytes
  * other than '/' and NUL mean nothing to the model and are kept. A path
  * longer than MODEL_PATH_MAX - 1 bytes keeps its leading components that
- * fit and is flagged truncated, as is a path the capture cut. path2 is
+ * fit and is flagged truncated, as is a path the capture cut.
+ * A path naming an fd through /proc ("/proc/self/fd/N", "/proc/thread-self/
+ * fd/N", "/proc/PID/fd/N", "/proc/PID/task/TID/fd/N", with PID a process
+ * the model knows; glibc's fchmodat fallback uses them) resolves to the path
+ * of the file behind that fd, and what follows N beneath it; an fd the
+ * model does not know leaves the /proc path as it is. utimensat with no
+ * path (futimens) acts on its dirfd's file, like an fd op. path2 is
  * resolved only where it is a path (rename, link families: the PATH2 role);
  * a symlink target, readlink content or xattr name is passed through
  * untouched in op->text. Snapshot fds whose target is not a path (pipe:[..],
@@ -120,10 +126,11 @@ struct model_file {
 	uint32_t flags;		/* MODEL_FILE_* */
 	uint64_t open_flags;	/* O_* as opened (snapshot: fdinfo flags) */
 	uint32_t mode;		/* creation mode passed to open */
-	uint32_t has;		/* RIOT_HAS_SIZE/FTYPE/INO/DEV/CREATED: facts
-				 * recorded at open */
+	uint32_t has;		/* RIOT_HAS_SIZE/FTYPE/INO/DEV/CREATED/PERM:
+				 * facts recorded at open */
 	uint64_t size, ino, dev;
 	uint32_t ftype;		/* S_IFMT bits */
+	uint32_t perm;		/* permission bits at open */
 	uint8_t created;	/* the open created the file */
 	uint64_t pos;		/* snapshot: file position at capture start */
 };
@@ -164,6 +171,11 @@ bool model_fd_known(struct model *m, uint32_t pid, uint32_t tid, int32_t fd);
 const char *model_cwd(struct model *m, uint32_t pid, uint32_t tid);
 /* A live file object (or one released by the last model_apply), or NULL. */
 const struct model_file *model_file(const struct model *m, uint64_t id);
+/* The i-th file object the last model_apply() released (no fd refers to
+ * it any more: a close, dup2/dup3 onto its last fd, close_range, exec of
+ * its close-on-exec fds, the exit of the last task holding it), or NULL
+ * past the last one. Valid until the next model_apply(). */
+const struct model_file *model_released(const struct model *m, uint32_t i);
 const struct model_stats *model_stats(const struct model *m);
 
 #endif

@@ -39,7 +39,9 @@ const char cmd_init_help[] =
 	"  --map PREFIX=DIR2   the captured subtree PREFIX goes to DIR2 instead\n"
 	"                      (repeatable; whole components, longest prefix wins,\n"
 	"                      / takes every path; DIR2 gets the same checks and\n"
-	"                      marker as DIR)\n"
+	"                      marker as DIR; when the workload made PREFIX, DIR2's\n"
+	"                      parent gets them and DIR2 is made or removed as the\n"
+	"                      log says)\n"
 	"  --threads N         file-writing threads (default: CPUs, 2 to 8)\n"
 	"  --seed N            mixed into the content of every file (default 0)\n"
 	"  --dry-run           print the tree (\"dir PATH\", \"file PATH SIZE\",\n"
@@ -140,8 +142,11 @@ static void print_summary(const struct init_result *r)
 static struct replay_root *open_root(struct init_args *a)
 {
 	char err[PATH_MAX + 256];
-	struct replay_root *r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
+	struct replay_root *r = NULL;
 
+	if (replay_maps_for_log(a->log, a->maps, a->nmaps, err, sizeof(err)) == 0)
+		r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
+	replay_maps_release(a->maps, a->nmaps);
 	if (!r)
 		riot_err("%s", err);
 	return r;

@@ -48,7 +48,9 @@ const char cmd_replay_help[] =
 	"                    non-empty DIR must carry riot's marker)\n"
 	"  --map PREFIX=DIR  captured paths under PREFIX go beneath DIR instead\n"
 	"                    (repeatable, longest prefix wins, whole components;\n"
-	"                    / takes every path)\n"
+	"                    / takes every path; when the workload made PREFIX,\n"
+	"                    DIR is absent at the start, its parent holds riot's\n"
+	"                    marker)\n"
 	"  --speed X         0: as fast as possible (default); 1: the captured\n"
 	"                    timing, each op issued at start + its captured time;\n"
 	"                    X (0.000001 or more): that schedule with times divided\n"
@@ -282,10 +284,14 @@ static int dry_run(const struct replay_args *a)
 
 /* ---- set-up ---- */
 
-static struct replay_root *prepare_root(const struct replay_args *a)
+static struct replay_root *prepare_root(struct replay_args *a)
 {
 	char err[PATH_MAX + 256];
-	struct replay_root *r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
+	struct replay_root *r = NULL;
+
+	if (replay_maps_for_log(a->log, a->maps, a->nmaps, err, sizeof(err)) == 0)
+		r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
+	replay_maps_release(a->maps, a->nmaps);
 
 	if (!r)
 		riot_err("%s", err);

@@ -7,6 +7,13 @@
  * syscalls: the honest baseline. Both take ops from the same producer,
  * keep the same ordering and schedule, and account every op through
  * replay_account().
+ *
+ * One rule for the files of both: a file object whose replayed open failed
+ * (where the capture's succeeded) has no fd in the replay, so every later
+ * op on it, its close included, fails with EBADF without reaching the
+ * kernel, and counts as a divergence of its own; a file object this run
+ * never opened (an fd from before the capture) is opened again by its path
+ * (replay_reopen()) at its first use.
  */
 #ifndef RIOT_REPLAY_ENGINE_H
 #define RIOT_REPLAY_ENGINE_H
@@ -80,6 +87,12 @@ int replay_reopen(const struct replay_ctx *cx, const struct replay_op *op, bool 
 /* A confined O_PATH fd of op's path (following a final symlink unless
  * OPF_NOFOLLOW): what stat, access and the attr calls act on. */
 int replay_path_fd(const struct replay_ctx *cx, const struct replay_op *op);
+/* The source of a link op for linkat(fd, name, ..., *flags): its confined
+ * parent and final name; with AT_SYMLINK_FOLLOW captured, the /proc/self/fd
+ * name of a confined O_PATH fd of it, followed (*flags AT_SYMLINK_FOLLOW).
+ * fd (the caller closes it) or -errno. */
+int replay_link_source(const struct replay_ctx *cx, const struct replay_op *op, char *name,
+		       size_t namelen, int *flags);
 /* The skip reason when the root refuses op's paths (/proc, hostile), or 0. */
 unsigned replay_check_paths(const struct replay_ctx *cx, const struct replay_op *op);
 

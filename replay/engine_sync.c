@@ -108,13 +108,19 @@ static void wait_deps(struct replay_plan *p, const struct replay_op *op)
 		replay_plan_wait_op(p, seq);
 }
 
+/* The fdmap value of a file object whose replayed open failed. */
+#define OPEN_FAILED ((int64_t)INT32_MAX + 1)
+
 /* The real fd of a file object, opened by path when this run has not
- * opened it (an fd from before the capture). */
+ * opened it (an fd from before the capture); -EBADF when its open failed
+ * (engine.h). */
 static int file_fd(struct sync_engine *e, const struct replay_op *op, bool second)
 {
 	uint64_t id = second ? op->file2 : op->file;
 	int64_t fd = replay_fdmap_get(e->fds, id);
 
+	if (fd == OPEN_FAILED)
+		return -EBADF;
 	if (fd >= 0)
 		return (int)fd;
 	fd = replay_reopen(e->cx, op, second);
@@ -135,6 +141,8 @@ static int64_t sync_issue(struct sync_engine *e, const struct replay_op *op)
 
 		/* a file this run never opened (an fd from before the
 		 * capture, never used): nothing to close */
+		if (f == OPEN_FAILED)
+			return -EBADF;
 		return f < 0 ? 0 : replay_exec(e->cx, op, (int)f, -1);
 	}
 	if (op->file && op->act != ACT_OPEN && (fd = file_fd(e, op, false)) < 0)
@@ -146,6 +154,8 @@ static int64_t sync_issue(struct sync_engine *e, const struct replay_op *op)
 		/* a failed capture has no file object: keep nothing */
 		if (!op->file || replay_fdmap_set(e->fds, op->file, rc) < 0)
 			close((int)rc);
+	} else if (op->act == ACT_OPEN && op->file) {
+		replay_fdmap_set(e->fds, op->file, OPEN_FAILED);
 	}
 	return rc;
 }
@@ -289,7 +299,8 @@ static int sync_finish(void *eng, struct replay_stats *total)
 
 static void close_fd(int64_t fd, void *arg)
 {
-	close((int)fd);
+	if (fd != OPEN_FAILED)
+		close((int)fd);
 }
 
 static void sync_destroy(void *eng)

@@ -628,8 +628,11 @@ static int prep_at(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
 {
 	const struct replay_op *op = r->op;
 	const struct replay_root *root = w->e->cx->root;
+	int lflags = 0;
 
-	r->pfd = replay_root_parent(root, op->path, r->rel, NAME_MAX + 1);
+	r->pfd = op->act == ACT_LINK ?
+		 replay_link_source(w->e->cx, op, r->rel, NAME_MAX + 1, &lflags) :
+		 replay_root_parent(root, op->path, r->rel, NAME_MAX + 1);
 	if (r->pfd < 0)
 		return r->pfd;
 	if (op->act == ACT_RENAME || op->act == ACT_LINK) {
@@ -652,7 +655,9 @@ static int prep_at(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
 	case ACT_RENAME:
 		io_uring_prep_renameat(*sqe, r->pfd, r->rel, r->pfd2, r->name2, (unsigned)op->flags);
 		break;
-	case ACT_LINK: io_uring_prep_linkat(*sqe, r->pfd, r->rel, r->pfd2, r->name2, 0); break;
+	case ACT_LINK:
+		io_uring_prep_linkat(*sqe, r->pfd, r->rel, r->pfd2, r->name2, lflags);
+		break;
 	default:
 		io_uring_prep_symlinkat(*sqe, r->target, r->pfd, r->rel);
 		break;

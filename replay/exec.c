@@ -174,11 +174,53 @@ static mode_t replay_node_mode(uint32_t mode)
 	return (mode & ~(uint32_t)S_IFMT & 07777) | S_IFREG;
 }
 
+int replay_link_source(const struct replay_ctx *cx, const struct replay_op *op, char *name,
+			size_t namelen, int *flags)
+{
+	int fd;
+
+	*flags = 0;
+	if (!(op->flags & AT_SYMLINK_FOLLOW))
+		return replay_root_parent(cx->root, op->path, name, namelen);
+	fd = replay_path_fd(cx, op);
+	if (fd < 0)
+		return fd;
+	snprintf(name, namelen, "/proc/self/fd/%d", fd);
+	*flags = AT_SYMLINK_FOLLOW;
+	return fd;
+}
+
+/* readlink acts on the final component itself, from its confined parent:
+ * a regular file gives EINVAL as it did when captured (readlinkat of an
+ * O_PATH fd with an empty name would say ENOENT). */
+static int64_t exec_readlink(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	char name[NAME_MAX + 1];
+	size_t n = replay_buf_len(op->count);
+	void *buf = replay_scratch(n);
+	int pfd;
+	int64_t rc;
+
+	if (!buf)
+		return -ENOMEM;
+	pfd = replay_root_parent(cx->root, op->path, name, sizeof(name));
+	if (pfd == -EINVAL)	/* the root itself: a directory */
+		return -EINVAL;
+	if (pfd < 0)
+		return pfd;
+	rc = neg(readlinkat(pfd, name, buf, n));
+	close(pfd);
+	return rc;
+}
+
 /* Namespace ops: a confined parent and the final name. */
 static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
 {
 	char name[NAME_MAX + 1], name2[NAME_MAX + 1], target[PATH_MAX];
-	int pfd = replay_root_parent(cx->root, op->path, name, sizeof(name)), pfd2 = -1;
+	int lflags = 0, pfd2 = -1;
+	int pfd = op->act == ACT_LINK ?
+		  replay_link_source(cx, op, name, sizeof(name), &lflags) :
+		  replay_root_parent(cx->root, op->path, name, sizeof(name));
 	int64_t rc;
 
 	if (pfd < 0)
@@ -201,7 +243,7 @@ static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
 	case ACT_UNLINK: rc = neg(unlinkat(pfd, name, 0)); break;
 	case ACT_RMDIR: rc = neg(unlinkat(pfd, name, AT_REMOVEDIR)); break;
 	case ACT_RENAME: rc = neg(renameat2(pfd, name, pfd2, name2, (unsigned)op->flags)); break;
-	case ACT_LINK: rc = neg(linkat(pfd, name, pfd2, name2, 0)); break;
+	case ACT_LINK: rc = neg(linkat(pfd, name, pfd2, name2, lflags)); break;
 	case ACT_SYMLINK: rc = neg(symlinkat(target, pfd, name)); break;
 	case ACT_MKNOD: rc = neg(mknodat(pfd, name, replay_node_mode(op->mode), 0)); break;
 	default: rc = -ENOSYS; break;
@@ -219,7 +261,8 @@ static int64_t exec_stat(int fd)
 	return neg(statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx));
 }
 
-/* The xattr value: captured content is not recorded, so fill bytes. */
+/* A set's value: the captured bytes (plan.c), fill bytes after them or in
+ * their place (user. and trusted. names only: the plan skips the rest). */
 static int64_t exec_xattr(const struct replay_ctx *cx, const struct replay_op *op,
 			  const char *proc, int fd)
 {
@@ -238,6 +281,8 @@ static int64_t exec_xattr(const struct replay_ctx *cx, const struct replay_op *o
 		return proc ? neg(removexattr(proc, name)) : neg(fremovexattr(fd, name));
 	default:
 		fill_bytes(&cx->fill, op->path_id, 0, buf, n);
+		if (op->value)
+			memcpy(buf, op->value, op->value_len < n ? op->value_len : n);
 		return proc ? neg(setxattr(proc, name, buf, n, (int)op->flags)) :
 			      neg(fsetxattr(fd, name, buf, n, (int)op->flags));
 	}
@@ -264,13 +309,6 @@ static int64_t exec_on_path(const struct replay_ctx *cx, const struct replay_op 
 	case ACT_CHMOD: rc = neg(fchmodat(AT_FDCWD, proc, op->mode, 0)); break;
 	case ACT_CHOWN: rc = neg(fchownat(pfd, "", op->uid, op->gid, AT_EMPTY_PATH)); break;
 	case ACT_UTIMENS: rc = neg(utimensat(AT_FDCWD, proc, NULL, 0)); break;
-	case ACT_READLINK: {
-		size_t n = replay_buf_len(op->count);
-		void *buf = replay_scratch(n);
-
-		rc = buf ? neg(readlinkat(pfd, "", buf, n)) : -ENOMEM;
-		break;
-	}
 	default: rc = exec_xattr(cx, op, proc, -1); break;
 	}
 	close(pfd);
@@ -363,6 +401,8 @@ int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int
 		return exec_at(cx, op);
 	case ACT_TRUNCATE:
 		return exec_truncate(cx, op);
+	case ACT_READLINK:
+		return exec_readlink(cx, op);
 	default:
 		break;
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -230,6 +231,60 @@ static void make_dirs_and_links(struct creation *c)
 	}
 }
 
+/* The extended attributes a file or directory had, with fill bytes of
+ * their sizes. 0 or -errno. */
+static int set_xattrs(struct creation *c, const struct init_entry *e, int fd)
+{
+	uint64_t seed = init_path_seed(e->path, c->o->seed);
+
+	for (const struct init_xattr *x = e->xattrs; x; x = x->next) {
+		unsigned char *buf;
+		int rc;
+
+		if (!x->create)
+			continue;
+		buf = malloc(x->size ? x->size : 1);
+		if (!buf)
+			return -ENOMEM;
+		fill_bytes(c->fill, seed ^ 0x9e3779b97f4a7c15ull, 0, buf, x->size);
+		rc = fsetxattr(fd, x->name, buf, x->size, 0) < 0 ? -errno : 0;
+		free(buf);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Gives directories the modes the workload saw, once everything beneath
+ * them exists (a mode without write permission would stop their filling by
+ * anyone but root). A root itself keeps its own. */
+static void set_dir_modes(struct creation *c)
+{
+	const struct init_tree *t = c->t;
+
+	for (size_t i = t->ndirs; i-- > 0;) {
+		const struct init_entry *e = &t->ents[i];
+		char name[NAME_MAX + 1];
+		int pfd, fd, rc = 0;
+
+		if (is_root_itself(c->root, e->path))
+			continue;
+		pfd = replay_root_parent(c->root, e->path, name, sizeof(name));
+		if (pfd < 0)
+			continue;	/* counted when mkdir failed */
+		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fchmod(fd, e->has_mode ? e->mode : 0755) < 0)
+			rc = -errno;
+		else
+			rc = set_xattrs(c, e, fd);
+		if (fd >= 0)
+			close(fd);
+		close(pfd);
+		if (rc < 0)
+			record_failure(c, e->path, "chmod", rc);
+	}
+}
+
 /* ---- files ---- */
 
 static int write_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
@@ -284,6 +339,11 @@ static int fill_file(struct creation *c, const struct init_entry *e, unsigned ch
 		off += n;
 		atomic_fetch_add(&c->bytes_done, n);
 	}
+	/* the mode the workload saw (umask and an earlier run's mode aside) */
+	if (rc == 0 && fchmod(fd, e->has_mode ? e->mode : 0644) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = set_xattrs(c, e, fd);
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
 	return rc;
@@ -474,16 +534,99 @@ int replay_init_run(const char *log_path, const struct replay_root *root,
 	remove_all_stale(&c);
 	make_dirs_and_links(&c);
 	rc = make_files(&c);
-	if (rc < 0)
+	if (rc < 0) {
 		snprintf(err, errlen, "cannot start file threads: %s", strerror(-rc));
-	else
+	} else {
+		set_dir_modes(&c);
 		sync_roots(root, &t);
+	}
 	res->failed = atomic_load(&c.failed);
 	pthread_mutex_destroy(&c.lock);
 out:
 	init_tree_free(&t);
 	res->seconds = now_s() - start;
 	return rc;
+}
+
+/* Whether the tree holds path as absent at the start, or beneath such. */
+static bool tree_absent(const struct init_tree *t, const char *path)
+{
+	for (size_t i = 0; i < t->nabsent; i++) {
+		size_t n = strlen(t->absent[i]);
+
+		if (strncmp(path, t->absent[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* dir split into its parent and its last name, in one allocation. */
+static int split_dir(struct replay_map *m, char *err, size_t errlen)
+{
+	size_t n = strlen(m->dir);
+	char *buf, *slash;
+
+	while (n > 1 && m->dir[n - 1] == '/')
+		n--;
+	buf = malloc(n + 3);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(buf, m->dir, n);
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash) {	/* "dst": ".", "dst" */
+		memmove(buf + 2, buf, n + 1);
+		buf[0] = '.';
+		buf[1] = '\0';
+		m->name = buf + 2;
+	} else {
+		*slash = '\0';
+		m->name = slash + 1;
+		if (slash == buf) {	/* "/dst": "/", "dst" */
+			memmove(buf + 2, slash + 1, strlen(slash + 1) + 1);
+			buf[0] = '/';
+			buf[1] = '\0';
+			m->name = buf + 2;
+		}
+	}
+	if (!*m->name || strcmp(m->name, ".") == 0 || strcmp(m->name, "..") == 0) {
+		snprintf(err, errlen, "--map %s=%s: the workload made %s, so the directory must "
+			 "be named by its last component", m->prefix, m->dir, m->prefix);
+		free(buf);
+		m->name = NULL;
+		return -EINVAL;
+	}
+	m->dir = buf;
+	m->owned = buf;
+	return 0;
+}
+
+int replay_maps_for_log(const char *log_path, struct replay_map *maps, unsigned nmaps,
+			char *err, size_t errlen)
+{
+	struct init_tree t;
+	int rc = 0;
+
+	if (!nmaps)
+		return 0;
+	rc = init_tree_build(log_path, &t, err, errlen);
+	if (rc < 0)
+		return rc;
+	for (unsigned i = 0; i < nmaps && rc == 0; i++)
+		if (!maps[i].name && tree_absent(&t, maps[i].prefix))
+			rc = split_dir(&maps[i], err, errlen);
+	init_tree_free(&t);
+	return rc;
+}
+
+void replay_maps_release(struct replay_map *maps, unsigned nmaps)
+{
+	for (unsigned i = 0; i < nmaps; i++) {
+		free(maps[i].owned);
+		maps[i].owned = NULL;
+	}
 }
 
 int replay_init_plan(const char *log_path,

@@ -30,6 +30,17 @@
  * mkdir EEXIST, rmdir, chdir, getdents and having present children make a
  * directory; anything else present is a regular file.
  *
+ * Modes of files and directories: the permission bits the first open,
+ * stat or snapshot fd saw (capture records them from format 1.1 on), unless
+ * the workload changed them (chmod family) before; else 0755 for a
+ * directory or a file access(X_OK) found executable, 0644 for a file.
+ *
+ * Extended attributes of files and directories: a name of the user. or
+ * trusted. namespace that a getxattr found (with the size it returned),
+ * unless a set, a removal or an ENODATA came first, is created with fill
+ * bytes of that size (other namespaces have value syntaxes: never
+ * invented).
+ *
  * Sizes of regular files: the largest of the size at open, the stat size
  * and the furthest byte read (offset + bytes returned, positions tracked
  * per open file description), each counted only until the workload first
@@ -84,6 +95,17 @@
 #define REPLAY_ROOT_MARKER ".riot-root"
 #define REPLAY_ROOT_MAGIC "riot replay root\n"
 
+/* A --map whose captured prefix the workload found absent at its start
+ * (it made it, or found it missing) must be absent in the replay too, not a
+ * prepared directory: such a map becomes (the parent of its dir, the
+ * name of its dir), so the marker goes in the parent and the directory
+ * itself is made, or removed, as the log says. Derives the tree of
+ * log_path to know. 0 or -errno with the reason in err; the maps hold
+ * memory until replay_maps_release(). */
+int replay_maps_for_log(const char *log_path, struct replay_map *maps, unsigned nmaps,
+			char *err, size_t errlen);
+void replay_maps_release(struct replay_map *maps, unsigned nmaps);
+
 /* Makes dir usable as a root: creates it (and missing parents) when absent;
  * refuses "/" (after realpath), a non-directory, and a non-empty directory
  * without riot's marker; writes the marker into an empty one. 0 or -errno
@@ -112,12 +134,25 @@ enum init_skip {
 /* "pseudo", "special", ... for summaries and JSON keys. */
 const char *init_skip_name(enum init_skip s);
 
+/* An extended attribute of an entry: a getxattr found it with a value of
+ * size bytes before the workload set or removed it. */
+struct init_xattr {
+	const struct init_xattr *next;
+	const char *name;
+	uint32_t size;
+	bool create;		/* false: found absent, or the workload's own */
+};
+
 /* One entry of the initial tree (valid during the callback only). */
 struct init_entry {
 	enum init_kind kind;
 	const char *path;	/* captured absolute path */
 	uint64_t size;		/* INIT_FILE */
 	const char *target;	/* INIT_SYMLINK: captured target text */
+	const struct init_xattr *xattrs;	/* files and directories */
+	bool has_mode;		/* the log says its permission bits */
+	uint32_t mode;		/* those bits (07777); else 0755 for a
+				 * directory, 0644 for a file */
 };
 
 struct init_opts {

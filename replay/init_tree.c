@@ -26,8 +26,13 @@ struct tree_ent {
 				 * after that says nothing about the start */
 	bool truncated;		/* a cut path: no evidence is taken from it */
 	bool pseudo;		/* under /proc, /sys, /dev */
+	bool has_perm;		/* perm seen before any change of it */
+	bool perm_changed;	/* the workload changed the mode (chmod) */
+	bool executable;	/* access(X_OK) succeeded on it */
+	uint32_t perm;
 	uint64_t size;
 	char *target;
+	struct init_xattr *xattrs;
 };
 
 /* Entries by path (open addressing over indices) and by model path id. */
@@ -175,6 +180,11 @@ static void table_free(struct tree_table *tt)
 	for (uint32_t i = 1; i <= tt->n; i++) {
 		free(ENT(tt, i)->path);
 		free(ENT(tt, i)->target);
+		for (struct init_xattr *x = ENT(tt, i)->xattrs, *n; x; x = n) {
+			n = (struct init_xattr *)x->next;
+			free((char *)x->name);
+			free(x);
+		}
 	}
 	free(tt->ents);
 	free(tt->slots);
@@ -285,6 +295,17 @@ static void note_size(struct builder *b, uint32_t i, uint64_t size)
 
 	if (e && e->state == ST_PRESENT && !e->changed && !e->truncated && size > e->size)
 		e->size = size;
+}
+
+/* The permission bits the workload saw first, before it changed them. */
+static void note_perm(struct builder *b, uint32_t i, uint32_t perm)
+{
+	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
+
+	if (e && e->state == ST_PRESENT && !e->has_perm && !e->perm_changed && !e->truncated) {
+		e->perm = perm & 07777;
+		e->has_perm = true;
+	}
 }
 
 static void note_changed(struct builder *b, uint32_t i)
@@ -447,6 +468,8 @@ static void on_open(struct builder *b, const struct riot_syscall *sc, const stru
 	note_present(b, i, kind, sc->has & RIOT_HAS_FTYPE);
 	if (sc->has & RIOT_HAS_SIZE)
 		note_size(b, i, sc->size);
+	if (sc->has & RIOT_HAS_PERM)
+		note_perm(b, i, sc->perm);
 	if (flags & O_TRUNC && (flags & O_ACCMODE) != O_RDONLY)
 		note_changed(b, i);
 }
@@ -468,10 +491,16 @@ static void on_stat(struct builder *b, const struct riot_syscall *sc, const stru
 		note_present(b, i, 0, false);
 		return;
 	}
+	if ((sc->sys == RIOT_SYS_access || sc->sys == RIOT_SYS_faccessat ||
+	     sc->sys == RIOT_SYS_faccessat2) && (sc->mode & X_OK) &&
+	    !ENT(b->tt, i)->perm_changed)
+		ENT(b->tt, i)->executable = true;
 	kind = sc->has & RIOT_HAS_FTYPE ? kind_of_ftype(sc->ftype) : 0;
 	note_present(b, i, kind, kind != 0);
 	if (sc->has & RIOT_HAS_SIZE && kind == INIT_FILE)
 		note_size(b, i, sc->size);
+	if (sc->has & RIOT_HAS_PERM && kind != INIT_SYMLINK)
+		note_perm(b, i, sc->perm);
 }
 
 static void on_read(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
@@ -632,6 +661,64 @@ static void on_namespace(struct builder *b, const struct riot_syscall *sc,
 	}
 }
 
+/* The first evidence about an xattr name decides: a get that found it
+ * (created with its size), an ENODATA, a set or a removal (not created). */
+static void note_xattr(struct builder *b, uint32_t i, const char *name, int64_t size,
+		       bool create)
+{
+	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
+	struct init_xattr *x;
+
+	if (!e || !name || e->truncated || (strncmp(name, "user.", 5) != 0 &&
+					    strncmp(name, "trusted.", 8) != 0))
+		return;
+	for (x = e->xattrs; x; x = (struct init_xattr *)x->next)
+		if (strcmp(x->name, name) == 0)
+			return;
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->name = strdup(name))) {
+		free(x);
+		b->err = -ENOMEM;
+		return;
+	}
+	x->size = size > 0 && size <= 65536 ? (uint32_t)size : 0;
+	x->create = create && e->state == ST_PRESENT && !e->changed;
+	x->next = e->xattrs;
+	e->xattrs = x;
+}
+
+static void on_xattr(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+{
+	uint32_t i = op_ent(b, op, false);
+
+	switch (sc->sys) {
+	case RIOT_SYS_getxattr: case RIOT_SYS_lgetxattr: case RIOT_SYS_fgetxattr:
+		if (sc->ret >= 0 || sc->ret == -ENODATA)
+			note_xattr(b, i, op->text, sc->ret, sc->ret >= 0);
+		break;
+	case RIOT_SYS_setxattr: case RIOT_SYS_lsetxattr: case RIOT_SYS_fsetxattr:
+	case RIOT_SYS_removexattr: case RIOT_SYS_lremovexattr: case RIOT_SYS_fremovexattr:
+		if (sc->ret >= 0)
+			note_xattr(b, i, op->text, 0, false);
+		break;
+	}
+}
+
+static bool is_chmod(unsigned sys)
+{
+	return sys == RIOT_SYS_chmod || sys == RIOT_SYS_fchmod || sys == RIOT_SYS_fchmodat ||
+	       sys == RIOT_SYS_fchmodat2;
+}
+
+/* After a chmod the modes the workload sees are its own doing. */
+static void on_chmod(struct builder *b, const struct model_op *op)
+{
+	uint32_t i = op_ent(b, op, false);
+
+	if (i)
+		ENT(b->tt, i)->perm_changed = true;
+}
+
 static void on_syscall(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
@@ -679,6 +766,10 @@ static void on_syscall(struct builder *b, const struct riot_syscall *sc, const s
 	case RIOT_CLASS_XATTR:
 		if (sc->has & RIOT_HAS_PATH)
 			on_path_call(b, sc, op, 0);
+		if (sc->ret >= 0 && is_chmod(sc->sys))
+			on_chmod(b, op);
+		if (si->cls == RIOT_CLASS_XATTR)
+			on_xattr(b, sc, op);
 		break;
 	default:
 		break;
@@ -711,6 +802,8 @@ static void on_record(struct builder *b, const struct riot_rec *r, const struct 
 		note_present(b, i, kind_of_ftype(r->sfd.ftype), r->sfd.ftype != 0);
 		if (kind_of_ftype(r->sfd.ftype) == INIT_FILE)
 			note_size(b, i, r->sfd.size);
+		if (r->sfd.has_perm)
+			note_perm(b, i, r->sfd.perm);
 		break;
 	default:
 		break;
@@ -760,7 +853,15 @@ static void add_entry(struct init_tree *t, const struct tree_ent *e, int kind)
 {
 	struct init_entry *out = &t->ents[t->n++];
 
-	*out = (struct init_entry){ .kind = (enum init_kind)kind, .path = e->path };
+	*out = (struct init_entry){ .kind = (enum init_kind)kind, .path = e->path,
+				    .xattrs = kind == INIT_SYMLINK ? NULL : e->xattrs,
+				    .has_mode = e->has_perm && kind != INIT_SYMLINK,
+				    .mode = e->perm };
+	/* without its mode, a file access(X_OK) found executable is 0755 */
+	if (kind == INIT_FILE && !e->has_perm && e->executable) {
+		out->has_mode = true;
+		out->mode = 0755;
+	}
 	if (kind == INIT_FILE) {
 		out->size = e->size;
 		t->bytes += e->size;

@@ -24,8 +24,11 @@ struct file_state {
 
 struct stream_key {
 	uint32_t pid, tid;
-	uint32_t index;		/* + 1; 0: empty slot */
+	uint32_t index;		/* + 1; 0: empty slot; NO_STREAM: a thread
+				 * seen forked, with no op yet */
+	uint64_t after;		/* its first op waits for this seq */
 };
+#define NO_STREAM UINT32_MAX
 
 struct replay_plan {
 	struct replay_plan_opts o;
@@ -52,7 +55,7 @@ struct replay_plan {
 	uint32_t *stream_lane;
 	uint32_t nstreams, cap_streams;
 	struct stream_key *skeys;	/* open addressing on (pid, tid) */
-	uint32_t skey_cap;
+	uint32_t skey_cap, nkeys;
 
 	uint64_t skipped[SKIP_COUNT];
 	_Atomic bool finished;
@@ -82,7 +85,7 @@ static const char *const skip_names[SKIP_COUNT] = {
 	[SKIP_NONE] = "none", [SKIP_UNRESOLVED] = "unresolved fd or cwd",
 	[SKIP_TRUNCATED] = "truncated path", [SKIP_NOT_A_PATH] = "pipe or socket",
 	[SKIP_PSEUDO] = "under /proc, /sys or /dev", [SKIP_HOSTILE] = "refused path",
-	[SKIP_DEVICE] = "device, fifo or socket",
+	[SKIP_DEVICE] = "device, fifo or socket", [SKIP_NO_VALUE] = "xattr value not in the log",
 };
 
 const char *replay_act_name(unsigned act)
@@ -313,25 +316,74 @@ static int stream_add(struct replay_plan *p, uint32_t pid, uint32_t tid)
 	return (int)p->nstreams++;
 }
 
-/* The stream of a captured thread: index, or -ENOMEM. */
-static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid)
+/* The key slot of (pid, tid): found, or the empty slot where it goes
+ * (made room for first). NULL on ENOMEM. */
+static struct stream_key *skey_slot(struct replay_plan *p, uint32_t pid, uint32_t tid)
 {
 	uint32_t h;
-	int idx;
 
-	if (p->nstreams * 2 >= p->skey_cap && skeys_grow(p) < 0)
-		return -ENOMEM;
+	if (p->nkeys * 2 >= p->skey_cap && skeys_grow(p) < 0)
+		return NULL;
 	h = (tid * 2654435761u) & (p->skey_cap - 1);
 	while (p->skeys[h].index) {
 		if (p->skeys[h].tid == tid && p->skeys[h].pid == pid)
-			return (int)p->skeys[h].index - 1;
+			break;
 		h = (h + 1) & (p->skey_cap - 1);
 	}
+	return &p->skeys[h];
+}
+
+/* The stream of a captured thread: index, or -ENOMEM. *after: the seq its
+ * next op waits for all ops up to (a fork or exec before it), or 0. */
+static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid, uint64_t *after)
+{
+	struct stream_key *k = skey_slot(p, pid, tid);
+	int idx;
+
+	if (!k)
+		return -ENOMEM;
+	*after = k->index ? k->after : 0;
+	k->after = 0;
+	if (k->index && k->index != NO_STREAM)
+		return (int)k->index - 1;
 	idx = stream_add(p, pid, tid);
 	if (idx < 0)
 		return idx;
-	p->skeys[h] = (struct stream_key){ .pid = pid, .tid = tid, .index = (uint32_t)idx + 1 };
+	if (!k->index)
+		p->nkeys++;
+	*k = (struct stream_key){ .pid = pid, .tid = tid, .index = (uint32_t)idx + 1 };
 	return idx;
+}
+
+/* A FORK (for the new thread) or an EXEC (for the new program): the
+ * thread's next op will wait for every op logged before it (what its
+ * creator did, and what the creator waited for, as a shell waits for one
+ * command before it forks or execs the next). A thread with no op yet
+ * holds a key as a stream does. */
+static int note_start(struct replay_plan *p, uint32_t pid, uint32_t tid)
+{
+	struct stream_key *k;
+
+	if (p->next_seq == 1)
+		return 0;
+	k = skey_slot(p, pid, tid);
+	if (!k)
+		return -ENOMEM;
+	if (!k->index) {
+		p->nkeys++;
+		*k = (struct stream_key){ .pid = pid, .tid = tid, .index = NO_STREAM };
+	}
+	k->after = p->next_seq - 1;
+	return 0;
+}
+
+static int note_proc(struct replay_plan *p, const struct riot_proc *r)
+{
+	if (r->kind == RIOT_PROC_FORK)
+		return note_start(p, r->child_pid, r->child_tid ? r->child_tid : r->child_pid);
+	if (r->kind == RIOT_PROC_EXEC)	/* the survivor takes the pid as tid */
+		return note_start(p, r->pid, r->pid);
+	return 0;
 }
 
 /* ---- classification: what to issue for a syscall ---- */
@@ -572,6 +624,31 @@ static void op_args(struct replay_op *op, const struct riot_syscall *sc, int act
 	op->gid = sc->gid;
 }
 
+/* A setxattr replays the value it was given: the bytes the log holds, the
+ * rest of count filled for names whose values are free bytes (user.,
+ * trusted.); another name without its whole value is skipped. */
+static int plan_value(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc)
+{
+	bool whole = (sc->has & RIOT_HAS_VALUE) && sc->value_len >= sc->count;
+	const char *name = op->text ? op->text : "";
+
+	free(op->value);
+	op->value = NULL;
+	op->value_len = 0;
+	if (!whole && strncmp(name, "user.", 5) != 0 && strncmp(name, "trusted.", 8) != 0) {
+		set_skip(p, op, SKIP_NO_VALUE);
+		return 0;
+	}
+	if (!(sc->has & RIOT_HAS_VALUE) || !sc->value_len)
+		return 0;
+	op->value = malloc(sc->value_len);
+	if (!op->value)
+		return -ENOMEM;
+	memcpy(op->value, sc->value, sc->value_len);
+	op->value_len = sc->value_len;
+	return 0;
+}
+
 static void plan_fd_op(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		       const struct model_op *mop, int act)
 {
@@ -794,6 +871,14 @@ static void plan_deps(struct replay_plan *p, struct replay_op *op)
 	}
 }
 
+/* The creator's op comes first among a stream's first op's deps (the
+ * last slot gives way when all are taken: the others order resources). */
+static void dep_first(struct replay_op *op, uint64_t seq)
+{
+	memmove(op->dep + 1, op->dep, sizeof(op->dep) - sizeof(op->dep[0]));
+	op->dep[0] = seq;
+}
+
 /* ---- the producer loop ---- */
 
 /* Waits until the slot of seq is free: its previous occupant completed. */
@@ -841,10 +926,24 @@ static void note_size(struct replay_plan *p, const struct replay_op *op,
 		size_is(p, op->path_id, sc->off);
 }
 
+/* Orders a filled op (its deps; after: a fork or exec's prefix barrier)
+ * and hands it to its stream's lane, unless it is a close to settle. */
+static void plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t after)
+{
+	plan_deps(p, op);
+	if (after && p->o.order != ORDER_STRICT)
+		dep_first(op, after | REPLAY_DEP_PREFIX);
+	p->streams[op->stream].ops++;
+	p->next_seq++;
+	atomic_store(&p->planned, op->seq);
+	if (p->pending_close != op->seq)
+		p->o.push(p->o.eng, p->stream_lane[op->stream], op->seq);
+}
+
 static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 			const struct model_op *mop)
 {
-	uint64_t seq = p->next_seq;
+	uint64_t seq = p->next_seq, after;
 	struct replay_op *op;
 	int stream;
 
@@ -852,7 +951,7 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 		p->t0 = sc->t;
 		p->have_t0 = true;
 	}
-	stream = stream_of(p, sc->pid, sc->tid);
+	stream = stream_of(p, sc->pid, sc->tid, &after);
 	if (stream < 0)
 		return stream;
 	window_wait(p, seq);
@@ -863,14 +962,65 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	if (copy_text(op, mop->text) < 0)
 		return -ENOMEM;
 	classify(p, op, sc, mop);
+	if (op->act == ACT_XATTR_SET && plan_value(p, op, sc) < 0)
+		return -ENOMEM;
 	note_size(p, op, sc);
-	plan_deps(p, op);
-	p->streams[stream].ops++;
-	p->next_seq++;
-	atomic_store(&p->planned, seq);
-	if (p->pending_close != seq)
-		p->o.push(p->o.eng, p->stream_lane[stream], seq);
+	plan_hand_over(p, op, after);
 	return 0;
+}
+
+/* A file object released without a close of its own (model_released()):
+ * a close op on the stream of the task whose record let it go, so replay
+ * holds no more files open than the workload did. Files whose path replay
+ * cannot reach were never opened by it: nothing to close. */
+static int plan_release(struct replay_plan *p, const struct riot_rec *r,
+			const struct model_file *mf)
+{
+	const char *path = model_path(p->m, mf->path_id);
+	bool sys = r->type == RIOT_REC_SYSCALL;
+	struct riot_syscall sc = { .sys = RIOT_SYS_close, .pid = sys ? r->sc.pid : r->proc.pid,
+				   .tid = sys ? r->sc.tid : r->proc.tid,
+				   .t = sys ? r->sc.t : r->proc.t };
+	struct model_op mop = { .file = mf->id, .path = path, .path_id = mf->path_id };
+	uint64_t seq = p->next_seq, after;
+	struct replay_op *op;
+	int stream;
+
+	if (!p->have_t0 || !path || path[0] != '/' || (mf->flags & MODEL_FILE_TRUNCATED))
+		return 0;
+	if (sc.t < p->t0)
+		sc.t = p->t0;
+	stream = stream_of(p, sc.pid, sc.tid, &after);
+	if (stream < 0)
+		return stream;
+	window_wait(p, seq);
+	op = replay_plan_op(p, seq);
+	op->seq = seq;
+	op_fill(p, op, &sc, &mop);
+	op->file_flags = mf->open_flags;
+	op->opflags = OPF_RELEASE;
+	op->act = ACT_CLOSE;
+	op->stream = (uint32_t)stream;
+	if (copy_text(op, NULL) < 0)
+		return -ENOMEM;
+	plan_hand_over(p, op, after);
+	return 0;
+}
+
+/* The implicit closes of the record just applied; a close syscall's own
+ * file is its own close op's business. */
+static int plan_releases(struct replay_plan *p, const struct riot_rec *r)
+{
+	const struct model_file *mf;
+	int rc = 0;
+
+	if (r->type == RIOT_REC_SYSCALL && r->sc.sys == RIOT_SYS_close)
+		return 0;
+	if (r->type != RIOT_REC_SYSCALL && r->type != RIOT_REC_PROC)
+		return 0;
+	for (uint32_t i = 0; !rc && (mf = model_released(p->m, i)); i++)
+		rc = plan_release(p, r, mf);
+	return rc;
 }
 
 /* A close releases the file object only when no other fd holds it; the
@@ -900,6 +1050,10 @@ int replay_plan_run(struct replay_plan *p)
 		}
 		if (p->pending_close)
 			close_settle(p, false);
+		if ((rc = plan_releases(p, &rec)) < 0) {
+			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			break;
+		}
 		/* an fd open before the capture starts where the snapshot found
 		 * its file position */
 		if (rec.type == RIOT_REC_SNAP_FD && mop.file) {
@@ -910,6 +1064,10 @@ int replay_plan_run(struct replay_plan *p)
 				fs->pos = rec.sfd.pos;
 			if (mf && rec.sfd.ftype == S_IFREG)
 				size_is(p, mf->path_id, rec.sfd.size);
+		}
+		if (rec.type == RIOT_REC_PROC && (rc = note_proc(p, &rec.proc)) < 0) {
+			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			break;
 		}
 		if (rec.type != RIOT_REC_SYSCALL)
 			continue;
@@ -964,8 +1122,10 @@ void replay_plan_free(struct replay_plan *p)
 		return;
 	/* only the slots ever used: the rest of the window was never touched
 	 * and reading it would only fault its pages in */
-	for (uint64_t i = 0; p->win && i < REPLAY_WINDOW && i < p->next_seq; i++)
+	for (uint64_t i = 0; p->win && i < REPLAY_WINDOW && i < p->next_seq; i++) {
 		free(p->win[i].text);
+		free(p->win[i].value);
+	}
 	free(p->win);
 	model_free(p->m);
 	riot_reader_close(p->rd);

@@ -16,7 +16,12 @@
  * worker ever scans; a thread that must sleep on a dependency sleeps on
  * that op alone (replay_plan_wait_op).
  *
- * Ordering (dep[]): thread order waits for nothing; resource order waits
+ * Ordering (dep[]): a stream's first op waits for every op logged before
+ * the fork or clone that made its thread, and its first op after an exec
+ * for every op logged before the exec (a prefix barrier up to the last op
+ * planned before the FORK or EXEC record: its creator's ops, and those of
+ * the children it waited for), whatever the order. Thread
+ * order waits for nothing else; resource order waits
  * for the previous op (in log order) on each file object and path the op
  * touches (an open touches its path and the object it creates, a rename
  * both its paths); strict order waits for the previous op of the log.
@@ -72,6 +77,9 @@ enum replay_skip {
 	SKIP_DEVICE,		/* mknod of a device node; an open of a fifo,
 				 * socket or device, and ops on it (opening
 				 * one can block for ever) */
+	SKIP_NO_VALUE,		/* a setxattr of a name whose values have a
+				 * syntax (system., security.) without its
+				 * whole value in the log: never invented */
 	SKIP_COUNT
 };
 
@@ -80,6 +88,10 @@ enum {
 	OPF_NOFOLLOW = 1u << 0,	/* act on a final symlink itself */
 	OPF_IMPLICIT = 1u << 1,	/* read/write at the file position (the
 				 * plan made it positional) */
+	OPF_RELEASE = 1u << 2,	/* ACT_CLOSE of a file the workload let go
+				 * without a close of its own (dup2 onto its
+				 * fd, close_range, exec, exit): no captured
+				 * syscall, counted apart (sys is close) */
 };
 
 struct replay_op {
@@ -95,6 +107,9 @@ struct replay_op {
 				 * the file's path */
 	const char *path2;	/* rename/link destination */
 	char *text;		/* owned: symlink target, xattr name */
+	uint8_t *value;		/* owned: a setxattr's captured value bytes
+				 * (value_len of count), NULL: none */
+	uint32_t value_len;
 	uint64_t off, count;
 	uint64_t flags;		/* open flags, *at flags, fallocate mode... */
 	uint64_t arg;

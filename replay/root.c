@@ -28,6 +28,7 @@ struct root_dir {
 	ino_t ino;
 	char *real;		/* its path as the kernel names it */
 	size_t real_len;
+	char *name;		/* the prefix is this name inside fd, or NULL */
 };
 
 struct replay_root {
@@ -164,6 +165,11 @@ struct replay_root *replay_root_open(const char *dir, const struct replay_map *m
 			goto fail;
 		}
 		d->real_len = strlen(d->real);
+		if (i && maps[i - 1].name && !(d->name = strdup(maps[i - 1].name))) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto fail;
+		}
 	}
 	return r;
 fail:
@@ -181,6 +187,7 @@ void replay_root_close(struct replay_root *r)
 			close(r->dirs[i].fd);
 		free(r->dirs[i].prefix);
 		free(r->dirs[i].real);
+		free(r->dirs[i].name);
 	}
 	free(r->dirs);
 	free(r);
@@ -233,11 +240,20 @@ int replay_root_locate(const struct replay_root *r, const char *abs,
 		p++;
 	if (!*p)
 		p = ".";
+	if (names_marker(p))
+		return -EPERM;
+	if (d->name) {	/* the prefix is a name inside the root */
+		int k = strcmp(p, ".") ? snprintf(rel, rellen, "%s/%s", d->name, p) :
+			snprintf(rel, rellen, "%s", d->name);
+
+		if (k < 0 || (size_t)k >= rellen || k >= PATH_MAX)
+			return -ENAMETOOLONG;
+		*rootfd = d->fd;
+		return 0;
+	}
 	n = strlen(p);
 	if (n >= rellen || n >= PATH_MAX)
 		return -ENAMETOOLONG;
-	if (names_marker(p))
-		return -EPERM;
 	memcpy(rel, p, n + 1);
 	*rootfd = d->fd;
 	return 0;
@@ -368,7 +384,7 @@ int replay_root_link_target(const struct replay_root *r, const char *abs, int pf
 			    const char *target, char *out, size_t outlen)
 {
 	const struct root_dir *d = pick_root(r, abs);
-	char base[PATH_MAX], res[PATH_MAX];
+	char base[PATH_MAX], res[PATH_MAX], named[PATH_MAX];
 	bool cut = false;
 	size_t len = 0, n;
 	int depth, rc = replay_root_check_target(abs, target);
@@ -387,8 +403,16 @@ int replay_root_link_target(const struct replay_root *r, const char *abs, int pf
 	/* a captured path beneath the map's own prefix is where the map put
 	 * it; any other absolute target stays in this directory, as
 	 * RESOLVE_IN_ROOT keeps it */
-	if (target[0] == '/' && d->len && under_prefix(target, d->prefix, d->len))
+	if (target[0] == '/' && d->len && under_prefix(target, d->prefix, d->len)) {
 		target += d->len;
+		if (d->name) {	/* the map's top is a name inside d->fd */
+			int k = snprintf(named, sizeof(named), "/%s%s", d->name, target);
+
+			if (k < 0 || (size_t)k >= sizeof(named))
+				return -ENAMETOOLONG;
+			target = named;
+		}
+	}
 	path_resolve(res, sizeof(res), base, strlen(base), *target ? target : "/", &cut);
 	if (cut || names_marker(res))
 		return cut ? -ENAMETOOLONG : -EPERM;

@@ -4,7 +4,9 @@
  * A captured absolute path maps beneath a root directory the user named
  * (`--root DIR`: /a/b becomes DIR/a/b), or beneath another directory for a
  * captured subtree (`--map /captured/prefix=DIR2`, longest prefix wins,
- * matched by whole components: /mnt/1 never matches /mnt/10). Resolution
+ * matched by whole components: /mnt/1 never matches /mnt/10), or to a name
+ * inside a directory (a map's `name`: the prefix is DIR2/name, so it can be
+ * absent, made and removed like any path). Resolution
  * is the kernel's: openat2(2) with RESOLVE_IN_ROOT relative to the root's
  * directory fd, so "..", absolute and relative symlinks (including ones
  * the replay itself created) cannot leave the root. String checks are a
@@ -24,6 +26,9 @@
 struct replay_map {
 	const char *prefix;	/* captured absolute prefix, normalised */
 	const char *dir;	/* where that subtree goes */
+	const char *name;	/* NULL; or the prefix is dir/name, a name
+				 * inside dir (replay_maps_for_log()) */
+	char *owned;		/* freed by replay_maps_release() */
 };
 
 struct replay_root;

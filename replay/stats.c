@@ -148,6 +148,12 @@ void replay_account(struct replay_stats *s, struct replay_report *rep,
 	struct replay_sys_stats *ss = &s->sys[op->sys < RIOT_SYS_COUNT ? op->sys : 0];
 	int div = 0;
 
+	if (op->opflags & OPF_RELEASE) {
+		/* the workload made no call for it: nothing to compare */
+		s->released += d->issued;
+		s->released_failed += d->issued && d->result < 0 && d->result != -EBADF;
+		return;
+	}
 	s->ops++;
 	ss->ops++;
 	if (!d->issued) {
@@ -218,6 +224,8 @@ int replay_stats_merge(struct replay_stats *into, const struct replay_stats *fro
 	into->bytes_read += from->bytes_read;
 	into->bytes_written += from->bytes_written;
 	into->reopened += from->reopened;
+	into->released += from->released;
+	into->released_failed += from->released_failed;
 	into->skipped_read += from->skipped_read;
 	into->skipped_written += from->skipped_written;
 	for (unsigned k = 0; k < SKIP_COUNT; k++)
@@ -324,6 +332,9 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 		fprintf(out, "not replayed:  %s read, %s written by skipped or unreplayable ops\n",
 			riot_fmt_bytes(s->skipped_read, b1, sizeof(b1)),
 			riot_fmt_bytes(s->skipped_written, b2, sizeof(b2)));
+	if (s->released)
+		fprintf(out, "implicit closes: %" PRIu64 " (files let go by dup2, close_range, exec, "
+			"exit), %" PRIu64 " failed\n", s->released, s->released_failed);
 	fprintf(out, "elapsed:       %.3f s, %.0f issued ops/s\n", secs,
 		secs > 0 ? (double)s->issued / secs : 0);
 	if (s->delay.count) {
@@ -414,6 +425,8 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 	json_u64(&j, "skipped", SUM(s, skipped));
 	json_u64(&j, "unreplayable", SUM(s, unreplayable));
 	json_u64(&j, "reopened", s->reopened);
+	json_u64(&j, "implicit_closes", s->released);
+	json_u64(&j, "implicit_closes_failed", s->released_failed);
 	json_u64(&j, "delay_count", s->delay.count);
 	json_u64(&j, "delay_p50_ns", hist_quantile(&s->delay, 0.5));
 	json_u64(&j, "delay_p99_ns", hist_quantile(&s->delay, 0.99));

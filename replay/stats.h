@@ -50,6 +50,9 @@ struct replay_stats {
 	uint64_t ops, issued, bytes_read, bytes_written;
 	uint64_t skip_by[SKIP_COUNT];
 	uint64_t reopened;	/* files a worker opened again by path */
+	uint64_t released;	/* implicit closes issued (OPF_RELEASE): not
+				 * in ops, no captured syscall of their own */
+	uint64_t released_failed;	/* of those, failed other than EBADF */
 	uint64_t skipped_read, skipped_written;	/* captured bytes of data
 						 * ops not issued */
 	uint64_t *per_second;	/* completions per second of the run */

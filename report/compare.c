@@ -230,9 +230,9 @@ static void print_fidelity(FILE *out, const struct run_view *cap, const struct r
 	char b[5][24];
 
 	fprintf(out, "\nfidelity of %s against %s\n", rep->label, cap->label);
-	fprintf(out, "  %-16s %11s %11s %10s %10s %9s %9s %9s %9s\n", "syscall", "captured",
-		"replayed", "cap bytes", "rep bytes", "diverged", "delay p50", "delay p99",
-		"delay max");
+	fprintf(out, "  %-16s %11s %11s %10s %10s %9s %9s %9s %9s %9s\n", "syscall", "captured",
+		"replayed", "cap bytes", "rep bytes", "diverged", "skipped", "delay p50",
+		"delay p99", "delay max");
 	for (unsigned i = 0; i < cap->nsys; i++) {
 		const struct sys_view *c = &cap->sys[i], *r = view_sys(rep, c->name);
 		struct sys_view none = { 0 };
@@ -240,9 +240,9 @@ static void print_fidelity(FILE *out, const struct run_view *cap, const struct r
 		if (!r)
 			r = &none;
 		fprintf(out, "  %-16s %11" PRIu64 " %11" PRIu64 " %10s %10s %9" PRIu64
-			" %9s %9s %9s\n", c->name, c->count, r->count,
+			" %9" PRIu64 " %9s %9s %9s\n", c->name, c->count, r->count,
 			riot_fmt_bytes(c->bytes, b[0], 24), riot_fmt_bytes(r->bytes, b[1], 24),
-			r->div[0] + r->div[1] + r->div[2] + r->div[3],
+			SYS_DIVERGED(r), r->div[2],
 			r->delay_count ? fmt_ns(r->delay_p50, b[2], 24) : "-",
 			r->delay_count ? fmt_ns(r->delay_p99, b[3], 24) : "-",
 			r->delay_count ? fmt_ns(r->delay_max, b[4], 24) : "-");
@@ -341,7 +341,8 @@ static void json_fidelity(struct json *j, const struct run_view *cap, const stru
 		json_u64(j, "replayed", r->count);
 		json_u64(j, "captured_bytes", c->bytes);
 		json_u64(j, "replayed_bytes", r->bytes);
-		json_u64(j, "diverged", r->div[0] + r->div[1] + r->div[2] + r->div[3]);
+		json_u64(j, "diverged", SYS_DIVERGED(r));
+		json_u64(j, "skipped", r->div[2]);
 		json_u64(j, "delay_p50_ns", r->delay_p50);
 		json_u64(j, "delay_p99_ns", r->delay_p99);
 		json_u64(j, "delay_max_ns", r->delay_max);

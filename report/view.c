@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/log.h"
 #include "view.h"
 
 const char *const view_class_names[VIEW_CLASSES] = {
@@ -136,12 +137,18 @@ static int load_syscalls(struct run_view *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	unsigned cap = 0;
+	/* a syscall none of whose ops was issued (all skipped) has no
+	 * syscalls row: it comes from its divergences, with count 0 */
 	int rc = prep(v->db, "SELECT sys, class, count, errors, bytes, lat_sum_ns, lat_mean_ns, "
 		      "lat_min_ns, lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns, "
 		      "delay_count, delay_p50_ns, delay_p99_ns, delay_max_ns, "
 		      "(SELECT group_concat(kind || '=' || count) FROM divergences d "
 		      " WHERE d.run_id = s.run_id AND d.sys = s.sys) "
-		      "FROM syscalls s WHERE run_id = ? ORDER BY count DESC, sys", &st, err, errlen);
+		      "FROM syscalls s WHERE run_id = ?1 "
+		      "UNION ALL SELECT sys, NULL, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
+		      "group_concat(kind || '=' || count) FROM divergences d WHERE run_id = ?1 "
+		      "AND NOT EXISTS (SELECT 1 FROM syscalls s WHERE s.run_id = ?1 AND s.sys = d.sys) "
+		      "GROUP BY sys ORDER BY 3 DESC, 1", &st, err, errlen);
 
 	if (rc)
 		return rc;
@@ -164,6 +171,11 @@ static int load_syscalls(struct run_view *v, char *err, size_t errlen)
 		memset(s, 0, sizeof(*s));
 		s->name = col_str(st, 0);
 		s->cls = col_str(st, 1);
+		if (!s->cls && s->name) {
+			const struct riot_sys_info *si = riot_sys_info((unsigned)riot_sys_by_name(s->name));
+
+			s->cls = strdup(riot_class_name(si ? si->cls : ~0u));
+		}
 		s->count = col_u64(st, 2);
 		s->errors = col_u64(st, 3);
 		s->bytes = col_u64(st, 4);

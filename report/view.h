@@ -17,6 +17,9 @@ struct sys_view {
 	uint64_t delay_count, delay_p50, delay_p99, delay_max;
 	uint64_t div[4];		/* result, bytes, skipped, other */
 };
+/* A replay's divergences of one syscall: its ops that were issued and came
+ * out otherwise than captured (the skipped ones are div[2], apart). */
+#define SYS_DIVERGED(s) ((s)->div[0] + (s)->div[1] + (s)->div[3])
 
 /* Timeline classes and "all", in that order; count 0 when absent. */
 #define VIEW_CLASSES 5

@@ -8,14 +8,14 @@
  *   SYSCALL key=value...      a syscall record; SYSCALL is a name from
  *                             bpf/syscalls.def (openat, pread64, readlink...)
  *   snap_proc pid=N cwd=PATH [ppid=N]
- *   snap_fd pid=N fd=N path=PATH [flags=F] [pos=N] [size=N] [ftype=T]
+ *   snap_fd pid=N fd=N path=PATH [flags=F] [pos=N] [size=N] [ftype=T] [perm=N]
  *   proc_fork pid=N child=N [child_tid=N] [flags=F]
  *   proc_exec pid=N path=PATH [comm=S]
  *   proc_exit pid=N [code=N]
  *   drop count=N [cpu=N]
  *
  * Syscall keys: pid tid t dur ret fd fd2 dirfd dirfd2 path path2 off off2
- * count flags mode cmd arg iovcnt uid gid size ino dev ftype created. A key
+ * count flags mode cmd arg iovcnt uid gid size ino dev ftype created perm. A key
  * given sets its RIOT_HAS_* bit; ret defaults to 0, pid to 100, tid to pid,
  * t to 1000 ns after the previous record, dur to 500.
  *
@@ -24,7 +24,7 @@
  * names joined by '|' (O_RDONLY O_WRONLY O_RDWR O_CREAT O_EXCL O_TRUNC
  * O_APPEND O_DIRECTORY O_NOFOLLOW O_CLOEXEC O_PATH AT_SYMLINK_NOFOLLOW
  * AT_REMOVEDIR AT_EMPTY_PATH RENAME_NOREPLACE RENAME_EXCHANGE) or a number;
- * ftype takes reg dir lnk sock fifo chr blk or a number. Strings (path,
+ * ftype takes reg dir lnk sock fifo chr blk or a number; perm is octal. Strings (path,
  * path2, cwd, comm) run to the next space and take escapes: \xHH (any
  * byte), \\ (a backslash), \{N*TEXT} (TEXT repeated N times, for long
  * paths). A trailing '!' (path=/a/b!) marks the string truncated, as
@@ -191,6 +191,11 @@ static bool set_syscall_field(struct line_ctx *c, struct riot_syscall *sc, const
 	NUM("ftype", ftype, RIOT_HAS_FTYPE) NUM("ino", ino, RIOT_HAS_INO)
 	NUM("dev", dev, RIOT_HAS_DEV) NUM("created", created, RIOT_HAS_CREATED)
 #undef NUM
+	if (strcmp(k, "perm") == 0) {
+		sc->perm = (uint32_t)strtoul(v, NULL, 8);
+		sc->has |= RIOT_HAS_PERM;
+		return true;
+	}
 	if (strcmp(k, "path") == 0) {
 		sc->path = parse_str(c, v);
 		sc->has |= RIOT_HAS_PATH;
@@ -221,7 +226,10 @@ static bool set_other_field(struct line_ctx *c, struct riot_rec *r, const char *
 		else if (strcmp(k, "pos") == 0) r->sfd.pos = (uint64_t)parse_num(c, v);
 		else if (strcmp(k, "size") == 0) r->sfd.size = (uint64_t)parse_num(c, v);
 		else if (strcmp(k, "ftype") == 0) r->sfd.ftype = (uint32_t)parse_num(c, v);
-		else return false;
+		else if (strcmp(k, "perm") == 0) {
+			r->sfd.perm = (uint32_t)strtoul(v, NULL, 8);
+			r->sfd.has_perm = true;
+		} else return false;
 		return true;
 	case RIOT_REC_PROC:
 		if (strcmp(k, "pid") == 0) r->proc.pid = r->proc.tid = (uint32_t)parse_num(c, v);

@@ -3,6 +3,8 @@
  *
  *   workload --dir DIR [--no-wait] [--exit N] SCENARIO...
  *
+ * `all` runs every scenario but heavy and replayops.
+ *
  * Before the go signal it prepares everything the scenarios need (files
  * with fixed sizes, path strings, thread stacks), makes its fd table exactly
  * {0, 1, 2, 3} where fd 3 is DIR/prefd.dat (5000 bytes, O_RDWR, position
@@ -878,6 +880,40 @@ static void run_heavy(void)
 	syscall(SYS_close, fd);
 }
 
+/* Calls whose replay needs more than the captured arguments: not part of
+ * `all` (the capture tests' exact sequences stay as they are). */
+static void setup_replayops(void)
+{
+	mkfile("rp.dat", 3000);
+	mkfile("rp.exe", 100);
+	mkfile("rp.sh", 10);
+	if (chmod(P("rp.exe"), 0750) || chmod(P("rp.sh"), 0755))
+		die("rp.exe");
+	mksym("rp.dat", "rp.lnk");
+	unlink(P("rp.hard"));
+}
+
+static void run_replayops(void)
+{
+	char proc[32] = "/proc/self/fd/4";
+
+	/* a regular file: EINVAL, and proof that it exists */
+	want("readlink file", SC(SYS_readlink, P("rp.dat"), rbuf, 256), -EINVAL);
+	want("readlink link", SC(SYS_readlink, P("rp.lnk"), rbuf, 256), 6);
+	/* a mode stat saw; one only access(X_OK) tells about */
+	want("stat rp.exe", SC(SYS_stat, P("rp.exe"), rbuf), 0);
+	want("access X_OK", SC(SYS_access, P("rp.exe"), X_OK), 0);
+	want("access X_OK sh", SC(SYS_access, P("rp.sh"), X_OK), 0);
+	want("open rp.dat", SC(SYS_openat, AT_FDCWD, P("rp.dat"), O_RDONLY, 0), 4);
+	/* futimens(4, NULL) */
+	want("futimens", SC(SYS_utimensat, 4, NULL, NULL, 0), 0);
+	/* glibc's fchmodat fallback */
+	want("chmod /proc/self/fd", SC(SYS_chmod, proc, 0600), 0);
+	want("close rp.dat", SC(SYS_close, 4), 0);
+	want("linkat follow", SC(SYS_linkat, AT_FDCWD, P("rp.lnk"), AT_FDCWD, P("rp.hard"),
+				 AT_SYMLINK_FOLLOW), 0);
+}
+
 struct scenario {
 	const char *name;
 	void (*setup)(void);
@@ -912,13 +948,14 @@ static const struct scenario scenarios[] = {
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 static const struct scenario heavy = { "heavy", setup_heavy, run_heavy };
+static const struct scenario replayops = { "replayops", setup_replayops, run_replayops };
 
 static void usage(void)
 {
 	size_t i;
 
 	fprintf(stderr, "usage: workload --dir DIR [--no-wait] [--exit N] SCENARIO...\n"
-		"scenarios: all heavy");
+		"scenarios: all heavy replayops");
 	for (i = 0; i < NSCEN; i++)
 		fprintf(stderr, " %s", scenarios[i].name);
 	fprintf(stderr, "\n");
@@ -943,9 +980,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[a], "all")) {
 			for (i = 0; i < NSCEN && ntodo < 64; i++)
 				todo[ntodo++] = &scenarios[i];
-		} else if (!strcmp(argv[a], "heavy")) {
+		} else if (!strcmp(argv[a], "heavy") || !strcmp(argv[a], "replayops")) {
 			if (ntodo < 64)
-				todo[ntodo++] = &heavy;
+				todo[ntodo++] = argv[a][0] == 'h' ? &heavy : &replayops;
 		} else {
 			for (j = 0; j < NSCEN; j++)
 				if (!strcmp(argv[a], scenarios[j].name))

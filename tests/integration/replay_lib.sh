@@ -1,12 +1,14 @@
 # tests/integration/replay_lib.sh: helpers of the replay tests, sourced after
 # lib.sh. RIOT, BIN and IT_TMP come from there.
 
-# tree_of DIR: one line per entry beneath DIR: type, size (not for
-# directories, whose size is the filesystem's business) and path.
+# tree_of DIR: one line per entry beneath DIR: type, mode (not for
+# symlinks), size (not for directories, whose size is the filesystem's
+# business), path, and a symlink's target.
 tree_of() {
 	(cd "$1" && {
-		find . -mindepth 1 ! -type d -printf '%y %s %p\n'
-		find . -mindepth 1 -type d -printf 'd %p\n'
+		find . -mindepth 1 ! -type d ! -type l -printf '%y %m %s %p\n'
+		find . -mindepth 1 -type l -printf 'l %s %p -> %l\n'
+		find . -mindepth 1 -type d -printf 'd %m %p\n'
 	} | LC_ALL=C sort)
 }
 

@@ -58,3 +58,23 @@ PY
 done
 [ "$(stat -c %s "$R/data/a.dat")" = 8192 ] || fail "a.dat is $(stat -c %s "$R/data/a.dat") bytes, not 8192"
 echo "ok: iolog exact, fio moved the trace's bytes with io_uring and psync"
+
+# A file in a directory the workload made: riot init does not make it and
+# fio cannot, so the printed route would fail (err=2 on open): refused,
+# with the directory named, and no job file written.
+cat >"$IT_TMP/mkdir.txt" <<'TRACE'
+100 1700000000.000000 mkdir("/data/t0", 0755) = 0 <0.000010>
+100 1700000000.000100 openat(AT_FDCWD</w>, "/data/t0/f0.bin", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3</data/t0/f0.bin> <0.000010>
+100 1700000000.001000 write(3</data/t0/f0.bin>, "\0\0"..., 4096) = 4096 <0.000010>
+100 1700000000.002000 close(3</data/t0/f0.bin>) = 0 <0.000001>
+100 1700000000.003000 exit_group(0) = ?
+100 1700000000.003100 +++ exited with 0 +++
+TRACE
+"$RIOT" import strace "$IT_TMP/mkdir.txt" -o "$IT_TMP/m.riot" >"$IT_TMP/imp.out" 2>&1 || fail "import: $(cat "$IT_TMP/imp.out")"
+"$RIOT" export fio "$IT_TMP/m.riot" -o "$IT_TMP/fio-m" --root "$R" >"$IT_TMP/exp.out" 2>&1 &&
+	fail "export of a file in a directory the workload made succeeded"
+[ "$(cat "$IT_TMP/exp.out")" = "riot: export: /data/t0 is a directory the workload made, and fio cannot make directories: replay this log with riot replay" ] ||
+	fail "export said: $(cat "$IT_TMP/exp.out")"
+[ ! -e "$IT_TMP/fio-m/riot.fio" ] || fail "a job file was written for a refused export"
+echo "ok: a file in a directory the workload made is refused with its reason"
+

@@ -49,14 +49,15 @@ static void build_records(void)
 
 	/* every optional field */
 	s = sc(RIOT_SYS_renameat2, 100, 101, 1000000);
-	s->has = (1u << 21) - 1;
+	s->has = (1u << 23) - 1;
 	s->ret = -2;
 	s->fd = 3; s->fd2 = -1; s->dirfd = -100; s->dirfd2 = 7;
 	s->path.s = "/a/b"; s->path2.s = "/a/c"; s->path2.truncated = true;
 	s->off = 4096; s->off2 = 99; s->count = 8192; s->flags = 0x80000;
 	s->mode = 0644; s->cmd = 5; s->arg = 0xdeadbeef; s->iovcnt = 3;
 	s->uid = 1000; s->gid = 1001; s->size = 1 << 30; s->ftype = 0100000;
-	s->ino = 123456789; s->dev = 0x10302; s->created = 1;
+	s->ino = 123456789; s->dev = 0x10302; s->created = 1; s->perm = 04755;
+	s->value = (const uint8_t *)"\x02\0\0\0\x01\0\x06\0"; s->value_len = 8;
 	/* no optional field, zero duration, time going backwards */
 	s = sc(RIOT_SYS_sync, 100, 100, 999000);
 	s->dur = 0;
@@ -64,14 +65,15 @@ static void build_records(void)
 	s = sc(RIOT_SYS_pread64, UINT32_MAX, 0, UINT64_MAX);
 	s->dur = UINT64_MAX;
 	s->ret = INT64_MIN;
-	s->has = (1u << 21) - 1;
+	s->has = (1u << 23) - 1;
 	s->fd = INT32_MIN; s->fd2 = INT32_MAX; s->dirfd = INT32_MIN; s->dirfd2 = INT32_MAX;
 	s->path.s = all_bytes; s->path2.s = "";
 	s->off = UINT64_MAX; s->off2 = UINT64_MAX; s->count = UINT64_MAX;
 	s->flags = UINT64_MAX; s->mode = UINT32_MAX; s->cmd = UINT32_MAX;
 	s->arg = UINT64_MAX; s->iovcnt = UINT32_MAX; s->uid = UINT32_MAX;
 	s->gid = UINT32_MAX; s->size = UINT64_MAX; s->ftype = UINT32_MAX;
-	s->ino = UINT64_MAX; s->dev = UINT64_MAX; s->created = UINT8_MAX;
+	s->ino = UINT64_MAX; s->dev = UINT64_MAX; s->created = UINT8_MAX; s->perm = 07777;
+	s->value = NULL; s->value_len = 0;
 	s = sc(RIOT_SYS_pwrite64, 0, UINT32_MAX, 0);
 	s->has = RIOT_HAS_FD | RIOT_HAS_OFF | RIOT_HAS_COUNT;
 	s->ret = INT64_MAX;
@@ -130,7 +132,7 @@ static void build_records(void)
 	r->sfd = (struct riot_snap_fd){ .pid = 200, .fd = 5, .t = 11,
 					.path = { "/var/log/x.log", false }, .flags = 02101,
 					.pos = 777, .size = 1 << 20, .ino = 42, .dev = 0x801,
-					.ftype = 0100000 };
+					.ftype = 0100000, .perm = 0640, .has_perm = true };
 	r = next_rec(RIOT_REC_SNAP_FD);
 	r->sfd = (struct riot_snap_fd){ .pid = UINT32_MAX, .fd = INT32_MIN, .t = 0,
 					.flags = UINT32_MAX, .pos = UINT64_MAX,
@@ -194,6 +196,10 @@ static void check_syscall(const struct riot_syscall *a, const struct riot_syscal
 	CHECK_U64(a->ino, b->ino);
 	CHECK_U64(a->dev, b->dev);
 	CHECK_U64(a->created, b->created);
+	CHECK_U64(a->perm, b->perm);
+	CHECK_U64(a->value_len, b->value_len);
+	if (a->value_len == b->value_len && a->value_len)
+		CHECK(memcmp(a->value, b->value, a->value_len) == 0);
 }
 
 static void check_rec(const struct riot_rec *a, const struct riot_rec *b)
@@ -235,6 +241,8 @@ static void check_rec(const struct riot_rec *a, const struct riot_rec *b)
 		CHECK_U64(a->sfd.ino, b->sfd.ino);
 		CHECK_U64(a->sfd.dev, b->sfd.dev);
 		CHECK_U64(a->sfd.ftype, b->sfd.ftype);
+		CHECK_EQ(a->sfd.has_perm, b->sfd.has_perm);
+		CHECK_U64(a->sfd.perm, b->sfd.perm);
 		break;
 	case RIOT_REC_DROP:
 		CHECK_U64(a->drop.cpu, b->drop.cpu);

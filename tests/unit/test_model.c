@@ -984,6 +984,113 @@ static void test_queries(void)
 	CHECK(!model_fd_known(m, 10, 10, 4));
 }
 
+/* futimens: utimensat with a NULL path acts on its fd's file. */
+static void test_futimens(void)
+{
+	fresh();
+	snap_proc(1, "/cwd");
+	uint64_t f = openat_(1, 1, AT_FDCWD, "t.dat", O_WRONLY | O_CREAT, 3);
+	struct riot_rec r = sysrec(RIOT_SYS_utimensat, 1, 1, 0);
+
+	r.sc.has = RIOT_HAS_DIRFD | RIOT_HAS_FLAGS;
+	r.sc.dirfd = 3;
+	apply(&r);
+	CHECK_U64(op.file, f);
+	CHECK_STR(op.path, "/cwd/t.dat");
+	CHECK_EQ(op.flags, 0);
+	r.sc.dirfd = 9;	/* an fd the model does not know: counted */
+	apply(&r);
+	CHECK_U64(op.file, 0);
+	CHECK_EQ(op.flags, MODEL_OP_FD_UNKNOWN);
+	CHECK_EQ(st()->unresolved_fd_by_sys[RIOT_SYS_utimensat], 1);
+	CHECK_EQ(apply_errors, 0);
+}
+
+static const char *chmod_path(uint32_t pid, uint32_t tid, const char *path)
+{
+	struct riot_rec r = sysrec(RIOT_SYS_chmod, pid, tid, 0);
+
+	r.sc.has = RIOT_HAS_PATH | RIOT_HAS_MODE;
+	r.sc.path.s = path;
+	r.sc.mode = 0755;
+	apply(&r);
+	return op.path;
+}
+
+/* A /proc path naming an fd is the path of the file behind it: glibc's
+ * fchmodat fallback chmod("/proc/self/fd/N"). */
+static void test_proc_fd_paths(void)
+{
+	fresh();
+	snap_proc(1, "/cwd");
+	snap_proc(2, "/other");
+	openat_(1, 1, AT_FDCWD, "/data/dir", O_RDONLY | O_DIRECTORY, 3);
+	openat_(2, 2, AT_FDCWD, "/elsewhere/f", O_RDONLY, 3);
+	fork_(1, 1, 1, 5, CLONE_PTHREAD);
+	CHECK_STR(chmod_path(1, 1, "/proc/self/fd/3"), "/data/dir");
+	CHECK_STR(chmod_path(1, 5, "/proc/thread-self/fd/3"), "/data/dir");
+	CHECK_STR(chmod_path(1, 1, "/proc/1/fd/3"), "/data/dir");
+	CHECK_STR(chmod_path(1, 5, "/proc/1/task/5/fd/3/sub/x"), "/data/dir/sub/x");
+	CHECK_STR(chmod_path(1, 1, "/proc/2/fd/3"), "/elsewhere/f");	/* another traced pid */
+	/* not an fd the model knows, not an fd path, an unknown pid: as they are */
+	CHECK_STR(chmod_path(1, 1, "/proc/self/fd/7"), "/proc/self/fd/7");
+	CHECK_STR(chmod_path(1, 1, "/proc/self/fdinfo/3"), "/proc/self/fdinfo/3");
+	CHECK_STR(chmod_path(1, 1, "/proc/99/fd/3"), "/proc/99/fd/3");
+	CHECK_STR(chmod_path(1, 1, "/proc/self/fd/3x"), "/proc/self/fd/3x");
+	/* relative to a cwd in /proc */
+	struct riot_rec r = sysrec(RIOT_SYS_chdir, 1, 1, 0);
+	r.sc.has = RIOT_HAS_PATH;
+	r.sc.path.s = "/proc/self";
+	apply(&r);
+	CHECK_STR(chmod_path(1, 1, "fd/3"), "/data/dir");
+	CHECK_EQ(apply_errors, 0);
+}
+
+/* What each record let go: model_released() lists the file objects no fd
+ * refers to any more after it, for the replay's implicit closes. */
+static unsigned released(uint64_t *ids)
+{
+	const struct model_file *f;
+	unsigned n = 0;
+
+	while ((f = model_released(m, n)))
+		ids[n++] = f->id;
+	return n;
+}
+
+static void test_released(void)
+{
+	uint64_t ids[8];
+
+	fresh();
+	snap_proc(1, "/");
+	uint64_t a = open_(1, "/a", O_RDONLY, 3);
+	uint64_t b = open_(1, "/b", O_RDONLY, 4);
+	CHECK_EQ(released(ids), 0);
+	dup2_(RIOT_SYS_dup2, 1, 3, 4, 0, 4);	/* b's last fd replaced */
+	CHECK_EQ(released(ids), 1);
+	CHECK_U64(ids[0], b);
+	rd(1, 4);
+	CHECK_EQ(released(ids), 0);
+	close_(1, 3, 0);	/* a is still at 4 */
+	CHECK_EQ(released(ids), 0);
+	uint64_t c = open_(1, "/c", O_RDONLY | O_CLOEXEC, 5);
+	uint64_t d = open_(1, "/d", O_RDONLY, 6);
+	exec_(1, 1, "/bin/x");	/* c: close-on-exec */
+	CHECK_EQ(released(ids), 1);
+	CHECK_U64(ids[0], c);
+	close_range_(1, 6, 6, 0, 0);
+	CHECK_EQ(released(ids), 1);
+	CHECK_U64(ids[0], d);
+	fork_(1, 1, 2, 2, 0);	/* the child holds a copy of fd 4 */
+	exit_(1, 1);
+	CHECK_EQ(released(ids), 0);
+	exit_(2, 2);
+	CHECK_EQ(released(ids), 1);
+	CHECK_U64(ids[0], a);
+	CHECK_EQ(apply_errors, 0);
+}
+
 int main(void)
 {
 	test_normalise();
@@ -996,10 +1103,13 @@ int main(void)
 	test_exec_unshares_and_ends_threads();
 	test_exit_closes();
 	test_dup_family();
+	test_released();
 	test_close_range();
 	test_fd_reuse();
 	test_chdir_fchdir();
 	test_at_paths();
+	test_futimens();
+	test_proc_fd_paths();
 	test_path2_roles();
 	test_copy_fd2();
 	test_failed_changes_nothing();

@@ -261,7 +261,7 @@ static void test_link_targets(const struct replay_root *r)
 static void test_map_all(void)
 {
 	struct replay_map all = { .prefix = "/", .dir = map10 };
-	struct replay_map bad[] = { { "/a", map1 }, { "a/b", map1 } };
+	struct replay_map bad[] = { { .prefix = "/a", .dir = map1 }, { .prefix = "a/b", .dir = map1 } };
 	char rel[PATH_MAX], err[256];
 	struct replay_root *r = replay_root_open(root_dir, &all, 1, err, sizeof(err));
 	int fd, mapfd;
@@ -295,7 +295,7 @@ static void test_open_errors(void)
 
 int main(void)
 {
-	struct replay_map maps[] = { { "/mnt/1", map1 }, { "/mnt/10/", map10 } };
+	struct replay_map maps[] = { { "/mnt/1", map1, NULL, NULL }, { "/mnt/10/", map10, NULL, NULL } };
 	char before[16384], after[16384], cmd[256];
 	struct replay_root *r;
 	char err[512];
