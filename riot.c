@@ -15,6 +15,8 @@ struct riot_command {
 	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
 	const char *summary;
 	const char *help;			/* full text for --help */
+	void (*help_more)(FILE *out);		/* what follows it, made from a
+						 * table (NULL: nothing) */
 };
 
 static int cmd_help(int argc, char **argv);
@@ -25,17 +27,18 @@ static const char help_help[] =
 	"Lists riot's commands, or prints the help of one.\n";
 
 static const struct riot_command commands[] = {
-	{ "capture", cmd_capture, "record the file I/O of a command, processes, a cgroup or the host", cmd_capture_help },
-	{ "init", cmd_init, "create the file tree a log expects, under a root", cmd_init_help },
-	{ "replay", cmd_replay, "replay a log's I/O under a root, and measure it", cmd_replay_help },
-	{ "report", cmd_report, "summarise captures and replays into SQLite; show them", cmd_report_help },
-	{ "compare", cmd_compare, "put runs side by side", cmd_compare_help },
-	{ "info", cmd_info, "summarise a .riot log", cmd_info_help },
-	{ "dump", cmd_dump, "print every record of a .riot log", cmd_dump_help },
-	{ "import", cmd_import, "turn another tool's trace (strace) into a .riot log", cmd_import_help },
-	{ "export", cmd_export, "write a log for another tool (fio iolog)", cmd_export_help },
-	{ "version", cmd_version, "riot, library and kernel feature versions", cmd_version_help },
-	{ "help", cmd_help, "list commands or show one's help", help_help },
+	{ "capture", cmd_capture, "record the file I/O of a command, processes, a cgroup or the host", cmd_capture_help, NULL },
+	{ "init", cmd_init, "create the file tree a log expects, under a root", cmd_init_help, NULL },
+	{ "replay", cmd_replay, "replay a log's I/O under a root, and measure it", cmd_replay_help,
+	  cmd_replay_help_more },
+	{ "report", cmd_report, "summarise captures and replays into SQLite; show them", cmd_report_help, NULL },
+	{ "compare", cmd_compare, "put runs side by side", cmd_compare_help, NULL },
+	{ "info", cmd_info, "summarise a .riot log", cmd_info_help, NULL },
+	{ "dump", cmd_dump, "print every record of a .riot log", cmd_dump_help, NULL },
+	{ "import", cmd_import, "turn another tool's trace (strace) into a .riot log", cmd_import_help, NULL },
+	{ "export", cmd_export, "write a log for another tool (fio iolog)", cmd_export_help, NULL },
+	{ "version", cmd_version, "riot, library and kernel feature versions", cmd_version_help, NULL },
+	{ "help", cmd_help, "list commands or show one's help", help_help, NULL },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -87,6 +90,13 @@ static void report_no_command(const char *name)
 	fputs("\nTry 'riot help'.\n", stderr);
 }
 
+static void print_help(const struct riot_command *c)
+{
+	fputs(c->help, stdout);
+	if (c->help_more)
+		c->help_more(stdout);
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	const struct riot_command *c;
@@ -102,7 +112,7 @@ static int cmd_help(int argc, char **argv)
 		report_no_command(argv[1]);
 		return RIOT_EXIT_USAGE;
 	}
-	fputs(c->help, stdout);
+	print_help(c);
 	return RIOT_EXIT_OK;
 }
 
@@ -138,7 +148,7 @@ int main(int argc, char **argv)
 	}
 	riot_cmd = c->name;
 	if (wants_help(argc - 1, argv + 1)) {
-		fputs(c->help, stdout);
+		print_help(c);
 		return RIOT_EXIT_OK;
 	}
 	argv[1] = (char *)c->name;

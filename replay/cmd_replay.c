@@ -59,14 +59,10 @@ const char cmd_replay_help[] =
 	"  --order O         thread: per-thread order only; resource (default):\n"
 	"                    also the captured order of ops of different threads on\n"
 	"                    the same file or path; strict: one global order\n"
-	"  --workers N       io_uring worker threads (default: online CPUs); the\n"
-	"                    threads of one captured process share a worker\n"
-	"  --engine E        uring (default): io_uring, registered file slots, ops\n"
-	"                    it cannot do on this kernel on a small synchronous pool\n"
-	"                    (counted as fallbacks); a worker serving one thread\n"
-	"                    alone runs the calls io_uring would hand to its kernel\n"
-	"                    threads itself (counted as run inline); sync: one\n"
-	"                    thread per stream with blocking syscalls, the baseline\n"
+	"  --workers N       uring engine: worker threads (default: online CPUs);\n"
+	"                    the threads of one captured process share a worker\n"
+	"  --engine E        how ops are issued: see Engines below; the default is\n"
+	"                    the one whose latencies are the filesystem's own\n"
 	"  --fill KIND       random (default), zero, compress:PCT\n"
 	"  --no-init         replay onto DIR as it is\n"
 	"  --drop-caches     sync and drop the page cache before the start\n"
@@ -81,6 +77,11 @@ const char cmd_replay_help[] =
 	"A progress line is shown on a terminal. The summary gives operations,\n"
 	"bytes, elapsed time, ops/s, latency p50/p99 per syscall, issue delay\n"
 	"p50/p99, fallbacks, divergences, skipped and unreplayable operations.\n";
+
+void cmd_replay_help_more(FILE *out)
+{
+	replay_engines_help(out);
+}
 
 struct replay_args {
 	const char *log, *root, *report, *label, *user;
@@ -167,12 +168,12 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 		a->workers = (unsigned)n;
 		return 0;
 	case 'e':
-		if (strcmp(arg, "uring") == 0 || strcmp(arg, "io_uring") == 0)
-			a->engine = &replay_engine_uring;
-		else if (strcmp(arg, "sync") == 0)
-			a->engine = &replay_engine_sync;
-		else
-			return riot_usage("--engine is uring or sync");
+		if (!(a->engine = replay_engine_find(arg))) {
+			char names[256];
+
+			replay_engine_names(names, sizeof(names));
+			return riot_usage("--engine '%s' is none of the engines: %s", arg, names);
+		}
 		return 0;
 	case 'f':
 		a->fill_name = arg;
@@ -203,7 +204,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	};
 	int c, rc;
 
-	*a = (struct replay_args){ .order = ORDER_RESOURCE, .engine = &replay_engine_uring,
+	*a = (struct replay_args){ .order = ORDER_RESOURCE, .engine = replay_engines[0],
 				   .fill_name = "random", .fill = { .kind = FILL_RANDOM } };
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
 		if ((rc = parse_option(a, c, optarg)) != 0)
@@ -472,7 +473,7 @@ static int store_report(struct replay_run *r, int argc, char **argv)
 		.duration_ns = r->elapsed_ns,
 		.complete = replay_plan_log_complete(r->cx.plan), .speed = a->speed,
 		.order = order_names[a->order], .workers = a->workers,
-		.engine = a->engine == &replay_engine_uring ? "io_uring" : "sync",
+		.engine = a->engine->report_name,
 		.fill = a->fill_name,
 	};
 
@@ -492,8 +493,7 @@ static void print_summary(const struct replay_run *r)
 	const struct replay_args *a = r->a;
 	struct replay_summary_info si = {
 		.engine = a->engine->name, .order = order_names[a->order], .speed = a->speed,
-		.workers = a->engine == &replay_engine_uring ? a->workers :
-			   replay_plan_nstreams(r->cx.plan),
+		.workers = a->engine->threads(r->eng),
 		.elapsed_ns = r->elapsed_ns, .streams = replay_plan_nstreams(r->cx.plan),
 		.log_complete = replay_plan_log_complete(r->cx.plan),
 	};

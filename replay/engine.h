@@ -1,12 +1,17 @@
 /* replay/engine.h: replay engines, private to replay/.
  *
  * An engine issues the plan's ops (plan.h) against the root. Engines sit
- * behind a function table: `uring` multiplexes the streams over a few
- * workers, each with its own io_uring ring and registered (direct) file
- * table; `sync` gives every stream an OS thread issuing plain blocking
- * syscalls: the honest baseline. Both take ops from the same producer,
- * keep the same ordering and schedule, and account every op through
- * replay_account().
+ * behind a function table and are listed in one table (engines.c): an
+ * engine is one file plus one entry there; `riot replay --engine` and its
+ * help come from that table. `sync` (the default) gives every stream an OS
+ * thread issuing plain blocking syscalls, as the captured threads did;
+ * `uring` multiplexes the streams over a few workers, each with its own
+ * io_uring ring and registered (direct) file table. replay/ENGINES.md says
+ * which measurements chose the default.
+ *
+ * Every op goes the same way whatever the engine (drive.c): wait for its
+ * dependencies, resolve its paths, prepare its data, wait until it is due,
+ * issue, account. An engine only supplies the issue step.
  *
  * One rule for the files of both: a file object whose replayed open failed
  * (where the capture's succeeded) has no fd in the replay, so every later
@@ -23,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <limits.h>
+#include <stdio.h>
+#include <pthread.h>
 #include <sys/uio.h>
 
 #include "fill.h"
@@ -48,7 +55,12 @@ void replay_ctx_open_gate(struct replay_ctx *cx);
 void replay_ctx_wait_gate(struct replay_ctx *cx);
 
 struct replay_engine {
-	const char *name;
+	const char *name;	/* --engine NAME */
+	const char *alias;	/* another accepted name, or NULL */
+	const char *report_name;	/* runs.replay_engine in reports */
+	const char *help;	/* what it does, for --help (wrapped lines) */
+	/* Threads issuing ops (for the summary), once the run has ended. */
+	unsigned (*threads)(void *eng);
 	/* Makes the engine's state; NULL + errno with a reason in err. */
 	void *(*create)(struct replay_ctx *cx, char *err, size_t errlen);
 	replay_route_fn route;
@@ -63,13 +75,70 @@ struct replay_engine {
 extern const struct replay_engine replay_engine_uring;
 extern const struct replay_engine replay_engine_sync;
 
+/* The engine table (engines.c); the first entry is the default. */
+extern const struct replay_engine *const replay_engines[];
+extern const unsigned replay_nengines;
+/* The engine called name (or its alias), NULL when none is. */
+const struct replay_engine *replay_engine_find(const char *name);
+/* "sync, uring": the names, for error messages. */
+void replay_engine_names(char *buf, size_t len);
+/* Every engine and its help, for riot replay --help. */
+void replay_engines_help(FILE *out);
+
+/* ---- the per-op driver (drive.c) ---- */
+
+/* Where a driven op stands after replay_drive_begin(). */
+enum replay_step {
+	STEP_ISSUE,	/* issue it now (d->due set, 0 when unpaced) */
+	STEP_DONE,	/* nothing to issue (state only, unreplayable, or
+			 * skipped: d->skip): account it with replay_drive_end() */
+	STEP_BLOCKED,	/* a dependency is not complete: *what is its seq */
+	STEP_NOT_DUE,	/* due later than spin_ns from now: *what is when */
+};
+
+/* How the threads of an engine wait for ops' due times: each sleeps
+ * (clock_nanosleep, timer slack 1 ns) until spin_ns before, then spins the
+ * rest, for a timer wakes late (tens of microseconds on a quiet machine).
+ * At most max_spinners threads spin at once, one CPU fewer than the
+ * machine has: the kernel threads a replay depends on (io-wq, the
+ * journal, writeback) and the log reader must get a CPU; a thread over
+ * the budget sleeps the whole way. */
+struct replay_pace {
+	uint64_t spin_ns;
+	int max_spinners;
+	_Atomic int spinning;
+};
+
+void replay_pace_init(struct replay_pace *p, uint64_t spin_ns);
+/* Returns at due_ns (or as soon after as the machine allows). */
+void replay_wait_until(struct replay_pace *p, uint64_t due_ns);
+
+/* Steps 1 to 4 of op: dependencies, paths, data, due time. With wait,
+ * sleeps on dependencies and until due and never returns BLOCKED or
+ * NOT_DUE; without, returns them for the caller's loop to come back.
+ * d is reset here. */
+enum replay_step replay_drive_begin(const struct replay_ctx *cx, struct replay_op *op,
+				    struct replay_pace *pace, bool wait,
+				    struct replay_done *d, uint64_t *what);
+/* Step 5's measurement around an issue that has finished: t0 when the
+ * call was made, t1 when it returned, result its return value. */
+void replay_drive_issued(const struct replay_ctx *cx, struct replay_done *d, uint64_t t0,
+			 uint64_t t1, int64_t result);
+/* Step 6: accounts op into s (under lock when not NULL), counts it for
+ * progress and completes it, waking whoever waits on it. */
+void replay_drive_end(struct replay_ctx *cx, struct replay_stats *s, pthread_mutex_t *lock,
+		      struct replay_op *op, const struct replay_done *d);
+
+/* Issues op and blocks until it is done: result or -errno. */
+typedef int64_t (*replay_issue_fn)(void *arg, const struct replay_op *op);
+/* All six steps for an engine whose issue blocks. */
+void replay_drive_op(struct replay_ctx *cx, struct replay_pace *pace,
+		     struct replay_stats *s, pthread_mutex_t *lock, struct replay_op *op,
+		     replay_issue_fn issue, void *arg);
+
 uint64_t replay_now_ns(void);
 /* When op is due (CLOCK_MONOTONIC ns), 0 when unpaced. */
 uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op);
-/* Sleeps until spin_ns before due, then spins to it: a timer wakes late
- * (tens of microseconds on a quiet machine, far more on a busy VM), so
- * the last stretch is spun for precision. */
-void replay_wait_until(uint64_t due_ns, uint64_t spin_ns);
 
 /* Performs op with plain syscalls: the sync engine and the uring engine's
  * fallback pool. fd, fd2: real fds of op->file, op->file2 (-1 when none).
@@ -128,6 +197,11 @@ size_t replay_buf_len(uint64_t count);
  * entries written to iov (at most REPLAY_IOV_MAX). A write of more than
  * cap bytes writes the fill of its first cap bytes again and again. */
 unsigned replay_rw_iov(void *buf, size_t cap, size_t len, struct iovec *iov);
+
+/* Fills the calling thread's buffer with what write op writes, before its
+ * clock starts: replay_exec() of that op then writes it as it is, so the
+ * time to make the data is not counted as the write's latency. */
+void replay_prepare_data(const struct replay_ctx *cx, const struct replay_op *op);
 
 /* A thread-local buffer of at least len bytes (at most REPLAY_BUF_BYTES),
  * 4 KiB aligned (O_DIRECT). NULL when out of memory or len is larger. */

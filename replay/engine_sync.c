@@ -46,6 +46,7 @@ struct sync_engine {
 	unsigned nlanes;
 	struct sync_shard shards[SYNC_SHARDS];
 	struct replay_fdmap *fds;	/* file object -> real fd */
+	struct replay_pace pace;
 	int thread_error;
 };
 
@@ -100,14 +101,6 @@ static void sync_push(void *eng, unsigned lane, uint64_t seq)
 	pthread_mutex_unlock(&l->lock);
 }
 
-static void wait_deps(struct replay_plan *p, const struct replay_op *op)
-{
-	uint64_t seq;
-
-	while ((seq = replay_op_blocker(p, op)))
-		replay_plan_wait_op(p, seq);
-}
-
 /* The fdmap value of a file object whose replayed open failed. */
 #define OPEN_FAILED ((int64_t)INT32_MAX + 1)
 
@@ -131,8 +124,9 @@ static int file_fd(struct sync_engine *e, const struct replay_op *op, bool secon
 	return (int)fd;
 }
 
-static int64_t sync_issue(struct sync_engine *e, const struct replay_op *op)
+static int64_t sync_issue(void *arg, const struct replay_op *op)
 {
+	struct sync_engine *e = arg;
 	int fd = -1, fd2 = -1;
 	int64_t rc;
 
@@ -160,36 +154,6 @@ static int64_t sync_issue(struct sync_engine *e, const struct replay_op *op)
 	return rc;
 }
 
-static void sync_run_op(struct sync_lane *l, struct replay_op *op)
-{
-	struct sync_engine *e = l->e;
-	struct replay_ctx *cx = e->cx;
-	struct replay_done d = { .delay_ns = -1 };
-	struct sync_shard *sh = &e->shards[l->shard];
-
-	wait_deps(cx->plan, op);
-	if (op->act > ACT_UNREPLAYABLE)
-		d.skip = (uint8_t)replay_check_paths(cx, op);
-	if (op->act > ACT_UNREPLAYABLE && !d.skip) {
-		uint64_t due = replay_due_ns(cx, op), t0, t1;
-
-		if (due)
-			replay_wait_until(due, SYNC_SPIN_NS);
-		t0 = replay_now_ns();
-		d.result = sync_issue(e, op);
-		t1 = replay_now_ns();
-		d.issued = true;
-		d.t_ns = t0 > cx->start_ns ? t0 - cx->start_ns : 0;
-		d.lat_ns = t1 - t0;
-		d.delay_ns = due ? (int64_t)(t0 - due) : -1;
-	}
-	pthread_mutex_lock(&sh->lock);
-	replay_account(&sh->stats, cx->report, op, &d);
-	pthread_mutex_unlock(&sh->lock);
-	atomic_fetch_add_explicit(&cx->completed, 1, memory_order_relaxed);
-	replay_op_complete(cx->plan, op);
-}
-
 static void *sync_thread(void *arg)
 {
 	struct sync_lane *l = arg;
@@ -197,8 +161,11 @@ static void *sync_thread(void *arg)
 
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	replay_ctx_wait_gate(l->e->cx);
+	struct sync_engine *e = l->e;
+	struct sync_shard *sh = &e->shards[l->shard];
 	while (lane_pop(l, &seq))
-		sync_run_op(l, replay_plan_op(l->e->cx->plan, seq));
+		replay_drive_op(e->cx, &e->pace, &sh->stats, &sh->lock,
+				replay_plan_op(e->cx->plan, seq), sync_issue, e);
 	replay_scratch_release();
 	return NULL;
 }
@@ -256,6 +223,7 @@ static void *sync_create(struct replay_ctx *cx, char *err, size_t errlen)
 		return NULL;
 	}
 	e->cx = cx;
+	replay_pace_init(&e->pace, SYNC_SPIN_NS);
 	for (unsigned i = 0; i < SYNC_SHARDS; i++) {
 		pthread_mutex_init(&e->shards[i].lock, NULL);
 		replay_stats_init(&e->shards[i].stats);
@@ -321,8 +289,19 @@ static void sync_destroy(void *eng)
 	free(e);
 }
 
+static unsigned sync_threads(void *eng)
+{
+	return ((struct sync_engine *)eng)->nlanes;
+}
+
 const struct replay_engine replay_engine_sync = {
 	.name = "sync",
+	.report_name = "sync",
+	.help = "one thread per captured thread (up to 1024), issuing\n"
+		"the captured calls as blocking syscalls, as the program\n"
+		"did: what it measures is what the filesystem imposes on\n"
+		"each call",
+	.threads = sync_threads,
 	.create = sync_create,
 	.route = sync_route,
 	.push = sync_push,

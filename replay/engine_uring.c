@@ -103,7 +103,7 @@ struct uworker {
 	uint64_t done_max;		/* largest seq completed since the last
 					 * wake-up pass */
 	uint64_t ncomplete;		/* ops this worker completed */
-	uint64_t npublished;		/* ... of which added to cx->completed */
+	uint64_t npublished;		/* ... of which made visible in activity */
 	_Atomic uint64_t activity;	/* ncomplete as others may see it: a
 					 * worker about to sleep checks that
 					 * no one completed anything since it
@@ -135,6 +135,7 @@ struct uring_engine {
 	uint32_t *pid_key, *pid_worker;	/* open addressing, producer only */
 	uint32_t pid_cap, npids, next_worker;
 	_Atomic bool stop;
+	struct replay_pace pace;
 	pthread_t pool[POOL_THREADS];
 	unsigned npool;
 	pthread_mutex_t pool_lock;
@@ -328,20 +329,20 @@ static struct io_uring_sqe *sqe_get(struct uworker *w)
 /* Accounts op, completes it and moves its stream on. */
 static void op_finish(struct uworker *w, struct replay_op *op, const struct replay_done *d)
 {
-	struct replay_ctx *cx = w->e->cx;
 	struct ustream *s = &w->streams[op->stream];
+	uint64_t next = op->next;	/* op's slot is reused once complete */
+	uint64_t seq = op->seq;
 
-	replay_account(&w->stats, cx->report, op, d);
-	s->head = op->next;
+	replay_drive_end(w->e->cx, &w->stats, NULL, op, d);
+	s->head = next;
 	if (!s->head) {
 		s->tail = 0;
 		w->nbusy--;
 	}
 	s->busy = false;
-	replay_op_complete(cx->plan, op);
 	w->ncomplete++;
-	if (op->seq > w->done_max)
-		w->done_max = op->seq;
+	if (seq > w->done_max)
+		w->done_max = seq;
 }
 
 /* Accounts and completes r's op and frees r; the caller moves its stream
@@ -349,14 +350,9 @@ static void op_finish(struct uworker *w, struct replay_op *op, const struct repl
 static void req_account(struct uworker *w, struct ureq *r, int64_t res, bool here)
 {
 	struct replay_op *op = r->op;
-	uint64_t now = replay_now_ns();
-	struct replay_done d = {
-		.result = res, .issued = true, .fallback = r->fallback, .here = here,
-		.t_ns = r->t_submit > w->e->cx->start_ns ? r->t_submit - w->e->cx->start_ns : 0,
-		.lat_ns = now - r->t_submit,
-		.delay_ns = r->due ? (int64_t)(r->t_submit - r->due) : -1,
-	};
+	struct replay_done d = { .due_ns = r->due, .fallback = r->fallback, .here = here };
 
+	replay_drive_issued(w->e->cx, &d, r->t_submit, replay_now_ns(), res);
 	req_put(w, r);
 	op_finish(w, op, &d);
 }
@@ -849,23 +845,23 @@ static bool run_here(struct uworker *w, struct ureq *r)
 	default:
 		return false;
 	}
+	if (op->act == ACT_WRITE)
+		replay_prepare_data(w->e->cx, op);
+	r->t_submit = replay_now_ns();
 	req_account(w, r, replay_exec(w->e->cx, op, fd, -1), true);
 	return true;
 }
 
-/* Issues op: 1 in flight, 0 finished at once (skipped, failed before
- * reaching the kernel's op, or run here by run_here()). */
+/* Issues op (steps 1-4 of drive.c are done): 1 in flight, 0 finished at
+ * once (failed before reaching the kernel's op, or run by run_here()). */
 static int issue(struct uworker *w, struct replay_op *op, uint64_t due)
 {
 	struct replay_done d = { .delay_ns = -1 };
 	struct io_uring_sqe *sqe = NULL;
-	struct ureq *r;
+	struct ureq *r = req_get(w, op);
 	int rc;
 
-	d.skip = (uint8_t)replay_check_paths(w->e->cx, op);
-	if (d.skip || !(r = req_get(w, op))) {
-		if (!d.skip)
-			d.skip = SKIP_NONE;
+	if (!r) {	/* out of memory: not issued, and counted so */
 		op_finish(w, op, &d);
 		return 0;
 	}
@@ -880,7 +876,9 @@ static int issue(struct uworker *w, struct replay_op *op, uint64_t due)
 	}
 	if (run_here(w, r))
 		return 0;
+	/* prep_op() resolves paths and makes the data: not the call's cost */
 	rc = prep_op(w, r, &sqe);
+	r->t_submit = replay_now_ns();
 	if (rc < 0 || !sqe) {
 		w->inflight++;
 		req_finish(w, r, rc);
@@ -893,11 +891,6 @@ static int issue(struct uworker *w, struct replay_op *op, uint64_t due)
 
 /* ---- the worker loop ---- */
 
-static bool not_issued(const struct replay_op *op)
-{
-	return op->act <= ACT_UNREPLAYABLE;
-}
-
 /* Runs one ready stream as far as it goes: 1 keep it listed (blocked:
  * *awaited set to the seq it waits for; or not due: *due set), 0 drop it
  * (in flight or empty). */
@@ -908,25 +901,23 @@ static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *aw
 
 	while (s->head && !s->busy) {
 		struct replay_op *op = replay_plan_op(cx->plan, s->head);
-		uint64_t when, now;
+		struct replay_done d;
+		uint64_t what = 0;
 
-		if ((*awaited = replay_op_blocker(cx->plan, op)))
+		switch (replay_drive_begin(cx, op, &w->e->pace, false, &d, &what)) {
+		case STEP_BLOCKED:
+			*awaited = what;
 			return 1;
-		if (not_issued(op)) {
-			struct replay_done d = { .delay_ns = -1 };
-
+		case STEP_NOT_DUE:
+			*due = what;
+			return 1;
+		case STEP_DONE:
 			op_finish(w, op, &d);
 			continue;
+		case STEP_ISSUE:
+			break;
 		}
-		when = replay_due_ns(cx, op);
-		if (when && when > (now = replay_now_ns())) {
-			if (when - now > SPIN_NS) {
-				*due = when;
-				return 1;
-			}
-			replay_wait_until(when, SPIN_NS);
-		}
-		if (issue(w, op, when))
+		if (issue(w, op, d.due_ns))
 			return 0;
 	}
 	return 0;
@@ -979,8 +970,6 @@ static void publish(struct uworker *w)
 
 	if (w->ncomplete == w->npublished)
 		return;
-	atomic_fetch_add_explicit(&e->cx->completed, w->ncomplete - w->npublished,
-				  memory_order_relaxed);
 	w->npublished = w->ncomplete;
 	/* seq_cst: ordered before the loads of dep_wait below, against the
 	 * sleeper's store of dep_wait before its load of activity */
@@ -1221,6 +1210,7 @@ static void *uring_create(struct replay_ctx *cx, char *err, size_t errlen)
 	e->cx = cx;
 	e->n = cx->workers;
 	e->slots = slot_count();
+	replay_pace_init(&e->pace, SPIN_NS);
 	pthread_mutex_init(&e->pool_lock, NULL);
 	pthread_cond_init(&e->pool_cond, NULL);
 	probe(e);
@@ -1347,8 +1337,22 @@ static void uring_destroy(void *eng)
 	free(e);
 }
 
+static unsigned uring_threads(void *eng)
+{
+	return ((struct uring_engine *)eng)->n;
+}
+
 const struct replay_engine replay_engine_uring = {
 	.name = "uring",
+	.alias = "io_uring",
+	.report_name = "io_uring",
+	.help = "--workers threads, each with its own io_uring ring and\n"
+		"registered files, multiplexing the streams; calls the\n"
+		"kernel would hand to its io-wq threads run on the worker\n"
+		"when it serves one thread alone, others go to a small\n"
+		"pool (counted as fallbacks). Hand-offs add their cost to\n"
+		"the measured latency: see replay/ENGINES.md",
+	.threads = uring_threads,
 	.create = uring_create,
 	.route = uring_route,
 	.push = uring_push,

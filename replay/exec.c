@@ -41,20 +41,6 @@ uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op)
 	       cx->start_ns + (uint64_t)((double)op->t / cx->speed);
 }
 
-void replay_wait_until(uint64_t due_ns, uint64_t spin_ns)
-{
-	uint64_t now = replay_now_ns();
-
-	if (due_ns > now + spin_ns) {
-		uint64_t wake = due_ns - spin_ns;
-		struct timespec ts = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
-
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-	}
-	while (replay_now_ns() < due_ns)
-		__builtin_ia32_pause();
-}
-
 /* The engine threads sleep on the gate itself, so they all run as soon as
  * it opens: a polling sleep would start the run up to its period late. */
 void replay_ctx_open_gate(struct replay_ctx *cx)
@@ -71,6 +57,8 @@ void replay_ctx_wait_gate(struct replay_ctx *cx)
 
 static __thread void *scratch;
 static __thread size_t scratch_cap;
+static __thread uint64_t scratch_filled;	/* seq of the write whose data
+						 * the buffer holds, 0: none */
 
 void *replay_scratch(size_t len)
 {
@@ -94,6 +82,19 @@ void replay_scratch_release(void)
 	free(scratch);
 	scratch = NULL;
 	scratch_cap = 0;
+	scratch_filled = 0;
+}
+
+void replay_prepare_data(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	size_t cap = replay_buf_len(replay_rw_len(op));	/* as exec_data() */
+	void *buf = replay_scratch(cap);
+
+	scratch_filled = 0;
+	if (!buf)
+		return;	/* the write finds no buffer either and says so */
+	fill_bytes(&cx->fill, op->path_id, op->off, buf, cap);
+	scratch_filled = op->seq;
 }
 
 size_t replay_rw_len(const struct replay_op *op)
@@ -338,8 +339,9 @@ static int64_t exec_data(const struct replay_ctx *cx, const struct replay_op *op
 
 	if (!buf)
 		return -ENOMEM;
-	if (op->act == ACT_WRITE)
+	if (op->act == ACT_WRITE && scratch_filled != op->seq)
 		fill_bytes(&cx->fill, op->path_id, op->off, buf, cap < len ? cap : len);
+	scratch_filled = 0;
 	if (len <= cap)
 		return op->act == ACT_READ ? neg(pread(fd, buf, len, (off_t)op->off)) :
 					     neg(pwrite(fd, buf, len, (off_t)op->off));

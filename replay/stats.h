@@ -72,6 +72,7 @@ struct replay_report {
  * < 0 when unpaced or not issued; fallback: issued on the sync pool;
  * here: run by a uring worker itself. */
 struct replay_done {
+	uint64_t due_ns;	/* when it was due (CLOCK_MONOTONIC), 0 unpaced */
 	int64_t result;
 	uint64_t t_ns, lat_ns;
 	int64_t delay_ns;

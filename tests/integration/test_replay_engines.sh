@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# the engine table: riot replay --help lists every engine with its help and
+# says which is the default; an unknown --engine is a usage error (exit 2)
+# that names the engines; the default engine is the one the summary, the
+# JSON and the report name when --engine is not given.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/replay_lib.sh"
+"$RIOT" replay --help >"$IT_TMP/help" || fail "riot replay --help exited $?"
+sed -n '/^Engines (--engine):$/,$p' "$IT_TMP/help" >"$IT_TMP/engines"
+[ "$(grep -cE '^  [a-z_]+ ' "$IT_TMP/engines")" = 2 ] ||
+	fail "--help lists $(grep -cE '^  [a-z_]+ ' "$IT_TMP/engines") engines, expected 2: $(cat "$IT_TMP/engines")"
+grep -qE '^  sync +\(default\) ' "$IT_TMP/engines" || fail "--help: sync is not listed as the default"
+grep -qE '^  uring +' "$IT_TMP/engines" || fail "--help does not list uring"
+rc=0
+"$RIOT" replay "$IT_TMP/none.riot" --root "$IT_TMP/r" --engine nosuch >"$IT_TMP/out" 2>"$IT_TMP/err" || rc=$?
+[ "$rc" = 2 ] || fail "--engine nosuch exited $rc, expected 2"
+[ "$(head -1 "$IT_TMP/err")" = "riot: replay: --engine 'nosuch' is none of the engines: sync, uring" ] ||
+	fail "--engine nosuch said: $(cat "$IT_TMP/err")"
+[ ! -e "$IT_TMP/r" ] || fail "--engine nosuch touched the root"
+"$BIN/replay_gen" pacing -o "$IT_TMP/p.riot" || fail "replay_gen pacing"
+replay_json "$IT_TMP/p.riot" "$IT_TMP/root" --report "$IT_TMP/r.db" --label dflt
+[ "$(jget engine)" = sync ] || fail "the default engine is $(jget engine), expected sync"
+replay_json "$IT_TMP/p.riot" "$IT_TMP/root2" --engine io_uring --report "$IT_TMP/r.db" --label u
+[ "$(jget engine)" = uring ] || fail "--engine io_uring ran $(jget engine)"
+got=$(python3 -c 'import sqlite3,sys; print(" ".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT replay_engine FROM runs ORDER BY id")))' "$IT_TMP/r.db")
+[ "$got" = "sync io_uring" ] || fail "report engines: '$got', expected 'sync io_uring'"
+echo "engines: $(grep -E '^  [a-z_]+ ' "$IT_TMP/engines" | awk '{print $1}' | tr '\n' ' ')"
