@@ -476,7 +476,16 @@ static int store_report(struct replay_run *r, int argc, char **argv)
 		.engine = a->engine->report_name,
 		.fill = a->fill_name,
 	};
+	struct replay_timing tm;
 
+	replay_timing_of(&r->total, &tm);
+	if (a->speed > 0) {
+		meta.timing_known = true;
+		meta.timing_kept = tm.kept;
+		meta.late_ops = tm.late;
+		meta.delay_p99_ns = tm.p99_ns;
+		meta.delay_max_ns = tm.max_ns;
+	}
 	for (int i = 0; i < argc && n < sizeof(cmdline) - 1; i++)
 		n += (size_t)snprintf(cmdline + n, sizeof(cmdline) - n, "%s%s", i ? " " : "riot ",
 				      argv[i]);

@@ -171,8 +171,10 @@ void replay_account(struct replay_stats *s, struct replay_report *rep,
 			hist_init(ss->lat);
 		if (ss->lat)
 			hist_add(ss->lat, d->lat_ns);
-		if (d->delay_ns >= 0)
+		if (d->delay_ns >= 0) {
 			hist_add(&s->delay, (uint64_t)d->delay_ns);
+			s->late += (uint64_t)d->delay_ns > REPLAY_LATE_NS;
+		}
 		count_bytes(s, ss, op, d->result);
 		count_second(s, d->t_ns + d->lat_ns);
 		div = divergence(op, d->result);
@@ -219,6 +221,7 @@ int replay_stats_merge(struct replay_stats *into, const struct replay_stats *fro
 		hist_merge(a->lat, b->lat);
 	}
 	hist_merge(&into->delay, &from->delay);
+	into->late += from->late;
 	into->ops += from->ops;
 	into->issued += from->issued;
 	into->bytes_read += from->bytes_read;
@@ -313,11 +316,33 @@ static void print_divergences(FILE *out, const struct replay_stats *s)
 	}
 }
 
+void replay_timing_of(const struct replay_stats *s, struct replay_timing *t)
+{
+	*t = (struct replay_timing){ .paced = s->delay.count, .late = s->late };
+	if (t->paced) {
+		t->p99_ns = hist_quantile(&s->delay, 0.99);
+		t->max_ns = s->delay.max;
+	}
+	t->kept = t->p99_ns <= REPLAY_LATE_P99_NS && t->max_ns <= REPLAY_LATE_MAX_NS;
+}
+
+void replay_timing_warning(const struct replay_timing *t, char *buf, size_t len)
+{
+	char p99[32], max[32];
+
+	fmt_ns(t->p99_ns, p99, sizeof(p99));
+	fmt_ns(t->max_ns, max, sizeof(max));
+	snprintf(buf, len, "warning: timing not kept: issue delay p99 %s, max %s; %" PRIu64
+		 " of %" PRIu64 " paced ops (%.1f %%) issued over 1 ms late", p99, max, t->late,
+		 t->paced, t->paced ? 100.0 * (double)t->late / (double)t->paced : 0.0);
+}
+
 void replay_print_summary(FILE *out, const struct replay_stats *s,
 			  const struct replay_summary_info *si)
 {
 	double secs = (double)si->elapsed_ns / 1e9;
-	char b1[32], b2[32], p50[32], p99[32];
+	char b1[32], b2[32], p50[32], p99[32], warn[256];
+	struct replay_timing tm;
 
 	fprintf(out, "replay:        %s engine, %s order, speed %g%s, %u workers, %u streams%s\n",
 		si->engine, si->order, si->speed, si->speed == 0 ? " (as fast as possible)" : "",
@@ -342,6 +367,11 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 		fmt_ns(hist_quantile(&s->delay, 0.99), p99, sizeof(p99));
 		fmt_ns(s->delay.max, b1, sizeof(b1));
 		fprintf(out, "issue delay:   p50 %s, p99 %s, max %s\n", p50, p99, b1);
+	}
+	replay_timing_of(s, &tm);
+	if (!tm.kept) {
+		replay_timing_warning(&tm, warn, sizeof(warn));
+		fprintf(out, "%s\n", warn);
 	}
 	print_counts(out, "fallbacks:", s, offsetof(struct replay_sys_stats, fallbacks));
 	if (sum_field(s, offsetof(struct replay_sys_stats, here)))
@@ -403,6 +433,8 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 		       const struct replay_summary_info *si)
 {
 	struct json j;
+	struct replay_timing tm;
+	char warn[256];
 
 	json_init(&j, out, false);
 	json_obj_open(&j, NULL);
@@ -431,6 +463,13 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 	json_u64(&j, "delay_p50_ns", hist_quantile(&s->delay, 0.5));
 	json_u64(&j, "delay_p99_ns", hist_quantile(&s->delay, 0.99));
 	json_u64(&j, "delay_max_ns", s->delay.max);
+	replay_timing_of(s, &tm);
+	json_bool(&j, "timing_kept", tm.kept);
+	json_u64(&j, "late_ops", tm.late);
+	if (!tm.kept) {
+		replay_timing_warning(&tm, warn, sizeof(warn));
+		json_str(&j, "timing_warning", warn);
+	}
 	json_obj_open(&j, "skip_reasons");
 	for (unsigned k = 1; k < SKIP_COUNT; k++)
 		if (s->skip_by[k])

@@ -47,6 +47,7 @@ struct replay_sys_stats {
 struct replay_stats {
 	struct replay_sys_stats sys[RIOT_SYS_COUNT];
 	struct hist delay;	/* issue delay against the schedule (paced) */
+	uint64_t late;		/* paced ops issued over REPLAY_LATE_NS late */
 	uint64_t ops, issued, bytes_read, bytes_written;
 	uint64_t skip_by[SKIP_COUNT];
 	uint64_t reopened;	/* files a worker opened again by path */
@@ -79,6 +80,25 @@ struct replay_done {
 	bool issued, fallback, here;
 	uint8_t skip;		/* set when skipped at issue (SKIP_*) */
 };
+
+/* A paced replay keeps time unless its issue delay p99 is over
+ * REPLAY_LATE_P99_NS or an op was issued over REPLAY_LATE_MAX_NS late;
+ * an op over REPLAY_LATE_NS late counts as late. */
+#define REPLAY_LATE_NS 1000000ull
+#define REPLAY_LATE_P99_NS 1000000ull
+#define REPLAY_LATE_MAX_NS 10000000ull
+
+struct replay_timing {
+	bool kept;		/* true for an unpaced replay too */
+	uint64_t paced, late;	/* ops with an issue delay; of those late */
+	uint64_t p99_ns, max_ns;	/* issue delay */
+};
+
+/* Whether the replay kept its schedule, from its issue delays. */
+void replay_timing_of(const struct replay_stats *s, struct replay_timing *t);
+/* The line a summary prints when it did not: "warning: timing not kept:
+ * ..." without a newline. */
+void replay_timing_warning(const struct replay_timing *t, char *buf, size_t len);
 
 void replay_stats_init(struct replay_stats *s);
 void replay_stats_free(struct replay_stats *s);

@@ -120,6 +120,35 @@ static sqlite3 *db_open(const char *path, int flags, char *err, size_t errlen)
 	return db;
 }
 
+/* Brings a report of an older schema to this one: versions only add
+ * columns, so older readers still read it. */
+static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
+{
+	char ver[32], sql[128];
+	int rc;
+
+	if (meta_get(db, "schema_version", ver, sizeof(ver)) < 0 ||
+	    strtol(ver, NULL, 10) != 1)
+		return 0;
+	rc = report_db_exec(db, "BEGIN IMMEDIATE", err, errlen);
+	if (rc)
+		return rc;
+	if (meta_get(db, "schema_version", ver, sizeof(ver)) == 0 &&
+	    strtol(ver, NULL, 10) == 1)	/* not upgraded by another riot meanwhile */
+		rc = report_db_exec(db, "ALTER TABLE runs ADD COLUMN timing_kept INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN late_ops INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN delay_p99_ns INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN delay_max_ns INTEGER", err, errlen);
+	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
+		 REPORT_SCHEMA_VERSION);
+	if (!rc)
+		rc = report_db_exec(db, sql, err, errlen);
+	if (!rc)
+		return report_db_exec(db, "COMMIT", err, errlen);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
 sqlite3 *report_db_open_rw(const char *path, char *err, size_t errlen)
 {
 	sqlite3 *db = db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err, errlen);
@@ -130,6 +159,8 @@ sqlite3 *report_db_open_rw(const char *path, char *err, size_t errlen)
 	rc = count_tables(db) == 0 ? create_schema(db, err, errlen) : 0;
 	if (!rc)
 		rc = check_report(db, path, err, errlen);
+	if (!rc)
+		rc = upgrade_schema(db, err, errlen);
 	if (!rc)
 		rc = report_db_exec(db, "PRAGMA foreign_keys = ON", err, errlen);
 	if (rc) {

@@ -38,7 +38,7 @@
 #include "../bpf/syscalls.h"
 
 /* The schema version this riot writes, and the newest it reads. */
-#define REPORT_SCHEMA_VERSION 1
+#define REPORT_SCHEMA_VERSION 2
 
 /* Seconds of the timeline kept with full histograms (see above). */
 #define RUN_TIMELINE_WINDOW 16
@@ -124,6 +124,10 @@ struct run_meta {
 	unsigned workers;
 	const char *engine;	/* "io_uring", "sync" */
 	const char *fill;	/* "random", "zero", "compress:PCT" */
+	/* paced replays (timing_known): whether the schedule was kept, ops
+	 * over 1 ms late, issue delay p99 and max */
+	bool timing_known, timing_kept;
+	uint64_t late_ops, delay_p99_ns, delay_max_ns;
 };
 
 struct run_acc;

@@ -1,4 +1,4 @@
--- report/schema.sql: the riot report database (schema version 1).
+-- report/schema.sql: the riot report database (schema version 2).
 --
 -- One database holds several runs (captures and replays), each with a
 -- unique label. Times are ns, sizes bytes. Syscalls are named as in
@@ -38,7 +38,13 @@ CREATE TABLE runs (
 	unknown_cwd INTEGER NOT NULL,
 	truncated_paths INTEGER NOT NULL,
 	timeline_late INTEGER NOT NULL,	-- ops left out of their second's p99
-	events_kept INTEGER NOT NULL	-- 1: the events table holds every op
+	events_kept INTEGER NOT NULL,	-- 1: the events table holds every op
+	-- paced replays (version 2): 0 when the replay fell behind its
+	-- schedule (issue delay p99 over 1 ms or any op over 10 ms late),
+	-- 1 when it kept it; NULL for captures and unpaced replays
+	timing_kept INTEGER,
+	late_ops INTEGER,		-- paced ops issued over 1 ms late
+	delay_p99_ns INTEGER, delay_max_ns INTEGER	-- issue delay, all ops
 );
 
 -- Per syscall: latency and, for replays, issue delay.

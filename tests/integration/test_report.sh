@@ -160,6 +160,29 @@ cp "$T/r.db" "$T/newer.db"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE meta SET value = 99 WHERE key = \"schema_version\""); c.commit()' "$T/newer.db"
 expect_error "$RIOT" report show "$T/newer.db" | grep -q 'newer riot' || fail "newer schema"
 expect_error "$RIOT" report "$T/b.riot" -o "$T/newer.db" | grep -q 'newer riot' || fail "report into newer"
+# a report of schema version 1 (no timing columns) takes new runs: it is
+# brought to version 2, and its old runs are kept
+# (this schema without the columns version 2 added, and one run)
+python3 - "$T/v1.db" "$(dirname "$0")/../../report/schema.sql" <<'PY' || fail "making a version 1 report"
+import re, sqlite3, sys
+sql = open(sys.argv[2]).read()
+sql = sql.replace("events_kept INTEGER NOT NULL,", "events_kept INTEGER NOT NULL")
+sql = re.sub(r"\n\t-- paced replays \(version 2\).*?delay_max_ns INTEGER[^\n]*\n", "\n", sql, flags=re.S)
+assert "timing_kept" not in sql
+c = sqlite3.connect(sys.argv[1])
+c.executescript(sql)
+c.execute("INSERT INTO meta VALUES ('application', 'riot'), ('schema_version', '1')")
+c.execute("INSERT INTO runs (label, kind, created_unix, duration_ns, ops, errors, proc_events, "
+          "bytes_read, bytes_written, busy_ns, dropped_events, unresolved_fds, unknown_cwd, "
+          "truncated_paths, timeline_late, events_kept) VALUES ('old', 'capture', 1, 1, "
+          "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)")
+c.commit()
+PY
+before=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from runs").fetchone()[0])' "$T/v1.db")
+"$RIOT" report show "$T/v1.db" >/dev/null || fail "report show of a version 1 report"
+"$RIOT" report "$T/b.riot" -o "$T/v1.db" --label after-v1 >/dev/null || fail "report into a version 1 report"
+got=$(python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select value from meta where key = \"schema_version\"").fetchone()[0], c.execute("select count(*) from runs").fetchone()[0], c.execute("select count(*) from runs where timing_kept is null").fetchone()[0])' "$T/v1.db")
+[ "$got" = "2 $((before + 1)) $((before + 1))" ] || fail "version 1 report after a new run: '$got', expected '2 $((before + 1)) $((before + 1))'"
 expect_error "$RIOT" report show "$T/r.db" --run nosuch | grep -q "no run 'nosuch'" || fail "unknown run"
 expect_error "$RIOT" compare "$T/r.db" cap-a nosuch | grep -q "no run 'nosuch'" || fail "compare unknown run"
 expect_error "$RIOT" report show "$T/missing.db" | grep -q 'No such file' || fail "missing db"

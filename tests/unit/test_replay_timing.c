@@ -1,0 +1,108 @@
+/* tests/unit/test_replay_timing.c: whether a paced replay kept its schedule
+ * (replay/stats.h) and the engine table (replay/engine.h), without running
+ * a replay: issue delays are accounted as an engine would, and the verdict
+ * and its warning line are checked exactly at the thresholds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/engine.h"
+#include "replay/stats.h"
+#include "unit.h"
+
+/* Accounts one issued op with the given issue delay (< 0: unpaced). */
+static void account(struct replay_stats *s, int64_t delay_ns)
+{
+	struct replay_op op = { .seq = 1, .act = ACT_FSYNC, .sys = RIOT_SYS_fsync };
+	struct replay_done d = { .issued = true, .lat_ns = 1000, .delay_ns = delay_ns };
+
+	replay_account(s, NULL, &op, &d);
+}
+
+static void check_verdict(const int64_t *delays, unsigned n, bool kept, uint64_t late)
+{
+	struct replay_stats s;
+	struct replay_timing t;
+	char line[256];
+
+	replay_stats_init(&s);
+	for (unsigned i = 0; i < n; i++)
+		account(&s, delays[i]);
+	replay_timing_of(&s, &t);
+	CHECK_EQ(t.kept, kept);
+	CHECK_U64(t.late, late);
+	replay_timing_warning(&t, line, sizeof(line));
+	CHECK(strncmp(line, "warning: timing not kept: ", 26) == 0);
+	replay_stats_free(&s);
+}
+
+static void test_verdicts(void)
+{
+	int64_t d[200];
+
+	/* unpaced: no schedule, nothing to keep */
+	for (unsigned i = 0; i < 200; i++)
+		d[i] = -1;
+	check_verdict(d, 200, true, 0);
+	/* every op on time */
+	for (unsigned i = 0; i < 200; i++)
+		d[i] = 20000;
+	check_verdict(d, 200, true, 0);
+	/* one op in 200 at 5 ms: p99 stays on time, max under 10 ms */
+	d[7] = 5000000;
+	check_verdict(d, 200, true, 1);
+	/* one op over 10 ms late is enough */
+	d[7] = 10000001 + 200000;
+	check_verdict(d, 200, false, 1);
+	/* 3 ops in 200 (1.5 %) at 2 ms: p99 over 1 ms */
+	d[7] = d[8] = d[9] = 2000000;
+	check_verdict(d, 200, false, 3);
+	/* exactly 1 ms late is not late */
+	for (unsigned i = 0; i < 200; i++)
+		d[i] = 1000000;
+	check_verdict(d, 200, true, 0);
+}
+
+static void test_warning_text(void)
+{
+	struct replay_timing t = { .kept = false, .paced = 200, .late = 3,
+				   .p99_ns = 2000000, .max_ns = 12500000 };
+	char line[256];
+
+	static const char want[] = "warning: timing not kept: issue delay p99 2000.0us, "
+		"max 12.5ms; 3 of 200 paced ops (1.5 %) issued over 1 ms late";
+
+	replay_timing_warning(&t, line, sizeof(line));
+	if (strcmp(line, want) != 0)
+		fprintf(stderr, "warning line: %s\n", line);
+	CHECK(strcmp(line, want) == 0);
+}
+
+static void test_engine_table(void)
+{
+	char names[256];
+
+	CHECK(replay_nengines >= 2);
+	for (unsigned i = 0; i < replay_nengines; i++) {
+		const struct replay_engine *e = replay_engines[i];
+
+		CHECK(e->name && e->report_name && e->help && e->create && e->route &&
+		      e->push && e->start && e->finish && e->destroy && e->threads);
+		CHECK(replay_engine_find(e->name) == e);
+		if (e->alias)
+			CHECK(replay_engine_find(e->alias) == e);
+	}
+	CHECK(replay_engine_find("sync") == &replay_engine_sync);
+	CHECK(replay_engine_find("io_uring") == &replay_engine_uring);
+	CHECK(replay_engine_find("nosuch") == NULL);
+	CHECK(replay_engine_find("") == NULL);
+	replay_engine_names(names, sizeof(names));
+	CHECK(strcmp(names, "sync, uring") == 0);
+}
+
+int main(void)
+{
+	test_verdicts();
+	test_warning_text();
+	test_engine_table();
+	return unit_done();
+}
