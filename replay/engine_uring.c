@@ -19,7 +19,9 @@
  * which the worker always has a read pending on.
  *
  * A worker serving one stream alone runs the ops io_uring would hand to
- * io-wq itself (run_here()): there is nothing to overlap them with.
+ * io-wq, and those without an opcode, itself (run_here()): there is
+ * nothing to overlap them with, and the hand-off would be measured as
+ * the call's latency.
  */
 #include <errno.h>
 #include <limits.h>
@@ -43,7 +45,7 @@
 #define REQ_BUF_KEEP (1u << 20)	/* a request keeps a write buffer up to
 				 * this size for its next write */
 #define MAX_SLOTS (1u << 18)
-#define REAL_FDS_MAX 256	/* per worker, for run_here()'s writes */
+#define REAL_FDS_MAX 256	/* per worker, for run_here() */
 #define EFD_TAG 1
 #define OP_FIXED_FD_INSTALL 54	/* Linux 6.8; liburing 2.3 predates it */
 #define OP_FTRUNCATE 55		/* Linux 6.9 */
@@ -421,8 +423,12 @@ static void cqe_done(struct uworker *w, struct ureq *r, int64_t res)
 			req_finish(w, r, res);
 			return;
 		}
-		file_set(w, id, (uint32_t)file_get(w, id), (int)res);
-		w->nreal++;
+		if (file_get(w, id) >> 32) {	/* a prefetch got there first */
+			close((int)res);
+		} else {
+			file_set(w, id, (uint32_t)file_get(w, id), (int)res);
+			w->nreal++;
+		}
 		r->phase = PH_ISSUE;
 		w->inflight--;
 		issue_fallback(w, r);
@@ -789,9 +795,9 @@ static int prep_op(struct uworker *w, struct ureq *r, struct io_uring_sqe **sqe)
 	}
 }
 
-/* Asks for a real fd of the file op writes, for run_here(): an fd install
- * of its slot, submitted ahead of op's own write. */
-static void prefetch_real_fd(struct uworker *w, struct replay_op *op, uint32_t slot)
+/* Asks for a real fd of file id (op's file or file2), for run_here(): an fd
+ * install of its slot, submitted ahead of op's own call. */
+static void prefetch_real_fd(struct uworker *w, struct replay_op *op, uint64_t id, uint32_t slot)
 {
 	struct io_uring_sqe *sqe;
 	struct ureq *r;
@@ -799,7 +805,7 @@ static void prefetch_real_fd(struct uworker *w, struct replay_op *op, uint32_t s
 	if (!w->e->has_install || w->nreal >= REAL_FDS_MAX || !(r = req_get(w, op)))
 		return;
 	r->phase = PH_PREFETCH;
-	r->fetch_id = op->file;
+	r->fetch_id = id;
 	sqe = sqe_get(w);
 	io_uring_prep_rw(OP_FIXED_FD_INSTALL, sqe, (int)slot, NULL, 0, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
@@ -807,48 +813,115 @@ static void prefetch_real_fd(struct uworker *w, struct replay_op *op, uint32_t s
 	w->inflight++;
 }
 
-/* io_uring hands some ops to its kernel worker threads (io-wq) instead of
- * doing them in the submitting call: buffered writes where the filesystem
- * cannot write without blocking (ext4), and the namespace calls and stat
- * always. When this worker serves one captured thread alone, with nothing
- * else in flight, that hand-off only adds two context switches (more when
- * the kernel thread runs on another CPU) to what the thread did: a
- * blocking call. Such an op then runs here, as that call, and is counted.
- * A write needs a real fd of its file: the first one goes through the ring
- * while an install fetches it. Returns true when r is done. */
+/* The ops io_uring completes in the submitting call: reads (of cached
+ * data; uncached ones are asynchronous as the device is), closing a direct
+ * descriptor, fadvise, and O_DIRECT writes. */
+static bool ring_completes_inline(const struct replay_op *op)
+{
+	switch (op->act) {
+	case ACT_READ: case ACT_CLOSE: case ACT_FADVISE:
+		return true;
+	case ACT_WRITE:
+		return op->file_flags & O_DIRECT;
+	default:
+		return false;
+	}
+}
+
+/* A real fd of op's file (second: file2) for run_here(): 1 with *fd set,
+ * 0 when there is none yet, -errno. Without one, an install is asked for
+ * when op goes through the ring; an op for the pool gets one installed on
+ * its way there. */
+static int here_fd(struct uworker *w, struct replay_op *op, bool second, int *fd)
+{
+	uint64_t id = second ? op->file2 : op->file;
+	int64_t v = file_slot(w, op, second);
+
+	if (v < 0)
+		return (int)v;
+	v = replay_fdmap_get(w->files, id);
+	if (!((uint64_t)v >> 32)) {
+		if (w->e->has[op->act])
+			prefetch_real_fd(w, op, id, (uint32_t)v);
+		return 0;
+	}
+	*fd = (int)(((uint64_t)v >> 32) - 1);
+	return 1;
+}
+
+/* An open run here: the new fd goes to a free slot of the ring, and stays
+ * this worker's real fd of the file while it has room for one. The slot is
+ * registered after the call's clock stopped. */
+static int64_t open_here(struct uworker *w, struct ureq *r, uint64_t *t1)
+{
+	struct replay_op *op = r->op;
+	int64_t fd = replay_exec(w->e->cx, op, -1, -1);
+	int rfd;
+
+	*t1 = replay_now_ns();
+	r->slot = (int32_t)w->free_slots[--w->nfree];
+	if (fd >= 0) {
+		rfd = (int)fd;
+		if (io_uring_register_files_update(&w->ring, (unsigned)r->slot, &rfd, 1) != 1) {
+			close(rfd);
+			fd = -EMFILE;
+		}
+	}
+	open_done(w, r, fd < 0 ? fd : r->slot);
+	if (fd >= 0 && op->file && w->nreal < REAL_FDS_MAX) {
+		file_set(w, op->file, (uint32_t)r->slot, (int)fd);
+		w->nreal++;
+	} else if (fd >= 0) {
+		close((int)fd);
+	}
+	return fd;
+}
+
+/* io_uring hands the ops it cannot complete without blocking to its kernel
+ * worker threads (io-wq): opens that create or miss the dentry cache, the
+ * namespace calls, stat, fsync, buffered writes where the filesystem
+ * cannot write without blocking (ext4); and ops without an opcode go to
+ * riot's pool. When this worker serves one captured thread alone, with
+ * nothing else in flight, that hand-off only adds two context switches
+ * (more when the other thread runs on another CPU) to what the captured
+ * thread did: a blocking call. Such an op runs here, as that call, and is
+ * counted as run inline. An op on a file needs a real fd of it: the first
+ * one goes through the ring while an install fetches it. Returns true
+ * when r is done. */
 static bool run_here(struct uworker *w, struct ureq *r)
 {
 	struct replay_op *op = r->op;
-	int64_t v;
-	int fd = -1;
+	struct replay_done d = { .due_ns = r->due, .fallback = false, .here = true };
+	int fd = -1, fd2 = -1;
+	uint64_t t1;
+	int64_t res;
 
-	if (w->nbusy != 1 || w->inflight)
+	if (w->nbusy != 1 || w->inflight || ring_completes_inline(op))
 		return false;
-	switch (op->act) {
-	case ACT_MKDIR: case ACT_UNLINK: case ACT_RMDIR: case ACT_RENAME: case ACT_LINK:
-	case ACT_SYMLINK:
-		break;
-	case ACT_STAT:
-		if (op->file)
+	if (op->act == ACT_OPEN) {
+		/* an O_PATH fd cannot be registered: the ring installs it */
+		if (!w->nfree || (op->flags & O_PATH))
 			return false;
-		break;
-	case ACT_WRITE:
-		if ((op->file_flags & O_DIRECT) || (v = file_slot(w, op, false)) < 0)
-			return false;
-		v = replay_fdmap_get(w->files, op->file);
-		if (!((uint64_t)v >> 32)) {
-			prefetch_real_fd(w, op, (uint32_t)v);
-			return false;
-		}
-		fd = (int)(((uint64_t)v >> 32) - 1);
-		break;
-	default:
+	} else if (op->act == ACT_STAT && op->file) {
 		return false;
+	} else if (op->file && op->act != ACT_CLOSE) {
+		if (here_fd(w, op, false, &fd) <= 0)
+			return false;
+		if (op->file2 && here_fd(w, op, true, &fd2) <= 0)
+			return false;
 	}
 	if (op->act == ACT_WRITE)
 		replay_prepare_data(w->e->cx, op);
 	r->t_submit = replay_now_ns();
-	req_account(w, r, replay_exec(w->e->cx, op, fd, -1), true);
+	if (op->act == ACT_OPEN) {
+		res = open_here(w, r, &t1);
+	} else {
+		res = replay_exec(w->e->cx, op, fd, fd2);
+		t1 = replay_now_ns();
+	}
+	replay_drive_issued(w->e->cx, &d, r->t_submit, t1, res);
+	req_put(w, r);
+	op_finish(w, op, &d);
 	return true;
 }
 
@@ -868,14 +941,14 @@ static int issue(struct uworker *w, struct replay_op *op, uint64_t due)
 	r->due = due;
 	r->t_submit = replay_now_ns();
 	w->streams[op->stream].busy = true;
+	if (run_here(w, r))
+		return 0;
 	/* an SQE's len is 32 bits: a longer range would be cut */
 	if (!w->e->has[op->act] ||
 	    ((op->act == ACT_SYNC_RANGE || op->act == ACT_FADVISE) && op->count > UINT32_MAX)) {
 		issue_fallback(w, r);
 		return 1;
 	}
-	if (run_here(w, r))
-		return 0;
 	/* prep_op() resolves paths and makes the data: not the call's cost */
 	rc = prep_op(w, r, &sqe);
 	r->t_submit = replay_now_ns();
