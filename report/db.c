@@ -81,6 +81,15 @@ static int check_report(sqlite3 *db, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* Commits the open transaction when rc is 0, else rolls it back. */
+static int end_transaction(sqlite3 *db, int rc, char *err, size_t errlen)
+{
+	if (!rc)
+		return report_db_exec(db, "COMMIT", err, errlen);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
 static int create_schema(sqlite3 *db, char *err, size_t errlen)
 {
 	char sql[256];
@@ -97,12 +106,7 @@ static int create_schema(sqlite3 *db, char *err, size_t errlen)
 		 "('schema_version', '%d'), ('created_by', 'riot ' || '%s')",
 		 REPORT_SCHEMA_VERSION, RIOT_VERSION);
 	rc = report_db_exec(db, report_schema_sql, err, errlen);
-	if (!rc)
-		rc = report_db_exec(db, sql, err, errlen);
-	if (!rc)
-		return report_db_exec(db, "COMMIT", err, errlen);
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	return rc;
+	return end_transaction(db, rc ? rc : report_db_exec(db, sql, err, errlen), err, errlen);
 }
 
 static sqlite3 *db_open(const char *path, int flags, char *err, size_t errlen)
@@ -141,12 +145,7 @@ static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
 				    "ALTER TABLE runs ADD COLUMN delay_max_ns INTEGER", err, errlen);
 	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
 		 REPORT_SCHEMA_VERSION);
-	if (!rc)
-		rc = report_db_exec(db, sql, err, errlen);
-	if (!rc)
-		return report_db_exec(db, "COMMIT", err, errlen);
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	return rc;
+	return end_transaction(db, rc ? rc : report_db_exec(db, sql, err, errlen), err, errlen);
 }
 
 sqlite3 *report_db_open_rw(const char *path, char *err, size_t errlen)
