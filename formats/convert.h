@@ -123,6 +123,13 @@ enum fio_skip {
 
 const char *fio_skip_name(enum fio_skip s);
 
+/* Receives, in log order, each data operation fio would be given: the
+ * captured thread, the file's name (root + captured path), the verb
+ * ("read", "write", "sync", "datasync"), its offset and length (0 for
+ * syncs). The name is valid during the call only. 0, or -errno to stop. */
+typedef int (*fio_io_fn)(void *arg, uint32_t tid, const char *name, const char *verb,
+			 uint64_t off, uint64_t len);
+
 struct fio_export_opts {
 	const char *root;	/* absolute directory the captured tree is
 				 * under (riot init LOG --root ROOT) */
@@ -130,6 +137,9 @@ struct fio_export_opts {
 	unsigned iodepth;	/* io_uring only; 0: 1 (a thread blocks in
 				 * each call, as captured) */
 	bool no_stall;		/* replay_no_stall=1: as fast as possible */
+	fio_io_fn on_io;	/* set: no files are written (dir unused),
+				 * every data operation goes here instead */
+	void *on_io_arg;
 };
 
 struct fio_export_stats {
@@ -141,7 +151,8 @@ struct fio_export_stats {
 	uint64_t duration_us;	/* last timestamp in the iologs */
 };
 
-/* Writes DIR/riot.fio and DIR/riot-TID.iolog per captured thread. */
+/* Writes DIR/riot.fio and DIR/riot-TID.iolog per captured thread; with
+ * o->on_io, writes nothing and hands it every data operation instead. */
 int fio_export(const char *log_path, const char *dir, const struct fio_export_opts *o,
 	       struct fio_export_stats *st, char *err, size_t errlen);
 

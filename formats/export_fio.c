@@ -415,6 +415,19 @@ static int ensure_open(struct exporter *x, struct job *j, uint32_t path_id, uint
 	return rc;
 }
 
+static void count_io(struct exporter *x, const char *act, uint64_t len)
+{
+	if (act[0] == 'r') {
+		x->st->reads++;
+		x->st->bytes_read += len;
+	} else if (act[0] == 'w') {
+		x->st->writes++;
+		x->st->bytes_written += len;
+	} else {
+		x->st->syncs++;
+	}
+}
+
 static int do_io(struct exporter *x, const struct riot_syscall *sc, uint64_t file,
 		 const char *path, uint32_t path_id, const char *act, uint64_t off,
 		 uint64_t len)
@@ -430,6 +443,10 @@ static int do_io(struct exporter *x, const struct riot_syscall *sc, uint64_t fil
 	}
 	if ((rc = check_made_dir(x, path)))
 		return rc;
+	if (x->o->on_io) {
+		count_io(x, act, len);
+		return x->o->on_io(x->o->on_io_arg, sc->tid, x->name, act, off, len);
+	}
 	j = job_get(x, sc->tid, &rc);
 	if (!j)
 		return rc;
@@ -438,16 +455,10 @@ static int do_io(struct exporter *x, const struct riot_syscall *sc, uint64_t fil
 		return rc;
 	if (act[0] == 'r' || act[0] == 'w') {
 		j->ios++;
-		if (act[0] == 'r') {
-			x->st->reads++;
-			x->st->bytes_read += len;
-		} else {
-			x->st->writes++;
-			x->st->bytes_written += len;
-		}
+		count_io(x, act, len);
 		return put_line(x, j, us, act, off, len, true);
 	}
-	x->st->syncs++;
+	count_io(x, act, len);
 	return put_line(x, j, us, act, 0, 0, true);
 }
 
@@ -787,7 +798,7 @@ int fio_export(const char *log_path, const char *dir, const struct fio_export_op
 		snprintf(err, errlen, "the root must be an absolute path");
 		return -EINVAL;
 	}
-	if (mkdir(dir, 0755) && errno != EEXIST) {
+	if (!o->on_io && mkdir(dir, 0755) && errno != EEXIST) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return rc;
@@ -807,7 +818,7 @@ int fio_export(const char *log_path, const char *dir, const struct fio_export_op
 		rc = rc2;
 		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
 	}
-	if (!rc && (rc = write_jobfile(&x, log_path)))
+	if (!rc && !o->on_io && (rc = write_jobfile(&x, log_path)))
 		snprintf(err, errlen, "%s/riot.fio: %s", dir, strerror(-rc));
 	model_free(x.m);
 	riot_reader_close(rd);

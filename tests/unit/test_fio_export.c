@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/convert.h"
@@ -132,6 +135,48 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* The callback form: the same operations, in log order, no files. */
+static int collect(void *arg, uint32_t tid, const char *name, const char *verb,
+		   uint64_t off, uint64_t len)
+{
+	char *buf = arg;
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, 8192 - n, "%u %s %s %llu %llu\n", tid, name, verb,
+		 (unsigned long long)off, (unsigned long long)len);
+	return 0;
+}
+
+static void test_on_io(const char *log, const char *dir)
+{
+	static char got[8192];
+	struct fio_export_opts o = { .root = "/r", .engine = FIO_ENGINE_PSYNC,
+				     .on_io = collect, .on_io_arg = got };
+	struct fio_export_stats st;
+	char err[256], absent[256];
+	struct stat sb;
+
+	snprintf(absent, sizeof(absent), "%s/none", dir);
+	CHECK_EQ(fio_export(log, absent, &o, &st, err, sizeof(err)), 0);
+	CHECK_STR(got,
+		  "10 /r/d/a read 0 100\n"
+		  "10 /r/d/a read 100 50\n"
+		  "10 /r/d/a write 10 20\n"
+		  "10 /r/d/a read 500 8\n"
+		  "10 /r/d/pre read 1000 10\n"
+		  "10 /r/d/log write 0 7\n"
+		  "10 /r/d/log write 7 3\n"
+		  "10 /r/d/log write 100 1\n"
+		  "10 /r/d/a sync 0 0\n"
+		  "11 /r/d/a read 30 5\n");
+	CHECK(stat(absent, &sb) != 0);	/* nothing written */
+	CHECK_U64(st.reads, 5);
+	CHECK_U64(st.writes, 4);
+	CHECK_U64(st.syncs, 1);
+	CHECK_U64(st.bytes_written, 20 + 7 + 3 + 1);
+	CHECK_U64(st.jobs, 0);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/riot-test-fio.XXXXXX", log[128], out[128], path[256];
@@ -187,6 +232,8 @@ int main(void)
 	CHECK_U64(st.skipped[FIO_SKIP_NOT_FILE], 1);
 	CHECK_U64(st.skipped[FIO_SKIP_NAME], 1);
 	CHECK_U64(st.skipped[FIO_SKIP_UNRESOLVED], 1);
+
+	test_on_io(log, dir);
 
 	o.root = "relative";
 	CHECK_EQ(fio_export(log, out, &o, &st, err, sizeof(err)), -EINVAL);
