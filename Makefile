@@ -58,6 +58,8 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(sort $(wildcard tests/bin/*.c))
 TOOL_BINS := $(patsubst tests/bin/%.c,$(BUILD)/bin/%,$(TOOL_SRCS))
+BENCH_SRCS := $(sort $(wildcard benchmarks/*.c))
+BENCH_BINS := $(patsubst benchmarks/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 HDRS      := $(wildcard */*.h) bpf/syscalls.def
 
 .PHONY: all deps check test asan fuzz bench demo install clean tools
@@ -128,7 +130,12 @@ $(BUILD)/bin/%: tests/bin/%.c $(BUILD)/libriot.a
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS) -lpthread $(LINK_QUIET)
 
-tools: $(UNIT_BINS) $(TOOL_BINS)
+$(BUILD)/bench/%: benchmarks/%.c $(BUILD)/libriot.a
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS) $(LINK_QUIET)
+
+tools: $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS)
 
 # Sanitizer builds cannot be static: a second tree under build/asan.
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -161,7 +168,8 @@ fuzz: deps $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/bin/genl
 	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
 bench: all
-	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin bash benchmarks/run.sh
+	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin BENCH=$(CURDIR)/$(BUILD)/bench \
+		bash benchmarks/run.sh
 
 demo: all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin bash scripts/demo.sh

@@ -19,3 +19,22 @@ median() { sort -g | awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]; 
 
 # The number before the word $1 on each line of stdin ("612 ns/syscall").
 field_before() { awk -v u="$1" '{for (i = 1; i < NF; i++) if ($(i+1) == u) print $i}'; }
+
+# The names of riot's replay engines, from its refusal of an unknown one
+# ("uring sync" where riot does not list them).
+riot_engines() {
+	local names
+	names=$("$RIOT" replay /dev/null --root /nonexistent --engine '?' 2>&1 |
+		sed -n 's/.*none of the engines: //p' | tr -d ,)
+	echo "${names:-uring sync}"
+}
+
+# The engine riot replays with when none is named: what its summary says.
+riot_default_engine() {
+	local d
+	d=$(mktemp -d /var/tmp/riot-engine.XXXXXX)
+	"$BIN/replay_gen" pacing -o "$d/p.riot" >/dev/null 2>&1
+	"$RIOT" replay "$d/p.riot" --root "$d/root" --speed 0 --json 2>/dev/null |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["engine"])' 2>/dev/null || echo "?"
+	rm -rf "$d"
+}

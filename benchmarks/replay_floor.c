@@ -1,0 +1,205 @@
+/* benchmarks/replay_floor.c: the speed floor of a replay, the least time
+ * a replayer can take for a log's data operations on this machine.
+ *
+ *   replay_floor LOG --root ROOT [--rounds N]
+ *
+ * Reads LOG once through riot's reader and resolver (the operations riot
+ * export fio would give fio: every read and write at its captured offset
+ * and length, fsync and fdatasync, on regular files) into an array, opens
+ * each file once beneath ROOT (create the tree first: riot init LOG --root
+ * ROOT; files the workload created are created here), then issues the array with pread, pwrite, fsync and fdatasync in
+ * one thread, nothing else, N times (default 3). Threads of the log are
+ * issued in log order in that one thread: a floor for single-stream logs.
+ * Writes write a buffer of random bytes.
+ *
+ * Prints "ops N threads T elapsed_ns E ops_per_s R" with the best round's
+ * elapsed time (first call to last return). Exits 1 on any error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "formats/convert.h"
+
+enum verb { V_READ, V_WRITE, V_FSYNC, V_FDATASYNC };
+
+struct floor_op {
+	uint64_t off;
+	uint32_t len;
+	uint16_t file;		/* index into files[] */
+	uint8_t verb;
+};
+
+#define MAX_FILES 4096
+#define MAX_TIDS 256
+
+struct floor {
+	struct floor_op *ops;
+	size_t nops, cap;
+	char *names[MAX_FILES];
+	int fds[MAX_FILES];
+	unsigned nfiles;
+	uint32_t tids[MAX_TIDS];
+	unsigned ntids;
+	size_t max_len;
+};
+
+static int file_index(struct floor *f, const char *name)
+{
+	for (unsigned i = 0; i < f->nfiles; i++)
+		if (strcmp(f->names[i], name) == 0)
+			return (int)i;
+	if (f->nfiles == MAX_FILES)
+		return -E2BIG;
+	f->names[f->nfiles] = strdup(name);
+	if (!f->names[f->nfiles])
+		return -ENOMEM;
+	return (int)f->nfiles++;
+}
+
+static int collect(void *arg, uint32_t tid, const char *name, const char *verb,
+		   uint64_t off, uint64_t len)
+{
+	struct floor *f = arg;
+	int ix = file_index(f, name);
+	unsigned t;
+
+	if (ix < 0)
+		return ix;
+	for (t = 0; t < f->ntids && f->tids[t] != tid; t++)
+		;
+	if (t == f->ntids && f->ntids < MAX_TIDS)
+		f->tids[f->ntids++] = tid;
+	if (f->nops == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 4096;
+		struct floor_op *n = realloc(f->ops, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->ops = n;
+		f->cap = cap;
+	}
+	if (len > (1u << 30))
+		return -EFBIG;
+	f->ops[f->nops++] = (struct floor_op){
+		.off = off, .len = (uint32_t)len, .file = (uint16_t)ix,
+		.verb = strcmp(verb, "read") == 0 ? V_READ : strcmp(verb, "write") == 0 ? V_WRITE :
+			strcmp(verb, "sync") == 0 ? V_FSYNC : V_FDATASYNC,
+	};
+	if (len > f->max_len)
+		f->max_len = len;
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* One round: every op in order. 0, or -errno of the first call that failed. */
+static int issue(const struct floor *f, char *buf)
+{
+	for (size_t i = 0; i < f->nops; i++) {
+		const struct floor_op *o = &f->ops[i];
+		int fd = f->fds[o->file];
+		ssize_t n = 0;
+
+		switch (o->verb) {
+		case V_READ:
+			n = pread(fd, buf, o->len, (off_t)o->off);
+			break;
+		case V_WRITE:
+			n = pwrite(fd, buf, o->len, (off_t)o->off);
+			break;
+		case V_FSYNC:
+			n = fsync(fd);
+			break;
+		default:
+			n = fdatasync(fd);
+			break;
+		}
+		if (n < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: replay_floor LOG --root ROOT [--rounds N]\n"
+		"  --root ROOT   where riot init LOG --root ROOT made the tree (required)\n"
+		"  --rounds N    rounds over the operations, the best is printed (default 3)\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "rounds", required_argument, NULL, 'n' },
+		{ 0 },
+	};
+	struct floor *f = calloc(1, sizeof(*f));
+	struct fio_export_opts o = { .engine = FIO_ENGINE_PSYNC, .on_io = collect };
+	struct fio_export_stats st;
+	const char *root = NULL;
+	uint64_t best = UINT64_MAX;
+	unsigned rounds = 3;
+	char err[512], *buf;
+	int c, rc;
+
+	if (!f)
+		return 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'r')
+			root = optarg;
+		else if (c == 'n')
+			rounds = (unsigned)strtoul(optarg, NULL, 10);
+		else
+			usage();
+	}
+	if (!root || optind != argc - 1 || rounds == 0)
+		usage();
+	o.root = root;
+	o.on_io_arg = f;
+	rc = fio_export(argv[optind], NULL, &o, &st, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "replay_floor: %s: %s\n", argv[optind], err);
+		return 1;
+	}
+	for (unsigned i = 0; i < f->nfiles; i++) {
+		f->fds[i] = open(f->names[i], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (f->fds[i] < 0) {
+			fprintf(stderr, "replay_floor: %s: %s\n", f->names[i], strerror(errno));
+			return 1;
+		}
+	}
+	if (posix_memalign((void **)&buf, 4096, f->max_len ? f->max_len : 4096))
+		return 1;
+	for (size_t i = 0; i < (f->max_len ? f->max_len : 4096); i++)
+		buf[i] = (char)rand();
+	for (unsigned r = 0; r < rounds; r++) {
+		uint64_t t0 = now_ns(), t;
+
+		rc = issue(f, buf);
+		t = now_ns() - t0;
+		if (rc) {
+			fprintf(stderr, "replay_floor: %s\n", strerror(-rc));
+			return 1;
+		}
+		if (t < best)
+			best = t;
+	}
+	printf("ops %zu threads %u elapsed_ns %" PRIu64 " ops_per_s %.0f\n", f->nops, f->ntids,
+	       best, best ? (double)f->nops * 1e9 / (double)best : 0.0);
+	return 0;
+}
