@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# benchmarks/fidelity.sh: self-replay fidelity and verdicts that do not flip.
+#
+# Real programs are captured on the filesystem of /var/tmp: tar -xf of a
+# tarball of TREE, cp -a of TREE, git (init, add, commit, gc) on GIT_FILES
+# files of TREE, sqlite3 in WAL mode (SQL_TX transactions), a
+# multi-threaded writer (tests/bin/demo_workload) and a dense fio
+# --ioengine=psync --rw=randrw run (FIO_IOS I/Os). Each is captured REPS
+# times (inputs in the page cache, dirty pages synced before each run),
+# with --path on the work directory: the programs' I/O on its files, not
+# on pipes, libraries or /etc, all of which replay skips or cannot see.
+#
+# Self-replay: the last capture of each program is replayed REPS times with
+# each engine, as fast as possible, onto the same filesystem (riot init
+# before each run, then sync: a warm cache and no dirty pages left over).
+# riot's reports give, per class (data_read, data_write, sync, metadata),
+# the total time spent in syscalls and the p50; medians over the runs,
+# ratios to the capture's medians, spread = (max - min) / median.
+# Targets: each class within +-25 % of the capture with the default
+# engine; the engines within 15 % of each other (elapsed and per class).
+#
+# Verdicts: the same logs replayed REPS times per engine onto fresh ext4
+# and xfs loop mounts (sparse images of FS_MB MiB); per program and class
+# the winner (less time in syscalls) for each engine. A case is decided
+# when an engine sees the filesystems differ by more than its spread there;
+# then both engines must name the same winner.
+#
+# Env: RIOT, BIN; REPS (3), TREE (/usr/share/doc), GIT_FILES (1500),
+# SQL_TX (400), FIO_IOS (40000), FIO_MB (64), WRITER_THREADS (8),
+# WRITER_FILES (48), FS_MB (1536), ENGINES (every engine riot has),
+# PROGRAMS (all: tar cp git sqlite writer fio). Run as root.
+set -uo pipefail
+: "${RIOT:?}" "${BIN:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/_lib.sh"
+need_root fidelity.sh "BPF capture, loop mounts, drop of dirty pages"
+
+REPS=${REPS:-3}
+TREE=${TREE:-/usr/share/doc}
+GIT_FILES=${GIT_FILES:-1500}
+SQL_TX=${SQL_TX:-400}
+FIO_IOS=${FIO_IOS:-40000}
+FIO_MB=${FIO_MB:-64}
+WRITER_THREADS=${WRITER_THREADS:-8}
+WRITER_FILES=${WRITER_FILES:-48}
+FS_MB=${FS_MB:-1536}
+PROGRAMS=${PROGRAMS:-tar cp git sqlite writer fio}
+ENGINES=${ENGINES:-$(riot_engines)}
+echo "settings: REPS=$REPS TREE=$TREE GIT_FILES=$GIT_FILES SQL_TX=$SQL_TX FIO_IOS=$FIO_IOS" \
+	"FIO_MB=$FIO_MB WRITER_THREADS=$WRITER_THREADS WRITER_FILES=$WRITER_FILES FS_MB=$FS_MB"
+echo "engines: $ENGINES (default: $(riot_default_engine)); programs: $PROGRAMS"
+
+work=$(mktemp -d /var/tmp/riot-fidelity.XXXXXX)
+mounted=()
+cleanup() {
+	local m
+	for m in "${mounted[@]}"; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# ---- inputs, made once, outside any capture ----
+
+in=$work/in
+mkdir -p "$in"
+tar -cf "$in/tree.tar" -C "$(dirname "$TREE")" "$(basename "$TREE")" 2>/dev/null
+mkdir -p "$in/tree" && tar -xf "$in/tree.tar" -C "$in/tree"
+mkdir -p "$in/gittree"
+(cd "$in/tree" && find . -type f | sort | head -n "$GIT_FILES" | tar -cf - -T - | tar -xf - -C "$in/gittree")
+{
+	echo "PRAGMA journal_mode=WAL;"
+	echo "CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v BLOB);"
+	echo "CREATE INDEX tk ON t(k);"
+	for i in $(seq "$SQL_TX"); do
+		echo "BEGIN; INSERT INTO t(k, v) VALUES($((i * 7919 % 1000)), randomblob(300));" \
+			"INSERT INTO t(k, v) VALUES($i, randomblob(1200));" \
+			"UPDATE t SET k = k + 1 WHERE id = $(((i + 1) / 2)); COMMIT;"
+	done
+	echo "SELECT count(*) FROM t;"
+} >"$in/sql.txt"
+head -c $((FIO_MB * 1048576)) /dev/urandom >"$in/fio.dat"
+
+# prepare PROG DIR: DIR as the program expects to find it before a run.
+prepare() {
+	rm -rf "$2" && mkdir -p "$2"
+	case $1 in
+	git) cp -a "$in/gittree/." "$2/" ;;
+	fio) cp "$in/fio.dat" "$2/data" ;;
+	esac
+}
+
+# set_cmd PROG DIR: the program's command line (in cmd), run in DIR.
+set_cmd() {
+	case $1 in
+	tar) cmd=(tar -xf "$in/tree.tar" -C "$2") ;;
+	cp) cmd=(cp -a "$in/tree" "$2/copy") ;;
+	git) cmd=(sh -c "cd $2 && git init -q && git add -A &&
+		git -c user.name=riot -c user.email=riot@localhost commit -qm tree && git gc -q") ;;
+	sqlite) cmd=(sqlite3 -batch "$2/db.sqlite" ".read $in/sql.txt") ;;
+	writer) cmd=("$BIN/demo_workload" --dir "$2" --threads "$WRITER_THREADS" --files "$WRITER_FILES") ;;
+	fio) cmd=(fio --name=randrw --filename="$2/data" --size="${FIO_MB}m" --bs=4k --rw=randrw
+		--ioengine=psync --number_ios="$FIO_IOS" --invalidate=0 --randrepeat=1 --output=/dev/null) ;;
+	esac
+}
+
+# ---- captures ----
+
+settle() { sync; }	# no dirty pages of an earlier phase left to write back
+
+labels_of() { python3 -c 'import json,sys; print(" ".join(r["label"] for r in json.load(sys.stdin)["runs"]))'; }
+
+t_start=$(date +%s)
+for p in $PROGRAMS; do
+	db=$work/$p.db
+	dir=$work/c/$p
+	for i in $(seq "$REPS"); do
+		prepare "$p" "$dir"
+		cat "$in/tree.tar" "$in/fio.dat" >/dev/null	# inputs cached
+		tar -cf /dev/null "$in/tree" "$dir"
+		settle
+		set_cmd "$p" "$dir"
+		if ! "$RIOT" capture -q --path "$work" -o "$work/$p.riot" -- "${cmd[@]}" >/dev/null 2>"$work/$p.cap.err"; then
+			echo "$p: capture failed: $(head -n 3 "$work/$p.cap.err")"
+			continue 2
+		fi
+		"$RIOT" report "$work/$p.riot" -o "$db" --label "cap-$i" >/dev/null
+	done
+	rm -rf "$dir"
+done
+echo "captures: $(($(date +%s) - t_start)) s"
+
+# ---- replays ----
+
+# replay_runs PROG FS ROOT: REPS replays per engine of PROG's log under ROOT.
+replay_runs() {
+	local p=$1 fs=$2 root=$3 e i
+	for i in $(seq "$REPS"); do
+		for e in $ENGINES; do
+			"$RIOT" init "$work/$p.riot" --root "$root" >/dev/null 2>"$work/init.err" ||
+				{ echo "$p: init on $fs failed: $(head -n 1 "$work/init.err")"; return; }
+			settle
+			"$RIOT" replay "$work/$p.riot" --root "$root" --no-init --speed 0 --engine "$e" \
+				--report "$work/$p.db" --label "$fs-$e-$i" >/dev/null 2>"$work/replay.err" ||
+				echo "$p: replay on $fs with $e failed: $(head -n 1 "$work/replay.err")"
+		done
+	done
+	rm -rf "$root"
+}
+
+t_start=$(date +%s)
+for p in $PROGRAMS; do
+	[ -s "$work/$p.riot" ] && replay_runs "$p" same "$work/root"
+done
+echo "self-replays: $(($(date +%s) - t_start)) s"
+
+# make_fs TYPE: a fresh TYPE filesystem on a sparse image, loop-mounted at
+# $work/TYPE (mount -o loop takes a free device and frees it at umount).
+make_fs() {
+	local img=$work/$1.img mnt=$work/$1
+	truncate -s "${FS_MB}M" "$img"
+	case $1 in
+	ext4) mkfs.ext4 -q -F "$img" ;;
+	xfs) mkfs.xfs -q -f "$img" ;;
+	esac
+	mkdir -p "$mnt"
+	mount -o loop "$img" "$mnt" && mounted+=("$mnt")
+}
+
+t_start=$(date +%s)
+verdicts=0
+if command -v mkfs.ext4 >/dev/null && command -v mkfs.xfs >/dev/null && make_fs ext4 && make_fs xfs; then
+	verdicts=1
+	for p in $PROGRAMS; do
+		[ -s "$work/$p.riot" ] || continue
+		for fs in ext4 xfs; do
+			replay_runs "$p" "$fs" "$work/$fs/root"
+		done
+	done
+else
+	echo "verdicts: no ext4 and xfs loop mounts here (mkfs.ext4, mkfs.xfs, loop devices): skipped"
+fi
+echo "verdict replays: $(($(date +%s) - t_start)) s"
+
+# ---- tables ----
+
+args=()
+for p in $PROGRAMS; do
+	[ -s "$work/$p.db" ] || continue
+	"$RIOT" compare "$work/$p.db" --json >"$work/$p.cmp.json" 2>"$work/cmp.err" ||
+		{ echo "$p: compare failed: $(head -n 1 "$work/cmp.err")"; continue; }
+	args+=("$p=$work/$p.cmp.json")
+done
+python3 "$here/fidelity.py" --default "$(riot_default_engine)" --engines "$ENGINES" \
+	--verdicts "$verdicts" --out "${BENCH_OUT:-/dev/null}" "${args[@]}"
+echo "reproduce: make bench (or RIOT=./riot BIN=build/bin bash benchmarks/fidelity.sh)"
