@@ -23,7 +23,10 @@ const char cmd_compare_help[] =
 	"run (the baseline) and the winner. Percentiles within 1.6 % of each\n"
 	"other (the histograms' resolution) are a tie. A capture compared with\n"
 	"replays also shows each replay's fidelity: operations and bytes\n"
-	"against the capture, divergences and issue delays.\n"
+	"against the capture, divergences and issue delays per syscall, and\n"
+	"per class the operations, the total time in syscalls and the p50 of\n"
+	"the replay against the capture's (a self-replay onto the captured\n"
+	"filesystem should give ratios near 1).\n"
 	"\n"
 	"Each DB is a report database (riot report, riot replay --report); a\n"
 	"RUN (an id or a label) picks runs of the DB named before it; a DB with\n"
@@ -250,6 +253,23 @@ static void print_fidelity(FILE *out, const struct run_view *cap, const struct r
 	fprintf(out, "  total: %" PRIu64 " of %" PRIu64 " operations replayed, bytes %" PRIu64
 		"/%" PRIu64 " read, %" PRIu64 "/%" PRIu64 " written\n", rep->ops, cap->ops,
 		rep->bytes_read, cap->bytes_read, rep->bytes_written, cap->bytes_written);
+	fprintf(out, "  %-16s %11s %11s %11s %11s %9s %9s %9s %9s\n", "class", "captured",
+		"replayed", "cap time", "rep time", "time", "cap p50", "rep p50", "p50");
+	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
+		const struct class_view *c = &cap->cls[k], *r = &rep->cls[k];
+
+		if (!c->count && !r->count)
+			continue;
+		fmt_ratio((double)r->lat_sum, (double)c->lat_sum, b[0], 24);
+		fmt_ratio((double)r->p50, (double)c->p50, b[1], 24);
+		fprintf(out, "  %-16s %11" PRIu64 " %11" PRIu64, view_class_names[k], c->count,
+			r->count);
+		fprintf(out, " %11s", fmt_ns(c->lat_sum, b[2], 24));
+		fprintf(out, " %11s %9s", fmt_ns(r->lat_sum, b[3], 24), b[0]);
+		fprintf(out, " %9s", fmt_ns(c->p50, b[2], 24));
+		fprintf(out, " %9s %9s\n", fmt_ns(r->p50, b[3], 24), b[1]);
+	}
+	fprintf(out, "  (time: total time in syscalls of the class; ratios replay/capture)\n");
 }
 
 void compare_print(FILE *out, struct run_view *runs, unsigned n)
@@ -325,6 +345,15 @@ static void json_sys(const char *name, void *ctx)
 	json_metrics(p->j, name, src, p->runs, p->n);
 }
 
+/* v / base, or null when base is 0. */
+static void json_ratio(struct json *j, const char *key, uint64_t v, uint64_t base)
+{
+	if (base)
+		json_double(j, key, (double)v / (double)base);
+	else
+		json_null(j, key);
+}
+
 static void json_fidelity(struct json *j, const struct run_view *cap, const struct run_view *rep)
 {
 	json_obj_open(j, NULL);
@@ -346,6 +375,22 @@ static void json_fidelity(struct json *j, const struct run_view *cap, const stru
 		json_u64(j, "delay_p50_ns", r->delay_p50);
 		json_u64(j, "delay_p99_ns", r->delay_p99);
 		json_u64(j, "delay_max_ns", r->delay_max);
+		json_obj_close(j);
+	}
+	json_obj_close(j);
+	json_obj_open(j, "classes");
+	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
+		const struct class_view *c = &cap->cls[k], *r = &rep->cls[k];
+
+		json_obj_open(j, view_class_names[k]);
+		json_u64(j, "captured", c->count);
+		json_u64(j, "replayed", r->count);
+		json_u64(j, "captured_time_ns", c->lat_sum);
+		json_u64(j, "replayed_time_ns", r->lat_sum);
+		json_ratio(j, "time_ratio", r->lat_sum, c->lat_sum);
+		json_u64(j, "captured_p50_ns", c->p50);
+		json_u64(j, "replayed_p50_ns", r->p50);
+		json_ratio(j, "p50_ratio", r->p50, c->p50);
 		json_obj_close(j);
 	}
 	json_obj_close(j);
