@@ -38,3 +38,11 @@ riot_default_engine() {
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["engine"])' 2>/dev/null || echo "?"
 	rm -rf "$d"
 }
+
+# fio_randrw FILE MB IOS: sets fio_cmd to a dense fio run, the one the
+# fidelity, floor and paced benchmarks capture: IOS 4 KiB random reads and
+# writes, one thread of psync, on FILE (MB MiB, in the page cache).
+fio_randrw() {
+	fio_cmd=(fio --name=randrw --filename="$1" --size="$2m" --io_size=$(($3 * 4))k --bs=4k
+		--rw=randrw --ioengine=psync --invalidate=0 --randrepeat=1 --output=/dev/null)
+}

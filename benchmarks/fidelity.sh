@@ -2,8 +2,8 @@
 # benchmarks/fidelity.sh: self-replay fidelity and verdicts that do not flip.
 #
 # Real programs are captured on the filesystem of /var/tmp: tar -xf of a
-# tarball of TREE, cp -a of TREE, git (init, add, commit, gc) on GIT_FILES
-# files of TREE, sqlite3 in WAL mode (SQL_TX transactions), a
+# tarball of the first TREE_FILES files of TREE, cp -a of the same tree,
+# git (init, add, commit, gc) on GIT_FILES of them, sqlite3 in WAL mode (SQL_TX transactions), a
 # multi-threaded writer (tests/bin/demo_workload) and a dense fio
 # --ioengine=psync --rw=randrw run (FIO_IOS I/Os). Each is captured REPS
 # times (inputs in the page cache, dirty pages synced before each run),
@@ -25,7 +25,8 @@
 # when an engine sees the filesystems differ by more than its spread there;
 # then both engines must name the same winner.
 #
-# Env: RIOT, BIN; REPS (3), TREE (/usr/share/doc), GIT_FILES (1500),
+# Env: RIOT, BIN; REPS (3), TREE (/usr/share/doc), TREE_FILES (2000),
+# GIT_FILES (600),
 # SQL_TX (400), FIO_IOS (40000), FIO_MB (64), WRITER_THREADS (8),
 # WRITER_FILES (48), FS_MB (1536), ENGINES (every engine riot has),
 # PROGRAMS (all: tar cp git sqlite writer fio). Run as root.
@@ -37,7 +38,8 @@ need_root fidelity.sh "BPF capture, loop mounts, drop of dirty pages"
 
 REPS=${REPS:-3}
 TREE=${TREE:-/usr/share/doc}
-GIT_FILES=${GIT_FILES:-1500}
+TREE_FILES=${TREE_FILES:-2000}
+GIT_FILES=${GIT_FILES:-600}
 SQL_TX=${SQL_TX:-400}
 FIO_IOS=${FIO_IOS:-40000}
 FIO_MB=${FIO_MB:-64}
@@ -46,29 +48,24 @@ WRITER_FILES=${WRITER_FILES:-48}
 FS_MB=${FS_MB:-1536}
 PROGRAMS=${PROGRAMS:-tar cp git sqlite writer fio}
 ENGINES=${ENGINES:-$(riot_engines)}
-echo "settings: REPS=$REPS TREE=$TREE GIT_FILES=$GIT_FILES SQL_TX=$SQL_TX FIO_IOS=$FIO_IOS" \
+echo "settings: REPS=$REPS TREE=$TREE TREE_FILES=$TREE_FILES GIT_FILES=$GIT_FILES SQL_TX=$SQL_TX FIO_IOS=$FIO_IOS" \
 	"FIO_MB=$FIO_MB WRITER_THREADS=$WRITER_THREADS WRITER_FILES=$WRITER_FILES FS_MB=$FS_MB"
 echo "engines: $ENGINES (default: $(riot_default_engine)); programs: $PROGRAMS"
 
+. "$here/../scripts/loopfs.sh"
 work=$(mktemp -d /var/tmp/riot-fidelity.XXXXXX)
-mounted=()
-cleanup() {
-	local m
-	for m in "${mounted[@]}"; do
-		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'loopfs_cleanup; rm -rf "$work"' EXIT
 
 # ---- inputs, made once, outside any capture ----
 
 in=$work/in
 mkdir -p "$in"
-tar -cf "$in/tree.tar" -C "$(dirname "$TREE")" "$(basename "$TREE")" 2>/dev/null
+# files_of DIR N: the first N files of DIR (sorted), relative to DIR.
+files_of() { (cd "$1" && find . -type f | sort | head -n "$2"); }
+files_of "$TREE" "$TREE_FILES" | tar -cf "$in/tree.tar" -C "$TREE" -T -
 mkdir -p "$in/tree" && tar -xf "$in/tree.tar" -C "$in/tree"
 mkdir -p "$in/gittree"
-(cd "$in/tree" && find . -type f | sort | head -n "$GIT_FILES" | tar -cf - -T - | tar -xf - -C "$in/gittree")
+files_of "$in/tree" "$GIT_FILES" | tar -cf - -C "$in/tree" -T - | tar -xf - -C "$in/gittree"
 {
 	echo "PRAGMA journal_mode=WAL;"
 	echo "CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v BLOB);"
@@ -81,6 +78,8 @@ mkdir -p "$in/gittree"
 	echo "SELECT count(*) FROM t;"
 } >"$in/sql.txt"
 head -c $((FIO_MB * 1048576)) /dev/urandom >"$in/fio.dat"
+echo "inputs: $(files_of "$in/tree" 999999 | wc -l) files, $(du -sm "$in/tree" | cut -f1) MiB in the tree;" \
+	"$(files_of "$in/gittree" 999999 | wc -l) for git; $SQL_TX sqlite transactions; $FIO_IOS fio I/Os"
 
 # prepare PROG DIR: DIR as the program expects to find it before a run.
 prepare() {
@@ -100,8 +99,7 @@ set_cmd() {
 		git -c user.name=riot -c user.email=riot@localhost commit -qm tree && git gc -q") ;;
 	sqlite) cmd=(sqlite3 -batch "$2/db.sqlite" ".read $in/sql.txt") ;;
 	writer) cmd=("$BIN/demo_workload" --dir "$2" --threads "$WRITER_THREADS" --files "$WRITER_FILES") ;;
-	fio) cmd=(fio --name=randrw --filename="$2/data" --size="${FIO_MB}m" --bs=4k --rw=randrw
-		--ioengine=psync --number_ios="$FIO_IOS" --invalidate=0 --randrepeat=1 --output=/dev/null) ;;
+	fio) fio_randrw "$2/data" "$FIO_MB" "$FIO_IOS"; cmd=("${fio_cmd[@]}") ;;
 	esac
 }
 
@@ -117,8 +115,7 @@ for p in $PROGRAMS; do
 	dir=$work/c/$p
 	for i in $(seq "$REPS"); do
 		prepare "$p" "$dir"
-		cat "$in/tree.tar" "$in/fio.dat" >/dev/null	# inputs cached
-		tar -cf /dev/null "$in/tree" "$dir"
+		find "$in" "$dir" -type f -exec cat {} + >/dev/null	# inputs cached
 		settle
 		set_cmd "$p" "$dir"
 		if ! "$RIOT" capture -q --path "$work" -o "$work/$p.riot" -- "${cmd[@]}" >/dev/null 2>"$work/$p.cap.err"; then
@@ -155,18 +152,7 @@ for p in $PROGRAMS; do
 done
 echo "self-replays: $(($(date +%s) - t_start)) s"
 
-# make_fs TYPE: a fresh TYPE filesystem on a sparse image, loop-mounted at
-# $work/TYPE (mount -o loop takes a free device and frees it at umount).
-make_fs() {
-	local img=$work/$1.img mnt=$work/$1
-	truncate -s "${FS_MB}M" "$img"
-	case $1 in
-	ext4) mkfs.ext4 -q -F "$img" ;;
-	xfs) mkfs.xfs -q -f "$img" ;;
-	esac
-	mkdir -p "$mnt"
-	mount -o loop "$img" "$mnt" && mounted+=("$mnt")
-}
+make_fs() { loopfs_make "$1" "$work/$1.img" "$work/$1" "$FS_MB"; }
 
 t_start=$(date +%s)
 verdicts=0

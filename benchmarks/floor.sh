@@ -45,11 +45,10 @@ jfield() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.a
 d=$work/d
 mkdir -p "$d"
 head -c $((FIO_MB * 1048576)) /dev/urandom >"$d/data"
-fio_run=(fio --name=randrw --filename="$d/data" --size="${FIO_MB}m" --bs=4k --rw=randrw
-	--ioengine=psync --number_ios="$FIO_IOS" --invalidate=0 --randrepeat=1 --output=/dev/null)
+fio_randrw "$d/data" "$FIO_MB" "$FIO_IOS"
 cat "$d/data" >/dev/null
 sync
-"$RIOT" capture -q --path "$d" -o "$work/fio.riot" -- "${fio_run[@]}" --write_iolog="$work/fio.iolog" >/dev/null 2>&1 ||
+"$RIOT" capture -q --path "$d" -o "$work/fio.riot" -- "${fio_cmd[@]}" --write_iolog="$work/fio.iolog" >/dev/null 2>&1 ||
 	echo "fio: capture failed"
 "$RIOT" capture -q --path "$d" -o "$work/dd.riot" -- sh -c "dd if=/dev/zero of=$d/dd.dat bs=4k count=$DD_BLOCKS status=none &&
 	dd if=$d/dd.dat of=/dev/null bs=4k status=none" >/dev/null 2>&1 || echo "dd: capture failed"

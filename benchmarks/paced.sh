@@ -35,9 +35,8 @@ mkdir -p "$d"
 head -c $((FIO_MB * 1048576)) /dev/urandom >"$d/data"
 cat "$d/data" >/dev/null
 sync
-"$RIOT" capture -q --path "$d" -o "$work/fio.riot" -- fio --name=randrw --filename="$d/data" \
-	--size="${FIO_MB}m" --bs=4k --rw=randrw --ioengine=psync --number_ios="$FIO_IOS" \
-	--invalidate=0 --randrepeat=1 --output=/dev/null >/dev/null 2>&1 || echo "fio: capture failed"
+fio_randrw "$d/data" "$FIO_MB" "$FIO_IOS"
+"$RIOT" capture -q --path "$d" -o "$work/fio.riot" -- "${fio_cmd[@]}" >/dev/null 2>&1 || echo "fio: capture failed"
 
 printf '\npaced: issue delay against the schedule, %d runs per row; p50 and p99 of the median run\n' "$RUNS"
 printf '(by p99), of the worst run, runs with p99 <= 50 us, summaries warning that timing was not kept\n'

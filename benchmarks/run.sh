@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark in one run, figures side by side.
-# Env: RIOT, BIN. Each benchmarks/*.sh prints its table and may append
-# "name value" lines to $BENCH_OUT; they end up in bench-results.json.
+# Env: RIOT, BIN, BENCH (where benchmarks/*.c are built). Each
+# benchmarks/*.sh prints its table and may append "name value" lines to
+# $BENCH_OUT; they end up in bench-results.json. Each prints its settings;
+# sizes are set by environment variables named in its header.
 set -uo pipefail
-: "${RIOT:?}" "${BIN:?}"
+: "${RIOT:?}" "${BIN:?}" "${BENCH:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 export BENCH_OUT; BENCH_OUT=$(mktemp /tmp/riot-bench.XXXXXX)
 trap 'rm -f "$BENCH_OUT"' EXIT

@@ -20,13 +20,10 @@ out=${DEMO_REPORT_DIR:-$(mktemp -d /tmp/riot-demo-report.XXXXXX)}
 mkdir -p "$out"
 db=$out/report.db
 rm -f "$db"
-mounted=()
+. "$(dirname "$0")/loopfs.sh"
 
 cleanup() {
-	local m
-	for m in "${mounted[@]}"; do
-		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
-	done
+	loopfs_cleanup
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -35,17 +32,7 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 # make_fs TYPE: a sparse image with a fresh TYPE filesystem, loop-mounted at
 # $work/TYPE; the mount's options are the defaults.
-make_fs() {
-	local type=$1 img=$work/$1.img mnt=$work/$1
-	truncate -s "${DEMO_IMAGE_MB:-1024}M" "$img"
-	case $type in
-	ext4) mkfs.ext4 -q -F "$img" ;;
-	xfs) mkfs.xfs -q -f "$img" ;;
-	esac
-	mkdir -p "$mnt"
-	mount -o loop "$img" "$mnt"
-	mounted+=("$mnt")
-}
+make_fs() { loopfs_make "$1" "$work/$1.img" "$work/$1" "${DEMO_IMAGE_MB:-1024}"; }
 
 step "the capture, summarised (latencies as seen on the capture host)"
 "$RIOT" report "$log" -o "$db" --label capture
