@@ -133,6 +133,17 @@ static int issue(const struct floor *f, char *buf)
 	return 0;
 }
 
+static void floor_free(struct floor *f)
+{
+	for (unsigned i = 0; i < f->nfiles; i++) {
+		if (f->fds[i] >= 0)
+			close(f->fds[i]);
+		free(f->names[i]);
+	}
+	free(f->ops);
+	free(f);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: replay_floor LOG --root ROOT [--rounds N]\n"
@@ -174,17 +185,23 @@ int main(int argc, char **argv)
 	rc = fio_export(argv[optind], NULL, &o, &st, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "replay_floor: %s: %s\n", argv[optind], err);
+		floor_free(f);
 		return 1;
 	}
+	for (unsigned i = 0; i < f->nfiles; i++)
+		f->fds[i] = -1;
 	for (unsigned i = 0; i < f->nfiles; i++) {
 		f->fds[i] = open(f->names[i], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (f->fds[i] < 0) {
 			fprintf(stderr, "replay_floor: %s: %s\n", f->names[i], strerror(errno));
+			floor_free(f);
 			return 1;
 		}
 	}
-	if (posix_memalign((void **)&buf, 4096, f->max_len ? f->max_len : 4096))
+	if (posix_memalign((void **)&buf, 4096, f->max_len ? f->max_len : 4096)) {
+		floor_free(f);
 		return 1;
+	}
 	for (size_t i = 0; i < (f->max_len ? f->max_len : 4096); i++)
 		buf[i] = (char)rand();
 	for (unsigned r = 0; r < rounds; r++) {
@@ -194,12 +211,15 @@ int main(int argc, char **argv)
 		t = now_ns() - t0;
 		if (rc) {
 			fprintf(stderr, "replay_floor: %s\n", strerror(-rc));
-			return 1;
+			break;
 		}
 		if (t < best)
 			best = t;
 	}
-	printf("ops %zu threads %u elapsed_ns %" PRIu64 " ops_per_s %.0f\n", f->nops, f->ntids,
-	       best, best ? (double)f->nops * 1e9 / (double)best : 0.0);
-	return 0;
+	if (!rc)
+		printf("ops %zu threads %u elapsed_ns %" PRIu64 " ops_per_s %.0f\n", f->nops,
+		       f->ntids, best, best ? (double)f->nops * 1e9 / (double)best : 0.0);
+	free(buf);
+	floor_free(f);
+	return rc ? 1 : 0;
 }
