@@ -51,6 +51,11 @@ int tracer_poll(struct tracer *t, int timeout_ms);
 /* Starts a new flush generation and visits every CPU, so no event waits
  * in a CPU's batch longer than the interval between two kicks. */
 void tracer_kick(struct tracer *t);
+/* Every event timed before the returned boot time has been handed to the
+ * event callback: the least progress over the CPUs (0 until each visited
+ * CPU has reported once). CPUs tracer_kick() cannot visit count as having
+ * progressed to fallback at least. */
+uint64_t tracer_progress(const struct tracer *t, uint64_t fallback);
 /* Stops recording new events, then hands out every record still queued. */
 int tracer_stop(struct tracer *t);
 /* New losses per CPU since the last call; calls fn for each CPU with some. */

@@ -22,9 +22,9 @@
 #define POLL_MS 10
 #define LOSS_POLL_NS 100000000ull	/* drop records every 100 ms */
 #define FLUSH_NS 1000000000ull		/* a killed capture loses <= 1 s */
-/* An event is logged once it is this old: longer than it can wait in a
- * CPU's batch (one loss-poll interval, when batches are kicked) plus a
- * poll. */
+/* An event is logged once every CPU has handed over all it timed before
+ * it (tracer_progress()); a CPU riot cannot visit is taken to have done
+ * so after this delay. */
 #define REORDER_NS 300000000ull
 #define REORDER_MAX_BYTES (256ull << 20)
 
@@ -771,6 +771,8 @@ static int drain_loop(struct capture *c, struct run *r)
 	int n, err;
 
 	for (;;) {
+		uint64_t boot = capture_now_boot();
+
 		n = tracer_poll(r->t, POLL_MS);
 		if (n < 0)
 			return c->err ? c->err : n;
@@ -782,7 +784,8 @@ static int drain_loop(struct capture *c, struct run *r)
 			if ((err = poll_losses(c, r->t)))
 				return err;
 		}
-		err = reorder_release(c->ro, capture_now_boot() - REORDER_NS,
+		err = reorder_release(c->ro,
+				      tracer_progress(r->t, boot - REORDER_NS),
 				      log_event, c);
 		if (err)
 			return err;
