@@ -861,6 +861,11 @@ static void run_paths(void)
 	want("out mkdir", SC(SYS_mkdir, P("out/e"), 0755), 0);
 	want("out rmdir", SC(SYS_rmdir, P("out/e")), 0);
 	want("in unlink", SC(SYS_unlink, P("in/d")), 0);
+	/* A directory outside, as the dirfd of a path that leads inside. */
+	want("out dir openat", SC(SYS_openat, AT_FDCWD, P("out"),
+				  O_RDONLY | O_DIRECTORY, 0), 4);
+	want("dirfd stat in", SC(SYS_newfstatat, 4, "../in/a", &st, 0), 0);
+	want("out dir close", SC(SYS_close, 4), 0);
 }
 
 static void setup_heavy(void)
