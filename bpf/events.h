@@ -59,6 +59,8 @@ struct riot_ev_batch {
 #define RIOT_EVF_VALUE		0x0800	/* value_len bytes of the call's value
 					 * follow path2 (RIOT_SF_VALUE) */
 #define RIOT_VALUE_MAX 256	/* bytes of an xattr value recorded */
+#define RIOT_EVF_FDPAIR		0x1000	/* ext.off, ext.off2: the two fds of
+					 * an FDPAIR argument */
 
 /* One completed syscall, as it travels: the header, then nargs raw
  * arguments (those whose role RIOT_ARG_ON_WIRE(), in argument order),

@@ -63,7 +63,7 @@ static const __u8 nr_sys[RIOT_NR_MAX] = {
 #define FIRST(x, y) ((x) >= 0 ? (x) : (y))
 
 struct sys_desc {
-	__s8 path, path2, linkbuf, offp, off2p, how, cloneargs, statbuf;
+	__s8 path, path2, linkbuf, offp, off2p, how, cloneargs, statbuf, fdpair;
 	__s8 valbuf, valcnt;	/* RIOT_SF_VALUE: the value and its size */
 	__s8 fd, fd2;
 	__u8 sf;
@@ -104,6 +104,7 @@ static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 		.how = AT(ROLE(HOW), a0, a1, a2, a3, a4, a5),                \
 		.cloneargs = AT(ROLE(CLONEARGS), a0, a1, a2, a3, a4, a5),    \
 		.statbuf = AT(ROLE(STATBUF), a0, a1, a2, a3, a4, a5),        \
+		.fdpair = AT(ROLE(FDPAIR), a0, a1, a2, a3, a4, a5),          \
 		.sf = (fl),                                                  \
 		.nargs = NARGS(a0, a1, a2, a3, a4, a5),                      \
 		.wire = WIRE(a0, a1, a2, a3, a4, a5),                        \
@@ -111,6 +112,7 @@ static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 		       HAS(OFF2P, a0, a1, a2, a3, a4, a5) ||                 \
 		       HAS(HOW, a0, a1, a2, a3, a4, a5) ||                   \
 		       HAS(CLONEARGS, a0, a1, a2, a3, a4, a5) ||             \
+		       HAS(FDPAIR, a0, a1, a2, a3, a4, a5) ||                \
 		       ((fl) & (RIOT_SF_RET_FD | RIOT_SF_STAT |              \
 				RIOT_SF_STATX)) != 0,                        \
 		.fd = AT(ROLE(FD), a0, a1, a2, a3, a4, a5),                  \
@@ -733,6 +735,16 @@ static __always_inline void fill_ext(struct riot_ev_ext *x, __u16 *flags,
 		*flags |= RIOT_EVF_HOW;
 	if ((d->sf & RIOT_SF_RET_FD) && ret >= 0)
 		fd_facts(x, flags, ret, m);
+	if (d->fdpair >= 0 && ret == 0) {
+		__s32 fds[2];
+
+		if (!bpf_probe_read_user(fds, sizeof(fds),
+					 (void *)arg_at(s->args, d->fdpair))) {
+			x->off = (__u32)fds[0];
+			x->off2 = (__u32)fds[1];
+			*flags |= RIOT_EVF_FDPAIR;
+		}
+	}
 	if (d->statbuf >= 0 && ret == 0) {
 		if (d->sf & RIOT_SF_STATX)
 			statx_facts(x, flags, arg_at(s->args, d->statbuf));

@@ -86,6 +86,7 @@ static const char *const skip_names[SKIP_COUNT] = {
 	[SKIP_TRUNCATED] = "truncated path", [SKIP_NOT_A_PATH] = "pipe or socket",
 	[SKIP_PSEUDO] = "under /proc, /sys or /dev", [SKIP_HOSTILE] = "refused path",
 	[SKIP_DEVICE] = "device, fifo or socket", [SKIP_NO_VALUE] = "xattr value not in the log",
+	[SKIP_BADF] = "fd not open (EBADF)",
 };
 
 const char *replay_act_name(unsigned act)
@@ -537,6 +538,13 @@ static bool nofollow(const struct riot_syscall *sc)
 	}
 }
 
+/* No file behind an fd: lost (as `riot info` counts it), or no fd at all
+ * when the capture got EBADF. */
+static unsigned skip_unknown(const struct replay_op *op)
+{
+	return op->ret == -EBADF ? SKIP_BADF : SKIP_UNRESOLVED;
+}
+
 /* A file-based op needs a known file object with a real path. */
 static bool file_ok(struct replay_plan *p, struct replay_op *op, uint64_t file,
 		    const struct model_op *mop)
@@ -544,7 +552,7 @@ static bool file_ok(struct replay_plan *p, struct replay_op *op, uint64_t file,
 	const struct model_file *mf;
 
 	if (!file) {
-		set_skip(p, op, SKIP_UNRESOLVED);
+		set_skip(p, op, skip_unknown(op));
 		return false;
 	}
 	mf = model_file(p->m, file);
@@ -568,7 +576,7 @@ static bool path_ok(struct replay_plan *p, struct replay_op *op, const struct mo
 		    bool two)
 {
 	if (!op->path || (two && !op->path2)) {
-		set_skip(p, op, SKIP_UNRESOLVED);
+		set_skip(p, op, skip_unknown(op));
 		return false;
 	}
 	if (mop->flags & (MODEL_OP_PATH_TRUNCATED | MODEL_OP_PATH2_TRUNCATED)) {
@@ -595,7 +603,7 @@ static void plan_copy(struct replay_plan *p, struct replay_op *op, const struct 
 	if (!file_ok(p, op, op->file, mop))
 		return;
 	if (!op->file2 || !mop->path2 || mop->path2[0] != '/') {
-		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : SKIP_UNRESOLVED);
+		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : skip_unknown(op));
 		return;
 	}
 	in = file_state(p, op->file);

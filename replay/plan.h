@@ -71,7 +71,7 @@ enum replay_skip {
 	SKIP_NONE,
 	SKIP_UNRESOLVED,	/* unknown fd, dirfd or cwd */
 	SKIP_TRUNCATED,		/* the capture or the model cut the path */
-	SKIP_NOT_A_PATH,	/* pipe, socket, anon inode */
+	SKIP_NOT_A_PATH,	/* pipe, socket, anon inode, memfd */
 	SKIP_PSEUDO,		/* under /proc, /sys, /dev */
 	SKIP_HOSTILE,		/* a path the root refuses (., .., marker) */
 	SKIP_DEVICE,		/* mknod of a device node; an open of a fifo,
@@ -80,6 +80,7 @@ enum replay_skip {
 	SKIP_NO_VALUE,		/* a setxattr of a name whose values have a
 				 * syntax (system., security.) without its
 				 * whole value in the log: never invented */
+	SKIP_BADF,		/* the fd was not open: the capture got EBADF */
 	SKIP_COUNT
 };
 

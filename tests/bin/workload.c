@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -820,6 +821,39 @@ static void run_prefd(void)
 	want("prefd lseek", SC(SYS_lseek, 3, 0, SEEK_CUR), 1500);
 }
 
+static void setup_fdkinds(void)
+{
+}
+
+/* fds that name no file: a pipe, a socket pair, an eventfd, an epoll fd,
+ * a memfd and a socket, used, then closed: fds 4 to 11; then a read of an
+ * fd that is not open. */
+static void run_fdkinds(void)
+{
+	int p[2] = { -1, -1 }, sv[2] = { -1, -1 };
+	uint64_t one = 1;
+	struct stat st;
+
+	want("pipe2", SC(SYS_pipe2, p, O_CLOEXEC), 0);
+	want("pipe2 fds", p[0] * 100 + p[1], 405);
+	want("pipe write", SC(SYS_write, 5, buf, 10), 10);
+	want("pipe read", SC(SYS_read, 4, rbuf, 10), 10);
+	want("socketpair", SC(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	want("socketpair fds", sv[0] * 100 + sv[1], 607);
+	want("socket write", SC(SYS_write, 6, buf, 7), 7);
+	want("socket read", SC(SYS_read, 7, rbuf, 7), 7);
+	want("eventfd2", SC(SYS_eventfd2, 0, 0), 8);
+	want("eventfd write", SC(SYS_write, 8, &one, 8), 8);
+	want("epoll_create1", SC(SYS_epoll_create1, 0), 9);
+	want("memfd_create", SC(SYS_memfd_create, "riot", 0), 10);
+	want("memfd pwrite64", SC(SYS_pwrite64, 10, buf, 100, 0), 100);
+	want("memfd fstat", SC(SYS_fstat, 10, &st), 0);
+	want("socket", SC(SYS_socket, AF_UNIX, SOCK_DGRAM, 0), 11);
+	for (int fd = 4; fd <= 11; fd++)
+		want("fdkinds close", SC(SYS_close, fd), 0);
+	want("read of no fd", SC(SYS_read, 20, rbuf, 1), -EBADF);
+}
+
 static void setup_paths(void)
 {
 	mkdirp("in");
@@ -950,6 +984,7 @@ static const struct scenario scenarios[] = {
 	{ "errors", setup_errors, run_errors },
 	{ "prefd", setup_prefd, run_prefd },
 	{ "paths", setup_paths, run_paths },
+	{ "fdkinds", setup_fdkinds, run_fdkinds },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 static const struct scenario heavy = { "heavy", setup_heavy, run_heavy };
