@@ -723,7 +723,7 @@ static int fd_new_nonfile(struct model *m, uint32_t ki, int64_t fd, uint32_t fty
 	return fd_install(m, TASK(m, ki)->fdt, fd, fi, cloexec);
 }
 
-/* What a call of class FD that makes fds made. */
+/* What a call that makes fds naming no file made. */
 static int sys_fd_make(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 		       const struct riot_sys_info *si, struct model_op *op)
 {
@@ -747,7 +747,9 @@ static int sys_apply(struct model *m, uint32_t ki, const struct riot_syscall *sc
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
 
-	if (si && si->cls == RIOT_CLASS_FD &&
+	/* An fd from a path is an open; open_by_handle_at's file is not
+	 * known (its uses stay unresolved). */
+	if (si && si->cls != RIOT_CLASS_OPEN &&
 	    ((si->flags & RIOT_SF_RET_FD) || makes_fd_pair(si)))
 		return sys_fd_make(m, ki, sc, si, op);
 	switch (sc->sys) {

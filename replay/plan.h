@@ -63,6 +63,9 @@ enum replay_act {
 	ACT_CHMOD, ACT_CHOWN, ACT_UTIMENS,	/* path, or fd when file != 0 */
 	ACT_XATTR_GET, ACT_XATTR_SET, ACT_XATTR_LIST, ACT_XATTR_REMOVE,
 	ACT_SYNCFS, ACT_SYNC, ACT_COPY,
+	ACT_FLOCK,	/* fd; arg: the operation */
+	ACT_READAHEAD,	/* fd; off, count */
+	ACT_STATFS,	/* path, or fd when file != 0 */
 	ACT_COUNT
 };
 

@@ -43,10 +43,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -854,6 +857,35 @@ static void run_fdkinds(void)
 	want("read of no fd", SC(SYS_read, 20, rbuf, 1), -EBADF);
 }
 
+static void setup_misc(void)
+{
+	mkfile("misc.dat", 8192);
+	umask(022);
+}
+
+/* File calls beside reads and writes: locks, readahead, statfs, the
+ * utime family, ioctl, getcwd, umask. */
+static void run_misc(void)
+{
+	struct statfs sfs;
+	int n = -1;
+
+	want("misc openat", SC(SYS_openat, AT_FDCWD, P("misc.dat"), O_RDWR, 0), 4);
+	want("flock ex", SC(SYS_flock, 4, LOCK_EX), 0);
+	want("flock un", SC(SYS_flock, 4, LOCK_UN), 0);
+	want("readahead", SC(SYS_readahead, 4, 0, 4096), 0);
+	want("fstatfs", SC(SYS_fstatfs, 4, &sfs), 0);
+	want("ioctl FIONREAD", SC(SYS_ioctl, 4, FIONREAD, &n), 0);
+	want("FIONREAD bytes", n, 8192);
+	want("misc close", SC(SYS_close, 4), 0);
+	want("statfs", SC(SYS_statfs, P("misc.dat"), &sfs), 0);
+	want("utime", SC(SYS_utime, P("misc.dat"), NULL), 0);
+	want("utimes", SC(SYS_utimes, P("misc.dat"), NULL), 0);
+	want("futimesat", SC(SYS_futimesat, AT_FDCWD, "misc.dat", NULL), 0);
+	want("getcwd", SC(SYS_getcwd, rbuf, sizeof(rbuf)), (long)strlen(dir) + 1);
+	want("umask", SC(SYS_umask, 022), 022);
+}
+
 static void setup_paths(void)
 {
 	mkdirp("in");
@@ -985,6 +1017,7 @@ static const struct scenario scenarios[] = {
 	{ "prefd", setup_prefd, run_prefd },
 	{ "paths", setup_paths, run_paths },
 	{ "fdkinds", setup_fdkinds, run_fdkinds },
+	{ "misc", setup_misc, run_misc },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 static const struct scenario heavy = { "heavy", setup_heavy, run_heavy };
