@@ -579,8 +579,7 @@ static void setup_uring(void)
 	unlink(P("ur.dat"));
 }
 
-/* io_uring_setup is not in the table: the ring is fd 4 to the capture
- * only through the mmaps and io_uring_enter that use it. */
+/* io_uring_setup makes the ring, fd 4; mmaps and io_uring_enter use it. */
 static void run_uring(void)
 {
 	struct io_uring_params prm;
@@ -646,7 +645,7 @@ static void setup_aio(void)
 	unlink(P("aio.dat"));
 }
 
-/* io_setup, io_getevents and io_destroy are not in the table. */
+/* io_setup, io_getevents and io_destroy are recorded too. */
 static void run_aio(void)
 {
 	aio_context_t ctx = 0;
