@@ -27,13 +27,21 @@ enum riot_ev_type {
 /* Events one CPU gathered, handed over in one ring-buffer record: the
  * ring's reserve/commit (a spinlock with interrupts off) costs more than
  * recording an event. Followed by len bytes of events, each starting at
- * an 8-byte boundary and taking riot_ev_size() bytes rounded up to 8. */
+ * an 8-byte boundary and taking riot_ev_size() bytes rounded up to 8.
+ *
+ * upto is the CPU's progress: every event that CPU timed (a syscall's
+ * exit, a process event) before upto is in this record or in an earlier
+ * ring record, and no later record of the CPU holds one timed before it.
+ * A record with len 0 is a heartbeat of an idle CPU. */
 struct riot_ev_batch {
 	__u8 type;		/* RIOT_EV_BATCH */
 	__u8 pad[3];
 	__u32 len;
+	__u32 cpu;
+	__u32 pad2;
+	__u64 upto;		/* bpf_ktime_get_boot_ns() */
 };
-#define RIOT_BATCH_HDR 8
+#define RIOT_BATCH_HDR 24
 #define RIOT_BATCH_BYTES (64 * 1024)	/* per CPU, header included */
 
 /* riot_ev_syscall.flags */
@@ -51,6 +59,8 @@ struct riot_ev_batch {
 #define RIOT_EVF_VALUE		0x0800	/* value_len bytes of the call's value
 					 * follow path2 (RIOT_SF_VALUE) */
 #define RIOT_VALUE_MAX 256	/* bytes of an xattr value recorded */
+#define RIOT_EVF_FDPAIR		0x1000	/* ext.off, ext.off2: the two fds of
+					 * an FDPAIR argument */
 
 /* One completed syscall, as it travels: the header, then nargs raw
  * arguments (those whose role RIOT_ARG_ON_WIRE(), in argument order),

@@ -63,7 +63,7 @@ static const __u8 nr_sys[RIOT_NR_MAX] = {
 #define FIRST(x, y) ((x) >= 0 ? (x) : (y))
 
 struct sys_desc {
-	__s8 path, path2, linkbuf, offp, off2p, how, cloneargs, statbuf;
+	__s8 path, path2, linkbuf, offp, off2p, how, cloneargs, statbuf, fdpair;
 	__s8 valbuf, valcnt;	/* RIOT_SF_VALUE: the value and its size */
 	__s8 fd, fd2;
 	__u8 sf;
@@ -104,6 +104,7 @@ static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 		.how = AT(ROLE(HOW), a0, a1, a2, a3, a4, a5),                \
 		.cloneargs = AT(ROLE(CLONEARGS), a0, a1, a2, a3, a4, a5),    \
 		.statbuf = AT(ROLE(STATBUF), a0, a1, a2, a3, a4, a5),        \
+		.fdpair = AT(ROLE(FDPAIR), a0, a1, a2, a3, a4, a5),          \
 		.sf = (fl),                                                  \
 		.nargs = NARGS(a0, a1, a2, a3, a4, a5),                      \
 		.wire = WIRE(a0, a1, a2, a3, a4, a5),                        \
@@ -111,6 +112,7 @@ static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 		       HAS(OFF2P, a0, a1, a2, a3, a4, a5) ||                 \
 		       HAS(HOW, a0, a1, a2, a3, a4, a5) ||                   \
 		       HAS(CLONEARGS, a0, a1, a2, a3, a4, a5) ||             \
+		       HAS(FDPAIR, a0, a1, a2, a3, a4, a5) ||                \
 		       ((fl) & (RIOT_SF_RET_FD | RIOT_SF_STAT |              \
 				RIOT_SF_STATX)) != 0,                        \
 		.fd = AT(ROLE(FD), a0, a1, a2, a3, a4, a5),                  \
@@ -199,6 +201,9 @@ struct {
 struct batch {
 	__u64 busy;		/* a program on this CPU is writing it */
 	__u64 gen;		/* flush_gen when last flushed */
+	__u64 direct;		/* programs on this CPU writing a record of
+				 * their own to the ring (see direct_begin) */
+	__u64 upto;		/* the CPU's progress, as last handed over */
 	__u32 len;		/* bytes in buf, header included */
 	__u32 count;		/* events in buf */
 	char buf[RIOT_BATCH_BYTES];
@@ -730,6 +735,16 @@ static __always_inline void fill_ext(struct riot_ev_ext *x, __u16 *flags,
 		*flags |= RIOT_EVF_HOW;
 	if ((d->sf & RIOT_SF_RET_FD) && ret >= 0)
 		fd_facts(x, flags, ret, m);
+	if (d->fdpair >= 0 && ret == 0) {
+		__s32 fds[2];
+
+		if (!bpf_probe_read_user(fds, sizeof(fds),
+					 (void *)arg_at(s->args, d->fdpair))) {
+			x->off = (__u32)fds[0];
+			x->off2 = (__u32)fds[1];
+			*flags |= RIOT_EVF_FDPAIR;
+		}
+	}
 	if (d->statbuf >= 0 && ret == 0) {
 		if (d->sf & RIOT_SF_STATX)
 			statx_facts(x, flags, arg_at(s->args, d->statbuf));
@@ -850,16 +865,33 @@ static __always_inline int emit_direct(const struct slot *s,
 	return 0;
 }
 
-static __always_inline void batch_flush(struct batch *b)
+/* Hands the batch over with the CPU's progress; heartbeat: even when it
+ * is empty. The caller holds it.
+ *
+ * Why upto is right: events enter a batch with a time taken while it is
+ * held, so those not in it yet are timed after this flush. A record
+ * written beside the batch takes its time after counting itself in
+ * b->direct and leaves once it is in the ring; while one is in flight the
+ * progress stays where it was, so a record timed before upto is in the
+ * ring before this one. */
+static __always_inline void batch_flush(struct batch *b, int heartbeat)
 {
 	struct riot_ev_batch *h = (void *)b->buf;
 	/* Always below RIOT_BATCH_BYTES (an event starts at most at
 	 * BATCH_LIMIT); the mask says so to the verifier. */
-	__u64 len = b->len & (RIOT_BATCH_BYTES - 1);
+	__u64 len = b->len & (RIOT_BATCH_BYTES - 1), now;
 
-	if (len > RIOT_BATCH_HDR) {
+	now = bpf_ktime_get_boot_ns();
+	if (!__sync_fetch_and_add(&b->direct, 0))
+		b->upto = now;
+	if (len > RIOT_BATCH_HDR || heartbeat) {
+		if (len < RIOT_BATCH_HDR)
+			len = RIOT_BATCH_HDR;
 		h->type = RIOT_EV_BATCH;
 		h->len = len - RIOT_BATCH_HDR;
+		h->cpu = bpf_get_smp_processor_id();
+		h->pad2 = 0;
+		h->upto = b->upto;
 		if (bpf_ringbuf_output(&events, b->buf, len, ring_flags()))
 			count_losses(1, b->count);
 	}
@@ -868,15 +900,42 @@ static __always_inline void batch_flush(struct batch *b)
 	b->gen = flush_gen;
 }
 
-/* This CPU's batch, held; NULL when busy. Release with batch_put(). */
-static __always_inline struct batch *batch_get(void)
+static __always_inline struct batch *cpu_batch(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct batch *b = bpf_map_lookup_elem(&batches, &cpu);
 
+	return bpf_map_lookup_elem(&batches, &cpu);
+}
+
+/* b, held; NULL when busy. Release with batch_put(). */
+static __always_inline struct batch *batch_hold(struct batch *b)
+{
 	if (!b || __sync_val_compare_and_swap(&b->busy, 0, 1) != 0)
 		return NULL;
 	return b;
+}
+
+static __always_inline struct batch *batch_get(void)
+{
+	return batch_hold(cpu_batch());
+}
+
+/* A record about to go to the ring beside this CPU's batch: counted
+ * before it takes its time, until it is in the ring (direct_end), so
+ * that a flush meanwhile does not move the CPU's progress past it. */
+static __always_inline struct batch *direct_begin(void)
+{
+	struct batch *b = cpu_batch();
+
+	if (b)
+		__sync_fetch_and_add(&b->direct, 1);
+	return b;
+}
+
+static __always_inline void direct_end(struct batch *b)
+{
+	if (b)
+		__sync_fetch_and_sub(&b->direct, 1);
 }
 
 static __always_inline void batch_put(struct batch *b)
@@ -886,13 +945,14 @@ static __always_inline void batch_put(struct batch *b)
 	b->busy = 0;
 }
 
-static __always_inline int emit_syscall(const struct slot *s, long ret,
-					__u64 now)
+/* The event's time (its exit) is taken once the batch is held, or once
+ * the record is counted in b->direct: see batch_flush(). */
+static __always_inline int emit_syscall(const struct slot *s, long ret)
 {
 	__u32 sys = s->sys, size;
-	__u64 off;
+	__u64 off, now;
 	const struct sys_desc *d;
-	struct batch *b;
+	struct batch *cb, *b;
 	int keeps_path;
 
 	if (sys >= RIOT_SYS_COUNT)
@@ -902,11 +962,19 @@ static __always_inline int emit_syscall(const struct slot *s, long ret,
 	 * the file name. */
 	keeps_path = !((sys == RIOT_SYS_execve || sys == RIOT_SYS_execveat) &&
 		       ret == 0);
-	b = batch_get();
-	if (!b)
-		return emit_direct(s, d, ret, now, keeps_path);
+	cb = cpu_batch();
+	b = batch_hold(cb);
+	if (!b) {
+		if (cb)
+			__sync_fetch_and_add(&cb->direct, 1);
+		now = bpf_ktime_get_boot_ns();
+		emit_direct(s, d, ret, now, keeps_path);
+		direct_end(cb);
+		return 0;
+	}
+	now = bpf_ktime_get_boot_ns();
 	if (b->len > BATCH_LIMIT || b->len < RIOT_BATCH_HDR)
-		batch_flush(b);
+		batch_flush(b, 0);
 	off = b->len;
 	asm volatile("" : "+r"(off));	/* keep the bound check on off */
 	if (off <= BATCH_LIMIT) {
@@ -920,13 +988,14 @@ static __always_inline int emit_syscall(const struct slot *s, long ret,
 		count_loss(1);	/* cannot happen: a flush leaves room */
 	}
 	if (b->len > BATCH_LIMIT || b->gen != flush_gen)
-		batch_flush(b);
+		batch_flush(b, 0);
 	batch_put(b);
 	return 0;
 }
 
 /* capture's own syscalls, made on each CPU in turn, hand over batches
- * that sat since the last flush generation. */
+ * that sat since the last flush generation, empty ones too: an idle CPU's
+ * progress moves on. */
 static __always_inline void flush_stale(void)
 {
 	struct batch *b = batch_get();
@@ -934,7 +1003,7 @@ static __always_inline void flush_stale(void)
 	if (!b)
 		return;
 	if (b->gen != flush_gen)
-		batch_flush(b);
+		batch_flush(b, 1);
 	batch_put(b);
 }
 
@@ -943,7 +1012,6 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct slot *s;
-	__u64 now;
 
 	s = bpf_task_storage_get(&slots, task, 0, 0);
 	if (!s || !s->active) {
@@ -954,8 +1022,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	s->active = 0;
 	if (!s->emit)
 		return 0;
-	now = bpf_ktime_get_boot_ns();
-	return emit_syscall(s, ret, now);
+	return emit_syscall(s, ret);
 }
 
 static __always_inline struct riot_ev_proc *proc_event(__u8 type)
@@ -1018,6 +1085,7 @@ int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u32 child_tgid = child->tgid;
 	struct riot_ev_proc *ev;
+	struct batch *cb;
 	__u8 one = 1;
 
 	if (!in_target(tgid))
@@ -1027,16 +1095,18 @@ int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
 		count_unfollowed();
 	if (!comm_matches())
 		return 0;
+	cb = direct_begin();
 	ev = proc_event(RIOT_EV_FORK);
-	if (!ev)
-		return 0;
-	ev->child_pid = child_tgid;
-	ev->child_tid = child->pid;
-	if (child_tgid != tgid)
-		ev->flags |= RIOT_EVP_NEW_PROCESS;
-	if (clone_flags_of(bpf_get_current_task_btf(), &ev->clone_flags))
-		ev->flags |= RIOT_EVP_FLAGS_KNOWN;
-	proc_output(ev, 0);
+	if (ev) {
+		ev->child_pid = child_tgid;
+		ev->child_tid = child->pid;
+		if (child_tgid != tgid)
+			ev->flags |= RIOT_EVP_NEW_PROCESS;
+		if (clone_flags_of(bpf_get_current_task_btf(), &ev->clone_flags))
+			ev->flags |= RIOT_EVP_FLAGS_KNOWN;
+		proc_output(ev, 0);
+	}
+	direct_end(cb);
 	return 0;
 }
 
@@ -1046,21 +1116,24 @@ int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid,
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct riot_ev_proc *ev;
+	struct batch *cb;
 	long n;
 
 	if (!in_target(tgid) || !comm_matches())
 		return 0;
+	cb = direct_begin();
 	ev = proc_event(RIOT_EV_EXEC);
-	if (!ev)
-		return 0;
-	n = bpf_probe_read_kernel_str((char *)(ev + 1), RIOT_PATH_MAX,
-				      BPF_CORE_READ(bprm, filename));
-	if (n < 0)
-		n = 0;
-	if (n == RIOT_PATH_MAX)
-		ev->flags |= RIOT_EVP_PATH_TRUNC;
-	ev->path_len = n;
-	proc_output(ev, n);
+	if (ev) {
+		n = bpf_probe_read_kernel_str((char *)(ev + 1), RIOT_PATH_MAX,
+					      BPF_CORE_READ(bprm, filename));
+		if (n < 0)
+			n = 0;
+		if (n == RIOT_PATH_MAX)
+			ev->flags |= RIOT_EVP_PATH_TRUNC;
+		ev->path_len = n;
+		proc_output(ev, n);
+	}
+	direct_end(cb);
 	return 0;
 }
 
@@ -1069,6 +1142,7 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct riot_ev_proc *ev;
+	struct batch *cb;
 	int group_dead;
 
 	if (!in_target(tgid))
@@ -1079,12 +1153,14 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 		bpf_map_delete_elem(&traced, &tgid);
 	if (!comm_matches())
 		return 0;
+	cb = direct_begin();
 	ev = proc_event(RIOT_EV_EXIT);
-	if (!ev)
-		return 0;
-	ev->exit_code = BPF_CORE_READ(p, exit_code);
-	if (group_dead)
-		ev->flags |= RIOT_EVP_GROUP_DEAD;
-	proc_output(ev, 0);
+	if (ev) {
+		ev->exit_code = BPF_CORE_READ(p, exit_code);
+		if (group_dead)
+			ev->flags |= RIOT_EVP_GROUP_DEAD;
+		proc_output(ev, 0);
+	}
+	direct_end(cb);
 	return 0;
 }

@@ -68,6 +68,8 @@ enum riot_arg {
 	RIOT_ARG_BUF,		/* data buffer: not recorded */
 	RIOT_ARG_IOV,		/* iovec array: not recorded */
 	RIOT_ARG_ADDR,		/* memory address: -> arg */
+	RIOT_ARG_FDPAIR,	/* int[2] the call fills (pipe, socketpair):
+				 * read at exit -> fd, fd2 */
 };
 
 /* RIOT_SF_*: what capture collects at exit besides the arguments. */
@@ -82,5 +84,7 @@ enum riot_arg {
 #define RIOT_SF_CLONE3	0x20	/* clone3: flags from struct clone_args */
 #define RIOT_SF_VALUE	0x40	/* setxattr: BUF holds CNT bytes of value,
 				 * the first RIOT_VALUE_MAX recorded */
+/* A syscall of class FD with RIOT_SF_RET_FD or an FDPAIR argument makes
+ * fds that name no file (pipes, sockets, eventfds, ...). */
 
 #endif

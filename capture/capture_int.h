@@ -51,6 +51,11 @@ int tracer_poll(struct tracer *t, int timeout_ms);
 /* Starts a new flush generation and visits every CPU, so no event waits
  * in a CPU's batch longer than the interval between two kicks. */
 void tracer_kick(struct tracer *t);
+/* Every event timed before the returned boot time has been handed to the
+ * event callback: the least progress over the CPUs (0 until each visited
+ * CPU has reported once). CPUs tracer_kick() cannot visit count as having
+ * progressed to fallback at least. */
+uint64_t tracer_progress(const struct tracer *t, uint64_t fallback);
 /* Stops recording new events, then hands out every record still queued. */
 int tracer_stop(struct tracer *t);
 /* New losses per CPU since the last call; calls fn for each CPU with some. */
@@ -96,9 +101,14 @@ int snapshot_cgroup(struct snap_out *out, const char *dir, uint64_t t);
 
 struct path_filter;
 struct path_filter *path_filter_new(const char *prefix);
+/* Writes a record the filter adds to the log; 0 or -errno. */
+typedef int (*path_filter_emit_fn)(void *ctx, const struct riot_rec *rec);
 /* True when rec is to be logged. Keeps the process, cwd and fd-table
- * state it needs to decide from every record, logged or not. */
-bool path_filter_keep(struct path_filter *f, const struct riot_rec *rec);
+ * state it needs to decide from every record, logged or not. Before a
+ * kept call it may hand emit the records a reader needs to resolve it
+ * (the directory an fd outside the prefix names, as a SNAP_FD). */
+bool path_filter_keep(struct path_filter *f, const struct riot_rec *rec,
+		      path_filter_emit_fn emit, void *ctx);
 void path_filter_free(struct path_filter *f);
 
 /* ---- reorder.c: events back in time order ---- */

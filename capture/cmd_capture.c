@@ -22,9 +22,9 @@
 #define POLL_MS 10
 #define LOSS_POLL_NS 100000000ull	/* drop records every 100 ms */
 #define FLUSH_NS 1000000000ull		/* a killed capture loses <= 1 s */
-/* An event is logged once it is this old: longer than it can wait in a
- * CPU's batch (one loss-poll interval, when batches are kicked) plus a
- * poll. */
+/* An event is logged once every CPU has handed over all it timed before
+ * it (tracer_progress()); a CPU riot cannot visit is taken to have done
+ * so after this delay. */
 #define REORDER_NS 300000000ull
 #define REORDER_MAX_BYTES (256ull << 20)
 
@@ -128,7 +128,7 @@ struct capture {
 	struct exec_name *execs;	/* EXEC_SLOTS, allocated at first exec */
 	struct path_filter *pf;
 	struct reorder *ro;
-	uint64_t syscalls, procs, filtered, malformed;
+	uint64_t filtered, malformed;	/* syscalls --path left out */
 	uint64_t ring_lost, slot_lost, unfollowed, kfiltered;
 	uint64_t t_loss_poll;	/* boot ns of the previous loss poll */
 	int err;		/* first write error */
@@ -613,18 +613,25 @@ static int write_start_state(struct capture *c, const struct capture_opts *o,
 	return err;
 }
 
-static int log_rec(struct capture *c, const struct riot_rec *rec)
+static int write_rec(void *ctx, const struct riot_rec *rec)
 {
-	int err;
+	struct capture *c = ctx;
+	int err = riot_writer_add(c->w, rec);
 
-	if (c->pf && !path_filter_keep(c->pf, rec)) {
-		c->filtered++;
-		return 0;
-	}
-	err = riot_writer_add(c->w, rec);
 	if (err && !c->err)
 		c->err = err;
 	return err;
+}
+
+static int log_rec(struct capture *c, const struct riot_rec *rec)
+{
+	if (c->pf && !path_filter_keep(c->pf, rec, write_rec, c)) {
+		/* Start-state fds left out were never counted as events. */
+		if (rec->type == RIOT_REC_SYSCALL)
+			c->filtered++;
+		return 0;
+	}
+	return write_rec(c, rec);
 }
 
 static void exec_remember(struct capture *c, const struct riot_proc *p)
@@ -671,14 +678,10 @@ static int log_event(void *ctx, const void *data, size_t size)
 		c->malformed++;
 		return 0;
 	}
-	if (rec.type == RIOT_REC_SYSCALL) {
-		c->syscalls++;
+	if (rec.type == RIOT_REC_SYSCALL)
 		exec_fill(c, &rec.sc);
-	} else {
-		c->procs++;
-		if (rec.proc.kind == RIOT_PROC_EXEC)
-			exec_remember(c, &rec.proc);
-	}
+	else if (rec.proc.kind == RIOT_PROC_EXEC)
+		exec_remember(c, &rec.proc);
 	return log_rec(c, &rec);
 }
 
@@ -771,6 +774,8 @@ static int drain_loop(struct capture *c, struct run *r)
 	int n, err;
 
 	for (;;) {
+		uint64_t boot = capture_now_boot();
+
 		n = tracer_poll(r->t, POLL_MS);
 		if (n < 0)
 			return c->err ? c->err : n;
@@ -782,7 +787,8 @@ static int drain_loop(struct capture *c, struct run *r)
 			if ((err = poll_losses(c, r->t)))
 				return err;
 		}
-		err = reorder_release(c->ro, capture_now_boot() - REORDER_NS,
+		err = reorder_release(c->ro,
+				      tracer_progress(r->t, boot - REORDER_NS),
 				      log_event, c);
 		if (err)
 			return err;
@@ -810,18 +816,24 @@ static int finish_drain(struct capture *c, struct run *r)
 	return n;
 }
 
+/* What the log holds, counted as `riot info` counts it. */
+struct log_totals {
+	uint64_t syscalls, procs;
+	uint64_t ns;		/* from the start to the latest exit */
+};
+
 static void print_summary(const struct capture *c, const char *out,
-			  uint64_t ns, uint64_t bytes)
+			  const struct log_totals *lt, uint64_t bytes)
 {
-	uint64_t events = c->syscalls + c->procs - c->filtered;
+	uint64_t events = lt->syscalls + lt->procs;
 	char size[32];
 
 	fprintf(stderr,
 		"riot capture: %s\n"
 		"  events     %llu (%llu syscalls, %llu process events)\n",
 		out, (unsigned long long)events,
-		(unsigned long long)c->syscalls,
-		(unsigned long long)c->procs);
+		(unsigned long long)lt->syscalls,
+		(unsigned long long)lt->procs);
 	if (c->pf)
 		fprintf(stderr, "  filtered   %llu (outside --path; %llu of them "
 			"in the kernel)\n",
@@ -840,7 +852,7 @@ static void print_summary(const struct capture *c, const char *out,
 		fprintf(stderr, "\n  untraced   %llu new processes (traced set full)",
 			(unsigned long long)c->unfollowed);
 	fprintf(stderr, "\n  duration   %.3f s\n  log size   %s, %.2f bytes/event\n",
-		ns / 1e9, riot_fmt_bytes(bytes, size, sizeof(size)),
+		lt->ns / 1e9, riot_fmt_bytes(bytes, size, sizeof(size)),
 		events ? (double)bytes / events : 0.0);
 }
 
@@ -865,9 +877,10 @@ static void reap_child(pid_t child, int *gate)
 /* Closes the log after the capture ended with err, and says how it went.
  * Returns 0 or -1 (error reported). */
 static int finish_log(struct capture *c, const struct capture_opts *o,
-		      int err, uint64_t ns)
+		      int err, uint64_t t0)
 {
-	uint64_t bytes;
+	struct log_totals lt;
+	uint64_t bytes, t_last;
 	struct stat st;
 
 	if (err) {
@@ -877,6 +890,10 @@ static int finish_log(struct capture *c, const struct capture_opts *o,
 			 o->out, strerror(-err));
 		return -1;
 	}
+	t_last = riot_writer_t_last(c->w);
+	lt.syscalls = riot_writer_count(c->w, RIOT_REC_SYSCALL);
+	lt.procs = riot_writer_count(c->w, RIOT_REC_PROC);
+	lt.ns = t_last > t0 ? t_last - t0 : 0;
 	bytes = riot_writer_bytes(c->w);
 	err = riot_writer_close(c->w);
 	if (err) {
@@ -886,7 +903,7 @@ static int finish_log(struct capture *c, const struct capture_opts *o,
 	if (stat(o->out, &st) == 0)
 		bytes = st.st_size;
 	if (!o->quiet)
-		print_summary(c, o->out, ns, bytes);
+		print_summary(c, o->out, &lt, bytes);
 	return 0;
 }
 
@@ -904,7 +921,7 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 	struct run r = { .o = o };
 	char why[512];
 	int gate = -1, err, rc = RIOT_EXIT_FAIL;
-	uint64_t t0, ns;
+	uint64_t t0;
 
 	if (tracer_check(why, sizeof(why))) {
 		riot_err("%s", why);
@@ -941,10 +958,9 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 	}
 	if (!err)
 		err = finish_drain(&c, &r);
-	ns = capture_now_boot() - t0;
 	tracer_destroy(r.t);
 	r.t = NULL;
-	if (finish_log(&c, o, err, ns))
+	if (finish_log(&c, o, err, t0))
 		goto out;
 	rc = r.child ? child_exit(&r) : RIOT_EXIT_OK;
 	r.child = 0;

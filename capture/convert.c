@@ -95,6 +95,13 @@ static void put_arg(struct riot_syscall *sc, const struct ev_view *v,
 			sc->has |= RIOT_HAS_OFF2;
 		}
 		break;
+	case RIOT_ARG_FDPAIR:
+		if (ev->flags & RIOT_EVF_FDPAIR) {
+			sc->fd = (int32_t)x->off;
+			sc->fd2 = (int32_t)x->off2;
+			sc->has |= RIOT_HAS_FD | RIOT_HAS_FD2;
+		}
+		break;
 	case RIOT_ARG_FLAGS: sc->flags = val; sc->has |= RIOT_HAS_FLAGS; break;
 	case RIOT_ARG_MODE: sc->mode = (uint32_t)val; sc->has |= RIOT_HAS_MODE; break;
 	case RIOT_ARG_CMD: sc->cmd = (uint32_t)val; sc->has |= RIOT_HAS_CMD; break;

@@ -2,8 +2,13 @@
  * each process's cwd and the path behind each fd (start state, opens, dup,
  * fcntl F_DUPFD, close, fork), so relative paths, dirfd-relative paths and
  * fd-based calls can be tested against the prefix. Paths are made absolute
- * lexically ("." and ".." folded, symlinks not followed). Memory grows with
- * the fds open at once, not with the length of the capture. */
+ * lexically ("." and ".." folded, symlinks not followed). A directory
+ * opened outside the prefix may be the base of a path that leads inside
+ * ("../in/a" against it): the first kept call that names it so is preceded
+ * by a SNAP_FD record of it (the fd as found open then), and from then on
+ * the calls that copy and close that fd are kept, so a reader resolves
+ * the path. Memory grows with the fds open at once, not with the length
+ * of the capture. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -17,10 +22,18 @@
 /* (tgid, fd) -> path, and tgid -> cwd (fd = CWD_FD), in one chained hash. */
 #define CWD_FD INT32_MIN
 
+/* What the open said of the file behind an fd. */
+struct fd_facts {
+	uint32_t flags, ftype;
+	uint64_t size, ino, dev;
+};
+
 struct fd_entry {
 	struct fd_entry *next;
 	uint32_t pid;
 	int32_t fd;
+	bool shown;		/* outside, but logged: see the top */
+	struct fd_facts facts;
 	char path[];
 };
 
@@ -91,7 +104,8 @@ static void grow(struct path_filter *f)
 /* path NULL: forget. On allocation failure the entry is forgotten, which
  * only makes the filter keep fewer fd-based records of that fd. */
 static void remember(struct path_filter *f, uint32_t pid, int32_t fd,
-		     const char *path)
+		     const char *path, const struct fd_facts *facts,
+		     bool shown)
 {
 	struct fd_entry *e;
 	size_t n;
@@ -105,6 +119,8 @@ static void remember(struct path_filter *f, uint32_t pid, int32_t fd,
 		return;
 	e->pid = pid;
 	e->fd = fd;
+	e->shown = shown;
+	e->facts = facts ? *facts : (struct fd_facts){ 0 };
 	memcpy(e->path, path, n);
 	if (f->count >= f->nbuckets)
 		grow(f);
@@ -234,6 +250,22 @@ static bool fd_is_under(struct path_filter *f, uint32_t pid, int32_t fd)
 	return p && under(f, p);
 }
 
+/* Under the prefix, or logged as a base: its fd-table calls are kept. */
+static bool fd_table_keeps(struct path_filter *f, uint32_t pid, int32_t fd)
+{
+	struct fd_entry *e = *find(f, pid, fd);
+
+	return e && (e->shown || under(f, e->path));
+}
+
+/* close, dup, fcntl: the calls that change the fd table. */
+static bool fd_table_call(uint16_t sys)
+{
+	return sys == RIOT_SYS_close || sys == RIOT_SYS_dup ||
+	       sys == RIOT_SYS_dup2 || sys == RIOT_SYS_dup3 ||
+	       sys == RIOT_SYS_fcntl;
+}
+
 static bool names_path2(const struct riot_sys_info *si)
 {
 	for (int i = 0; i < 6; i++)
@@ -257,7 +289,8 @@ static bool syscall_touches(struct path_filter *f, const struct riot_syscall *sc
 		return true;
 	if ((sc->has & RIOT_HAS_FD) && sc->sys != RIOT_SYS_close_range) {
 		any = true;
-		if (fd_is_under(f, sc->pid, sc->fd))
+		if (fd_table_call(sc->sys) ? fd_table_keeps(f, sc->pid, sc->fd) :
+					     fd_is_under(f, sc->pid, sc->fd))
 			return true;
 	}
 	if ((sc->has & RIOT_HAS_FD2) && sc->sys != RIOT_SYS_close_range &&
@@ -265,7 +298,7 @@ static bool syscall_touches(struct path_filter *f, const struct riot_syscall *sc
 		return true;
 	if (sc->sys == RIOT_SYS_close_range) {
 		for (int64_t fd = sc->fd; fd <= sc->fd2 && fd < sc->fd + 65536; fd++)
-			if (fd_is_under(f, sc->pid, (int32_t)fd))
+			if (fd_table_keeps(f, sc->pid, (int32_t)fd))
 				return true;
 		return false;
 	}
@@ -277,10 +310,12 @@ static bool syscall_touches(struct path_filter *f, const struct riot_syscall *sc
 static void copy_fd(struct path_filter *f, uint32_t pid, int32_t from,
 		    int32_t to)
 {
-	const char *p = lookup(f, pid, from);
-	char *dup = p ? strdup(p) : NULL;
+	struct fd_entry *e = *find(f, pid, from);
+	struct fd_facts facts = e ? e->facts : (struct fd_facts){ 0 };
+	bool shown = e && e->shown;
+	char *dup = e ? strdup(e->path) : NULL;
 
-	remember(f, pid, to, dup);
+	remember(f, pid, to, dup, &facts, shown);
 	free(dup);
 }
 
@@ -293,7 +328,12 @@ static void syscall_update(struct path_filter *f, const struct riot_syscall *sc,
 	if (si->cls == RIOT_CLASS_OPEN && (sc->has & RIOT_HAS_PATH)) {
 		bool ok = resolve(f, sc->pid, sc->has & RIOT_HAS_DIRFD,
 				  sc->dirfd, sc->path.s, buf);
-		remember(f, sc->pid, (int32_t)sc->ret, ok ? buf : NULL);
+		struct fd_facts facts = {
+			(uint32_t)sc->flags, sc->ftype, sc->size, sc->ino,
+			sc->dev };
+
+		remember(f, sc->pid, (int32_t)sc->ret, ok ? buf : NULL, &facts,
+			 false);
 		return;
 	}
 	switch (sc->sys) {
@@ -315,7 +355,7 @@ static void syscall_update(struct path_filter *f, const struct riot_syscall *sc,
 		break;
 	case RIOT_SYS_chdir:
 		if (resolve(f, sc->pid, false, 0, sc->path.s ? sc->path.s : "", buf))
-			remember(f, sc->pid, CWD_FD, buf);
+			remember(f, sc->pid, CWD_FD, buf, NULL, true);
 		break;
 	case RIOT_SYS_fchdir:
 		copy_fd(f, sc->pid, sc->fd, CWD_FD);
@@ -337,7 +377,7 @@ static void fork_copy(struct path_filter *f, uint32_t parent, uint32_t child)
 			if (p) {
 				size_t before = f->nbuckets;
 
-				remember(f, child, fd, p);
+				remember(f, child, fd, p, &e->facts, e->shown);
 				free(p);
 				if (f->nbuckets != before) {
 					fork_copy(f, parent, child);
@@ -376,7 +416,44 @@ static bool proc_keep(struct path_filter *f, const struct riot_proc *p)
 	return true;
 }
 
-bool path_filter_keep(struct path_filter *f, const struct riot_rec *rec)
+/* A kept call names a path relative to dirfd: a directory outside the
+ * prefix not logged yet is logged now, as found open. */
+static int show_base(struct path_filter *f, const struct riot_syscall *sc,
+		     int32_t dirfd, path_filter_emit_fn emit, void *ctx)
+{
+	struct fd_entry *e;
+	struct riot_rec r = { .type = RIOT_REC_SNAP_FD };
+
+	if (dirfd == AT_FDCWD || !(e = *find(f, sc->pid, dirfd)) || e->shown ||
+	    under(f, e->path))
+		return 0;
+	e->shown = true;
+	r.sfd = (struct riot_snap_fd){
+		.pid = sc->pid, .fd = dirfd, .t = sc->t,
+		.path = { e->path, false }, .flags = e->facts.flags,
+		.size = e->facts.size, .ino = e->facts.ino,
+		.dev = e->facts.dev, .ftype = e->facts.ftype,
+	};
+	return emit(ctx, &r);
+}
+
+static int show_bases(struct path_filter *f, const struct riot_syscall *sc,
+		      path_filter_emit_fn emit, void *ctx)
+{
+	int err = 0;
+
+	if ((sc->has & RIOT_HAS_DIRFD) && sc->path.s && sc->path.s[0] != '/')
+		err = show_base(f, sc, sc->dirfd, emit, ctx);
+	if (!err && (sc->has & RIOT_HAS_DIRFD2) && sc->path2.s &&
+	    sc->path2.s[0] != '/')
+		err = show_base(f, sc, sc->dirfd2, emit, ctx);
+	if (!err && sc->sys == RIOT_SYS_fchdir)
+		err = show_base(f, sc, sc->fd, emit, ctx);
+	return err;
+}
+
+bool path_filter_keep(struct path_filter *f, const struct riot_rec *rec,
+		      path_filter_emit_fn emit, void *ctx)
 {
 	static char buf[2 * 4096];
 	const struct riot_sys_info *si;
@@ -385,10 +462,15 @@ bool path_filter_keep(struct path_filter *f, const struct riot_rec *rec)
 	switch (rec->type) {
 	case RIOT_REC_SNAP_PROC:
 		if (rec->sproc.cwd.s)
-			remember(f, rec->sproc.pid, CWD_FD, rec->sproc.cwd.s);
+			remember(f, rec->sproc.pid, CWD_FD, rec->sproc.cwd.s,
+				 NULL, true);
 		return true;
 	case RIOT_REC_SNAP_FD:
-		remember(f, rec->sfd.pid, rec->sfd.fd, rec->sfd.path.s);
+		remember(f, rec->sfd.pid, rec->sfd.fd, rec->sfd.path.s,
+			 &(struct fd_facts){ rec->sfd.flags, rec->sfd.ftype,
+					     rec->sfd.size, rec->sfd.ino,
+					     rec->sfd.dev },
+			 rec->sfd.path.s && under(f, rec->sfd.path.s));
 		return rec->sfd.path.s && under(f, rec->sfd.path.s);
 	case RIOT_REC_PROC:
 		return proc_keep(f, &rec->proc);
@@ -397,6 +479,9 @@ bool path_filter_keep(struct path_filter *f, const struct riot_rec *rec)
 		if (!si)
 			return true;
 		keep = syscall_touches(f, &rec->sc, si, buf);
+		/* emit keeps its own error: the call is kept either way. */
+		if (keep)
+			show_bases(f, &rec->sc, emit, ctx);
 		syscall_update(f, &rec->sc, si, buf);
 		/* An open's own result decides it too (dirfd unknown before). */
 		if (!keep && si->cls == RIOT_CLASS_OPEN && rec->sc.ret >= 0)

@@ -3,9 +3,9 @@
  * them out of order; a resolver reading the log needs an open before the
  * read on its fd. A batch arrives nearly sorted, so it is kept whole as a
  * run (one copy, sorted by insertion), and runs are merged through a small
- * heap keyed by each run's next event. Events wait for a delay longer than
- * a batch can hold them. Memory is bounded: beyond max_bytes the earliest
- * events leave early. */
+ * heap keyed by each run's next event. The caller releases events below
+ * the point every CPU has handed over (tracer_progress()). Memory is
+ * bounded: beyond max_bytes the earliest events leave early. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

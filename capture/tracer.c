@@ -30,6 +30,8 @@ struct tracer {
 	struct riot_loss *now;
 	void *batch;			/* one CPU's batch, read at the end */
 	size_t batch_size;
+	uint64_t *upto;			/* per CPU: its progress, as handed over */
+	cpu_set_t reach;		/* CPUs tracer_kick() visits */
 	bool detached;
 };
 
@@ -180,11 +182,18 @@ static int on_record(void *ctx, void *data, size_t size)
 	const struct riot_ev_batch *b = data;
 	struct tracer *t = ctx;
 
+	int err = 0;
+
 	if (size >= sizeof(*b) && b->type == RIOT_EV_BATCH) {
 		if (b->len > size - RIOT_BATCH_HDR)
 			return t->fn(t->ctx, data, 0);
-		return t->fn(t->ctx, (const uint8_t *)data + RIOT_BATCH_HDR,
-			     b->len);
+		if (b->len)
+			err = t->fn(t->ctx, (const uint8_t *)data + RIOT_BATCH_HDR,
+				    b->len);
+		/* After the events: the progress covers them. */
+		if (b->cpu < (uint32_t)t->ncpus && b->upto > t->upto[b->cpu])
+			t->upto[b->cpu] = b->upto;
+		return err;
 	}
 	return t->fn(t->ctx, data, size);
 }
@@ -231,7 +240,8 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 	}
 	t->seen = calloc(t->ncpus, sizeof(*t->seen));
 	t->now = calloc(t->ncpus, sizeof(*t->now));
-	if (!t->seen || !t->now) {
+	t->upto = calloc(t->ncpus, sizeof(*t->upto));
+	if (!t->seen || !t->now || !t->upto) {
 		snprintf(why, len, "out of memory");
 		goto fail;
 	}
@@ -290,9 +300,13 @@ void tracer_kick(struct tracer *t)
 	cpu_set_t all, one;
 
 	__atomic_add_fetch(&t->skel->bss->flush_gen, 1, __ATOMIC_RELEASE);
-	if (sched_getaffinity(0, sizeof(all), &all))
+	if (sched_getaffinity(0, sizeof(all), &all)) {
+		CPU_ZERO(&t->reach);
 		return;
-	/* A syscall of riot on each CPU makes that CPU hand over its batch. */
+	}
+	t->reach = all;
+	/* A syscall of riot on each CPU makes that CPU hand over its batch
+	 * and its progress. */
 	for (int cpu = 0; cpu < t->ncpus && cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &all))
 			continue;
@@ -304,11 +318,29 @@ void tracer_kick(struct tracer *t)
 	sched_setaffinity(0, sizeof(all), &all);
 }
 
+uint64_t tracer_progress(const struct tracer *t, uint64_t fallback)
+{
+	uint64_t w = UINT64_MAX;
+
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		uint64_t p = t->upto[cpu];
+
+		/* A CPU riot cannot visit hands over its progress only with
+		 * its own events; meanwhile the fixed delay stands in. */
+		if ((cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &t->reach)) &&
+		    p < fallback)
+			p = fallback;
+		if (p < w)
+			w = p;
+	}
+	return w;
+}
+
 /* What the batches still hold once no program runs. */
 static int drain_batches(struct tracer *t)
 {
 	const struct batch_view {
-		uint64_t busy, gen;
+		uint64_t busy, gen, direct, upto;
 		uint32_t len, count;
 		uint8_t buf[];
 	} *b = t->batch;
@@ -412,6 +444,7 @@ void tracer_destroy(struct tracer *t)
 		close(t->cgroup_fd);
 	free(t->seen);
 	free(t->now);
+	free(t->upto);
 	free(t->batch);
 	free(t);
 }

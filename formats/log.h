@@ -219,6 +219,8 @@ void riot_writer_abort(struct riot_writer *w);
 uint64_t riot_writer_bytes(const struct riot_writer *w);
 /* Records added so far, by type. */
 uint64_t riot_writer_count(const struct riot_writer *w, unsigned type);
+/* The latest time a record added so far reached (a syscall's exit). */
+uint64_t riot_writer_t_last(const struct riot_writer *w);
 
 /* ---- reader ---- */
 

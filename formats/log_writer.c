@@ -697,6 +697,11 @@ uint64_t riot_writer_bytes(const struct riot_writer *w)
 	return w->bytes_ok;
 }
 
+uint64_t riot_writer_t_last(const struct riot_writer *w)
+{
+	return w->t_last;
+}
+
 uint64_t riot_writer_count(const struct riot_writer *w, unsigned type)
 {
 	return type < LOG_TYPES_MAX ? w->counts[type] : 0;

@@ -187,6 +187,7 @@ static void print_json(const struct info_view *v)
 	json_u64(&j, "paths", v->ms->paths);
 	json_u64(&j, "files", v->ms->files);
 	json_u64(&j, "unresolved_fds", v->ms->unresolved_fd);
+	json_u64(&j, "nonfile_fd_ops", v->ms->nonfile_fd);
 	json_u64(&j, "unknown_cwd", v->ms->unknown_cwd);
 	json_u64(&j, "truncated_paths", in->truncated_paths);
 	json_obj_open(&j, "records");
@@ -240,6 +241,8 @@ static void print_text(const struct info_view *v)
 	printf("unresolved:  %" PRIu64 " fd operations, %" PRIu64
 	       " relative paths with unknown cwd, %" PRIu64 " truncated paths\n",
 	       v->ms->unresolved_fd, v->ms->unknown_cwd, in->truncated_paths);
+	printf("non-files:   %" PRIu64 " fd operations on pipes, sockets and the like\n",
+	       v->ms->nonfile_fd);
 	printf("records:    ");
 	for (unsigned t = 1; t <= RIOT_REC_TYPE_MAX; t++)
 		if (in->records[t])

@@ -692,9 +692,66 @@ static void sys_chdir(struct model *m, uint32_t ki, uint32_t path_id, uint32_t o
 
 /* State changes of a syscall that succeeded (close: that did not fail with
  * EBADF). fi is the fd's file slot. */
+/* Whether the call fills an int[2] with new fds (pipe, socketpair). */
+static bool makes_fd_pair(const struct riot_sys_info *si)
+{
+	for (int i = 0; si && i < 6; i++)
+		if (si->args[i] == RIOT_ARG_FDPAIR)
+			return true;
+	return false;
+}
+
+/* A new fd that names no file: a pipe end, a socket, an eventfd... Its
+ * object has no path, so its uses are told from lost opens. */
+static int fd_new_nonfile(struct model *m, uint32_t ki, int64_t fd, uint32_t ftype,
+			  bool cloexec, struct model_op *op)
+{
+	uint32_t fi;
+	struct model_file *f;
+
+	if (!fd_valid(fd))
+		return 0;
+	fi = file_new(m, 0, false);
+	if (!fi)
+		return -ENOMEM;
+	f = &FILEO(m, fi)->pub;
+	f->flags |= MODEL_FILE_NONFILE;
+	f->ftype = ftype;
+	f->has = RIOT_HAS_FTYPE;
+	if (!op->file)
+		op->file = f->id;
+	return fd_install(m, TASK(m, ki)->fdt, fd, fi, cloexec);
+}
+
+/* What a call that makes fds naming no file made. */
+static int sys_fd_make(struct model *m, uint32_t ki, const struct riot_syscall *sc,
+		       const struct riot_sys_info *si, struct model_op *op)
+{
+	/* O_CLOEXEC, SOCK_CLOEXEC, EFD_CLOEXEC, ... share the bit. */
+	bool cloexec = (sc->has & RIOT_HAS_FLAGS) && (sc->flags & O_CLOEXEC);
+	uint32_t ftype = sc->sys == RIOT_SYS_socketpair ? S_IFSOCK : S_IFIFO;
+	int err;
+
+	if (makes_fd_pair(si)) {
+		if ((sc->has & (RIOT_HAS_FD | RIOT_HAS_FD2)) != (RIOT_HAS_FD | RIOT_HAS_FD2))
+			return 0;
+		err = fd_new_nonfile(m, ki, sc->fd, ftype, cloexec, op);
+		return err ? err : fd_new_nonfile(m, ki, sc->fd2, ftype, cloexec, op);
+	}
+	return fd_new_nonfile(m, ki, sc->ret, sc->has & RIOT_HAS_FTYPE ? sc->ftype : 0,
+			      cloexec, op);
+}
+
 static int sys_apply(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 		     uint32_t fi, struct model_op *op)
 {
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+
+	/* An fd from a path is an open; open_by_handle_at's file is not
+	 * known (its uses stay unresolved). */
+	if (si && si->cls != RIOT_CLASS_OPEN &&
+	    ((si->flags & RIOT_SF_RET_FD) || makes_fd_pair(si)))
+		return sys_fd_make(m, ki, sc, si, op);
 	switch (sc->sys) {
 	case RIOT_SYS_open:
 	case RIOT_SYS_openat:
@@ -730,6 +787,8 @@ static uint32_t resolve_fds(struct model *m, uint32_t ki, const struct riot_sysc
 {
 	uint32_t fdt = TASK(m, ki)->fdt, fi = 0;
 
+	if (makes_fd_pair(si))
+		return 0;
 	if (sc->has & RIOT_HAS_FD && sc->sys != RIOT_SYS_close_range && fd_valid(sc->fd)) {
 		fi = fd_file(m, fdt, sc->fd);
 		op->file = file_id(m, fi);
@@ -795,6 +854,22 @@ static bool sys_succeeded(const struct riot_syscall *sc)
 	return sc->ret >= 0;
 }
 
+/* A pipe, socket or the like: made so in the capture, or found open
+ * under a name that is no path ("pipe:[123]"). */
+static bool file_names_nothing(struct model *m, uint32_t fi)
+{
+	const struct model_file *f;
+	const char *p;
+
+	if (!fi)
+		return false;
+	f = &FILEO(m, fi)->pub;
+	if (f->flags & MODEL_FILE_NONFILE)
+		return true;
+	p = paths_get(&m->paths, f->path_id);
+	return (f->flags & MODEL_FILE_SNAPSHOT) && p && p[0] != '/';
+}
+
 static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct model_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
@@ -804,6 +879,8 @@ static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct 
 	if (!ki)
 		return -ENOMEM;
 	fi = resolve_fds(m, ki, sc, si, op, &fi2);
+	if (file_names_nothing(m, fi) || file_names_nothing(m, fi2))
+		m->st.nonfile_fd++;
 	err = resolve_paths(m, ki, sc, op);
 	if (err)
 		return err;

@@ -118,6 +118,8 @@ struct model_op {
 enum {
 	MODEL_FILE_SNAPSHOT = 1u << 0,	/* open before the capture (SNAP_FD) */
 	MODEL_FILE_TRUNCATED = 1u << 1,	/* its path is truncated */
+	MODEL_FILE_NONFILE = 1u << 2,	/* made by pipe, socket, eventfd, ...:
+					 * names no file */
 };
 
 struct model_file {
@@ -144,6 +146,8 @@ struct model_stats {
 	uint64_t paths;		/* distinct paths interned */
 	uint64_t unresolved_fd;	/* ops with an unknown fd, fd2 or dirfd */
 	uint64_t unresolved_fd_by_sys[RIOT_SYS_COUNT];
+	uint64_t nonfile_fd;	/* ops on an fd that names no file: pipes,
+				 * sockets, eventfds, ... (not losses) */
 	uint64_t unknown_cwd;	/* relative paths with the cwd unknown */
 	uint64_t truncated_paths;
 	uint64_t dropped_events;	/* summed from DROP records: the model's

@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -262,6 +264,13 @@ static int64_t exec_stat(int fd)
 	return neg(statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx));
 }
 
+static int64_t exec_statfs(int fd)
+{
+	struct statfs st;
+
+	return neg(fstatfs(fd, &st));
+}
+
 /* A set's value: the captured bytes (plan.c), fill bytes after them or in
  * their place (user. and trusted. names only: the plan skips the rest). */
 static int64_t exec_xattr(const struct replay_ctx *cx, const struct replay_op *op,
@@ -310,6 +319,7 @@ static int64_t exec_on_path(const struct replay_ctx *cx, const struct replay_op 
 	case ACT_CHMOD: rc = neg(fchmodat(AT_FDCWD, proc, op->mode, 0)); break;
 	case ACT_CHOWN: rc = neg(fchownat(pfd, "", op->uid, op->gid, AT_EMPTY_PATH)); break;
 	case ACT_UTIMENS: rc = neg(utimensat(AT_FDCWD, proc, NULL, 0)); break;
+	case ACT_STATFS: rc = exec_statfs(pfd); break;
 	default: rc = exec_xattr(cx, op, proc, -1); break;
 	}
 	close(pfd);
@@ -378,6 +388,12 @@ static int64_t exec_fd(const struct replay_ctx *cx, const struct replay_op *op, 
 	case ACT_CHOWN: return neg(fchown(fd, op->uid, op->gid));
 	case ACT_UTIMENS: return neg(futimens(fd, NULL));
 	case ACT_SYNCFS: return neg(syncfs(fd));
+	case ACT_STATFS: return exec_statfs(fd);
+	/* Never waits: a lock held in the replay by a stream this worker
+	 * also runs would never be released. A wait the capture saw shows
+	 * as a divergence (EWOULDBLOCK). */
+	case ACT_FLOCK: return neg(flock(fd, (int)op->arg | LOCK_NB));
+	case ACT_READAHEAD: return neg(readahead(fd, (off64_t)op->off, op->count));
 	case ACT_COPY: {
 		loff_t in = (loff_t)op->off, out = (loff_t)op->arg;
 

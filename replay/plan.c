@@ -67,6 +67,7 @@ struct replay_plan {
 
 static const char *const act_names[ACT_COUNT] = {
 	[ACT_STATE] = "state", [ACT_SKIP] = "skip", [ACT_UNREPLAYABLE] = "unreplayable",
+	[ACT_FLOCK] = "flock", [ACT_READAHEAD] = "readahead", [ACT_STATFS] = "statfs",
 	[ACT_OPEN] = "open", [ACT_CLOSE] = "close", [ACT_READ] = "read",
 	[ACT_WRITE] = "write", [ACT_FSYNC] = "fsync", [ACT_FDATASYNC] = "fdatasync",
 	[ACT_SYNC_RANGE] = "sync_file_range", [ACT_FALLOCATE] = "fallocate",
@@ -86,6 +87,7 @@ static const char *const skip_names[SKIP_COUNT] = {
 	[SKIP_TRUNCATED] = "truncated path", [SKIP_NOT_A_PATH] = "pipe or socket",
 	[SKIP_PSEUDO] = "under /proc, /sys or /dev", [SKIP_HOSTILE] = "refused path",
 	[SKIP_DEVICE] = "device, fifo or socket", [SKIP_NO_VALUE] = "xattr value not in the log",
+	[SKIP_BADF] = "fd not open (EBADF)",
 };
 
 const char *replay_act_name(unsigned act)
@@ -492,6 +494,9 @@ static int fd_act(unsigned sys)
 	case RIOT_SYS_fgetxattr: return ACT_XATTR_GET;
 	case RIOT_SYS_flistxattr: return ACT_XATTR_LIST;
 	case RIOT_SYS_fremovexattr: return ACT_XATTR_REMOVE;
+	case RIOT_SYS_flock: return ACT_FLOCK;
+	case RIOT_SYS_readahead: return ACT_READAHEAD;
+	case RIOT_SYS_fstatfs: return ACT_STATFS;
 	default: return -1;
 	}
 }
@@ -513,7 +518,11 @@ static int path_act(unsigned sys)
 	case RIOT_SYS_truncate: return ACT_TRUNCATE;
 	case RIOT_SYS_chmod: case RIOT_SYS_fchmodat: case RIOT_SYS_fchmodat2: return ACT_CHMOD;
 	case RIOT_SYS_chown: case RIOT_SYS_lchown: case RIOT_SYS_fchownat: return ACT_CHOWN;
-	case RIOT_SYS_utimensat: return ACT_UTIMENS;
+	case RIOT_SYS_utimensat: case RIOT_SYS_utime: case RIOT_SYS_utimes:
+	case RIOT_SYS_futimesat: return ACT_UTIMENS;
+	case RIOT_SYS_statfs: return ACT_STATFS;
+	case RIOT_SYS_listxattrat: return ACT_XATTR_LIST;
+	case RIOT_SYS_removexattrat: return ACT_XATTR_REMOVE;
 	case RIOT_SYS_setxattr: case RIOT_SYS_lsetxattr: return ACT_XATTR_SET;
 	case RIOT_SYS_getxattr: case RIOT_SYS_lgetxattr: return ACT_XATTR_GET;
 	case RIOT_SYS_listxattr: case RIOT_SYS_llistxattr: return ACT_XATTR_LIST;
@@ -531,10 +540,18 @@ static bool nofollow(const struct riot_syscall *sc)
 		return true;
 	case RIOT_SYS_newfstatat: case RIOT_SYS_statx: case RIOT_SYS_fchownat:
 	case RIOT_SYS_utimensat: case RIOT_SYS_faccessat2: case RIOT_SYS_fchmodat2:
+	case RIOT_SYS_listxattrat: case RIOT_SYS_removexattrat:
 		return sc->flags & AT_NOFOLLOW;
 	default:
 		return false;
 	}
+}
+
+/* No file behind an fd: lost (as `riot info` counts it), or no fd at all
+ * when the capture got EBADF. */
+static unsigned skip_unknown(const struct replay_op *op)
+{
+	return op->ret == -EBADF ? SKIP_BADF : SKIP_UNRESOLVED;
 }
 
 /* A file-based op needs a known file object with a real path. */
@@ -544,7 +561,7 @@ static bool file_ok(struct replay_plan *p, struct replay_op *op, uint64_t file,
 	const struct model_file *mf;
 
 	if (!file) {
-		set_skip(p, op, SKIP_UNRESOLVED);
+		set_skip(p, op, skip_unknown(op));
 		return false;
 	}
 	mf = model_file(p->m, file);
@@ -568,7 +585,7 @@ static bool path_ok(struct replay_plan *p, struct replay_op *op, const struct mo
 		    bool two)
 {
 	if (!op->path || (two && !op->path2)) {
-		set_skip(p, op, SKIP_UNRESOLVED);
+		set_skip(p, op, skip_unknown(op));
 		return false;
 	}
 	if (mop->flags & (MODEL_OP_PATH_TRUNCATED | MODEL_OP_PATH2_TRUNCATED)) {
@@ -595,7 +612,7 @@ static void plan_copy(struct replay_plan *p, struct replay_op *op, const struct 
 	if (!file_ok(p, op, op->file, mop))
 		return;
 	if (!op->file2 || !mop->path2 || mop->path2[0] != '/') {
-		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : SKIP_UNRESOLVED);
+		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : skip_unknown(op));
 		return;
 	}
 	in = file_state(p, op->file);
@@ -711,6 +728,22 @@ static void plan_path_or_file(struct replay_plan *p, struct replay_op *op,
 	plan_path_op(p, op, sc, mop, act);
 }
 
+/* Recorded file calls riot does not replay: what they need is not in the
+ * log (a handle, an xattr_args value, an ioctl's argument) or they do no
+ * I/O of their own (getcwd, umask). */
+static bool not_replayed(unsigned sys)
+{
+	switch (sys) {
+	case RIOT_SYS_ioctl: case RIOT_SYS_getcwd: case RIOT_SYS_umask:
+	case RIOT_SYS_name_to_handle_at: case RIOT_SYS_open_by_handle_at:
+	case RIOT_SYS_setxattrat: case RIOT_SYS_getxattrat:
+	case RIOT_SYS_file_getattr: case RIOT_SYS_file_setattr:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		     const struct model_op *mop)
 {
@@ -725,6 +758,12 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 			if (fs)
 				fs->pos = (uint64_t)sc->ret;
 		}
+		return;
+	}
+	if (not_replayed(sc->sys)) {
+		/* on a pipe or socket: skipped as such, like its reads */
+		if (!(sc->has & RIOT_HAS_FD) || file_ok(p, op, op->file, mop))
+			op->act = ACT_UNREPLAYABLE;
 		return;
 	}
 	switch (si->cls) {

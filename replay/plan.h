@@ -63,6 +63,9 @@ enum replay_act {
 	ACT_CHMOD, ACT_CHOWN, ACT_UTIMENS,	/* path, or fd when file != 0 */
 	ACT_XATTR_GET, ACT_XATTR_SET, ACT_XATTR_LIST, ACT_XATTR_REMOVE,
 	ACT_SYNCFS, ACT_SYNC, ACT_COPY,
+	ACT_FLOCK,	/* fd; arg: the operation */
+	ACT_READAHEAD,	/* fd; off, count */
+	ACT_STATFS,	/* path, or fd when file != 0 */
 	ACT_COUNT
 };
 
@@ -71,7 +74,7 @@ enum replay_skip {
 	SKIP_NONE,
 	SKIP_UNRESOLVED,	/* unknown fd, dirfd or cwd */
 	SKIP_TRUNCATED,		/* the capture or the model cut the path */
-	SKIP_NOT_A_PATH,	/* pipe, socket, anon inode */
+	SKIP_NOT_A_PATH,	/* pipe, socket, anon inode, memfd */
 	SKIP_PSEUDO,		/* under /proc, /sys, /dev */
 	SKIP_HOSTILE,		/* a path the root refuses (., .., marker) */
 	SKIP_DEVICE,		/* mknod of a device node; an open of a fifo,
@@ -80,6 +83,7 @@ enum replay_skip {
 	SKIP_NO_VALUE,		/* a setxattr of a name whose values have a
 				 * syntax (system., security.) without its
 				 * whole value in the log: never invented */
+	SKIP_BADF,		/* the fd was not open: the capture got EBADF */
 	SKIP_COUNT
 };
 

@@ -43,9 +43,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -575,8 +579,7 @@ static void setup_uring(void)
 	unlink(P("ur.dat"));
 }
 
-/* io_uring_setup is not in the table: the ring is fd 4 to the capture
- * only through the mmaps and io_uring_enter that use it. */
+/* io_uring_setup makes the ring, fd 4; mmaps and io_uring_enter use it. */
 static void run_uring(void)
 {
 	struct io_uring_params prm;
@@ -642,7 +645,7 @@ static void setup_aio(void)
 	unlink(P("aio.dat"));
 }
 
-/* io_setup, io_getevents and io_destroy are not in the table. */
+/* io_setup, io_getevents and io_destroy are recorded too. */
 static void run_aio(void)
 {
 	aio_context_t ctx = 0;
@@ -820,6 +823,68 @@ static void run_prefd(void)
 	want("prefd lseek", SC(SYS_lseek, 3, 0, SEEK_CUR), 1500);
 }
 
+static void setup_fdkinds(void)
+{
+}
+
+/* fds that name no file: a pipe, a socket pair, an eventfd, an epoll fd,
+ * a memfd and a socket, used, then closed: fds 4 to 11; then a read of an
+ * fd that is not open. */
+static void run_fdkinds(void)
+{
+	int p[2] = { -1, -1 }, sv[2] = { -1, -1 };
+	uint64_t one = 1;
+	struct stat st;
+
+	want("pipe2", SC(SYS_pipe2, p, O_CLOEXEC), 0);
+	want("pipe2 fds", p[0] * 100 + p[1], 405);
+	want("pipe write", SC(SYS_write, 5, buf, 10), 10);
+	want("pipe read", SC(SYS_read, 4, rbuf, 10), 10);
+	want("socketpair", SC(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	want("socketpair fds", sv[0] * 100 + sv[1], 607);
+	want("socket write", SC(SYS_write, 6, buf, 7), 7);
+	want("socket read", SC(SYS_read, 7, rbuf, 7), 7);
+	want("eventfd2", SC(SYS_eventfd2, 0, 0), 8);
+	want("eventfd write", SC(SYS_write, 8, &one, 8), 8);
+	want("epoll_create1", SC(SYS_epoll_create1, 0), 9);
+	want("memfd_create", SC(SYS_memfd_create, "riot", 0), 10);
+	want("memfd pwrite64", SC(SYS_pwrite64, 10, buf, 100, 0), 100);
+	want("memfd fstat", SC(SYS_fstat, 10, &st), 0);
+	want("socket", SC(SYS_socket, AF_UNIX, SOCK_DGRAM, 0), 11);
+	for (int fd = 4; fd <= 11; fd++)
+		want("fdkinds close", SC(SYS_close, fd), 0);
+	want("read of no fd", SC(SYS_read, 20, rbuf, 1), -EBADF);
+}
+
+static void setup_misc(void)
+{
+	mkfile("misc.dat", 8192);
+	umask(022);
+}
+
+/* File calls beside reads and writes: locks, readahead, statfs, the
+ * utime family, ioctl, getcwd, umask. */
+static void run_misc(void)
+{
+	struct statfs sfs;
+	int n = -1;
+
+	want("misc openat", SC(SYS_openat, AT_FDCWD, P("misc.dat"), O_RDWR, 0), 4);
+	want("flock ex", SC(SYS_flock, 4, LOCK_EX), 0);
+	want("flock un", SC(SYS_flock, 4, LOCK_UN), 0);
+	want("readahead", SC(SYS_readahead, 4, 0, 4096), 0);
+	want("fstatfs", SC(SYS_fstatfs, 4, &sfs), 0);
+	want("ioctl FIONREAD", SC(SYS_ioctl, 4, FIONREAD, &n), 0);
+	want("FIONREAD bytes", n, 8192);
+	want("misc close", SC(SYS_close, 4), 0);
+	want("statfs", SC(SYS_statfs, P("misc.dat"), &sfs), 0);
+	want("utime", SC(SYS_utime, P("misc.dat"), NULL), 0);
+	want("utimes", SC(SYS_utimes, P("misc.dat"), NULL), 0);
+	want("futimesat", SC(SYS_futimesat, AT_FDCWD, "misc.dat", NULL), 0);
+	want("getcwd", SC(SYS_getcwd, rbuf, sizeof(rbuf)), (long)strlen(dir) + 1);
+	want("umask", SC(SYS_umask, 022), 022);
+}
+
 static void setup_paths(void)
 {
 	mkdirp("in");
@@ -861,6 +926,11 @@ static void run_paths(void)
 	want("out mkdir", SC(SYS_mkdir, P("out/e"), 0755), 0);
 	want("out rmdir", SC(SYS_rmdir, P("out/e")), 0);
 	want("in unlink", SC(SYS_unlink, P("in/d")), 0);
+	/* A directory outside, as the dirfd of a path that leads inside. */
+	want("out dir openat", SC(SYS_openat, AT_FDCWD, P("out"),
+				  O_RDONLY | O_DIRECTORY, 0), 4);
+	want("dirfd stat in", SC(SYS_newfstatat, 4, "../in/a", &st, 0), 0);
+	want("out dir close", SC(SYS_close, 4), 0);
 }
 
 static void setup_heavy(void)
@@ -945,6 +1015,8 @@ static const struct scenario scenarios[] = {
 	{ "errors", setup_errors, run_errors },
 	{ "prefd", setup_prefd, run_prefd },
 	{ "paths", setup_paths, run_paths },
+	{ "fdkinds", setup_fdkinds, run_fdkinds },
+	{ "misc", setup_misc, run_misc },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 static const struct scenario heavy = { "heavy", setup_heavy, run_heavy };

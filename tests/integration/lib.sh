@@ -152,6 +152,7 @@ attach_capture() {
 capture_heavy() {
 	W=$IT_TMP/w
 	mkdir -p "$W"
+	: >"$IT_TMP/wl.out"	# see capture_workload
 	"$BIN/workload" --dir "$W" heavy >"$IT_TMP/wl.out" 2>"$IT_TMP/wl.err" </dev/null &
 	WPID=$!
 	IT_PIDS+=("$WPID")
@@ -175,6 +176,9 @@ capture_workload() {
 	W=$IT_TMP/w
 	LOG=$IT_TMP/cap.riot
 	mkdir -p "$W"
+	# Emptied here: the redirection below happens in the background job,
+	# maybe after the wait below has read a previous run's "ready".
+	: >"$IT_TMP/wl.out"
 	"$BIN/workload" --dir "$W" --exit "$want" "$@" >"$IT_TMP/wl.out" 2>"$IT_TMP/wl.err" </dev/null &
 	WPID=$!
 	IT_PIDS+=("$WPID")

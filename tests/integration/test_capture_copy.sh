@@ -13,7 +13,7 @@ t.expect_seq("copy", t.main_calls(), [
       path=src),
     E("sendfile", fd=4, fd2=5, off=5000, count=2000, ret=2000, path=src),
     E("sendfile", fd=4, fd2=5, off=ABSENT, count=1000, ret=1000, path=src),
-    # fds 6 and 7 come from pipe2, which is not recorded.
+    E("pipe2", ret=0, fd=6, fd2=7),
     E("splice", fd=4, off=0, fd2=7, off2=ABSENT, count=4096, flags=0, ret=4096, path=src),
     E("splice", fd=6, off=ABSENT, fd2=5, off2=20000, count=4096, flags=0, ret=4096),
     E("close", fd=7, ret=0),

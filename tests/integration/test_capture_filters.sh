@@ -19,7 +19,15 @@ t.expect_seq("paths under --path", t.main_calls(), [
     E("chdir", ret=0, path=t.path("out")),
     E("chdir", ret=0, path=t.wdir),
     E("unlink", ret=0, path=d),
+    # A directory opened outside, the dirfd of a path inside: logged as
+    # found open before that call, so the path resolves; its close is kept.
+    E("newfstatat", dirfd=4, ret=0, path=a, path_raw="../in/a"),
+    E("close", fd=4, ret=0, path=t.path("out")),
 ])
+base = [r for r in t.of_type("snap_fd") if r.get("fd") == 4]
+t.eq("the dirfd as found open", [(r.get("pid"), r.get("path"), r.get("ftype")) for r in base],
+     [(WPID, t.path("out"), S_IFDIR)])
+t.eq("info: unresolved fd operations", t.info.get("unresolved_fds"), 0)
 t.common(prefd=False)
 PY
 # In the kernel: the preads and the fstat of the file opened by an absolute
@@ -29,6 +37,18 @@ PY
 # riot can resolve) is dropped in userspace.
 grep -qx '  filtered   [0-9]* (outside --path; 7 of them in the kernel)' "$IT_TMP/cap.err" ||
 	fail "--path: expected 7 calls filtered in the kernel: $(grep filtered "$IT_TMP/cap.err")"
+# The summary counts what the log holds, as info does, and the same span.
+python3 - "$IT_TMP/cap.err" "$IT_TMP/info.json" <<'PY' || fail "--path: the capture summary disagrees with riot info"
+import json, re, sys
+summ, info = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+m = re.search(r"events +(\d+) \((\d+) syscalls, (\d+) process events\)", summ)
+d = re.search(r"duration +([0-9.]+) s", summ)
+procs = sum(info["records"].get(k, 0) for k in ("proc",))
+got = (int(m.group(1)), int(m.group(2)), int(m.group(3)), d.group(1)) if m and d else summ
+want = (info["events"], info["syscalls"], procs, "%.3f" % (info["duration_ns"] / 1e9))
+if got != want:
+    sys.exit("FAIL: summary (events, syscalls, process events, duration) %r, info %r" % (got, want))
+PY
 
 # ---- --path with bytes above 0x7f: compared as bytes, in the kernel too ----
 mkdir -p "$IT_TMP/ü" "$IT_TMP/o"
@@ -69,6 +89,7 @@ t.expect_seq("paths, --ops pread64,close", t.main_calls(), [
     E("close", fd=4, ret=0, path=ABSENT),
     E("close", fd=4, ret=0, path=ABSENT),
     E("pread64", fd=4, count=10, off=50, ret=10, path=ABSENT),
+    E("close", fd=4, ret=0, path=ABSENT),
     E("close", fd=4, ret=0, path=ABSENT),
 ])
 t.common(prefd=False)

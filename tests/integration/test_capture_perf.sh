@@ -34,14 +34,15 @@ os.link(os.path.join(root, "d0/sub0/f1.bin"), os.path.join(root, "d0/hard.bin"))
 PY
 tar -cf "$IT_TMP/a.tar" -C "$IT_TMP" src || fail "tar -cf"
 
+# Each op by its tracepoint (test_syscalls_tracefs.sh: every row has one).
 ops=()
 events=()
-while read -r op; do
-	[ -d "$TP/sys_enter_$op" ] || continue
-	ops+=("$op")
-	events+=(-e "syscalls:sys_enter_$op")
+while read -r op nr ev; do
+	[ -d "$TP/sys_enter_$ev" ] || fail "$op: no tracepoint sys_enter_$ev"
+	ops+=("$op=$ev")
+	events+=(-e "syscalls:sys_enter_$ev")
 	[ "$op" = mmap ] && events+=(--filter '!(flags & 32)')
-done < <(sed -n 's/^RIOT_SYSCALL(\([a-z0-9_]*\),.*/\1/p' "$DEF")
+done < <(python3 "$IT_DIR/syscalls_def.py" "$DEF" rows)
 [ ${#ops[@]} -gt 50 ] || fail "only ${#ops[@]} syscalls of the table have tracepoints"
 
 mkdir "$IT_TMP/out1" "$IT_TMP/out2"
@@ -55,7 +56,9 @@ dump_log "$IT_TMP/tar.riot"
 
 python3 - "$IT_TMP/perf.csv" "$IT_TMP/dump.jsonl" "$IT_TMP/info.json" "${ops[@]}" <<'PY'
 import collections, json, sys
-perf_csv, dump, info_path, ops = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+perf_csv, dump, info_path = sys.argv[1], sys.argv[2], sys.argv[3]
+event = dict(a.split("=") for a in sys.argv[4:])
+ops = list(event)
 perf = {}
 for line in open(perf_csv):
     f = line.strip().split(",")
@@ -78,9 +81,10 @@ if not execs or execs[0].get("comm") != "tar":
 else:
     t0 = execs[0]["t"]
 riot = collections.Counter(r["op"] for r in recs if r.get("type") == "syscall" and r["t"] >= t0)
+perf = {op: perf[event[op]] for op in ops if event[op] in perf}
 for op in ops:
     if op not in perf:
-        fails.append("perf printed no count for %s" % op)
+        fails.append("perf printed no count for %s (sys_enter_%s)" % (op, event[op]))
     elif perf[op] != riot.get(op, 0):
         fails.append("%-16s perf %6d  riot %6d" % (op, perf[op], riot.get(op, 0)))
 extra = set(riot) - set(ops)

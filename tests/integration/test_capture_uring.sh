@@ -6,8 +6,8 @@ capture_workload uring
 check_trace <<'PY'
 p = t.path("ur.dat")
 PROT_RW, MAP_SHARED_POPULATE, IORING_OFF_SQES, GETEVENTS = 3, 0x8001, 0x10000000, 1
-# io_uring_setup is not recorded; it returned fd 4 (the workload checks).
 t.expect_seq("uring", t.main_calls(), [
+    E("io_uring_setup", ret=4),
     E("openat", ret=5, path=p, flags=O_CREAT | O_RDWR | O_TRUNC, mode=0o644, created=1, size=0),
     E("mmap", fd=4, arg=0, off=0, cmd=PROT_RW, flags=MAP_SHARED_POPULATE),
     E("mmap", fd=4, arg=0, off=IORING_OFF_SQES, cmd=PROT_RW, flags=MAP_SHARED_POPULATE),

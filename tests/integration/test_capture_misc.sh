@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# File calls beside reads and writes that ordinary programs make: flock,
+# readahead, fstatfs, ioctl(FIONREAD), statfs, utime, utimes, futimesat,
+# getcwd and umask are recorded with their arguments; replay, on both
+# engines, issues flock, readahead, statfs, fstatfs and the utime family
+# without divergence and counts ioctl, getcwd and umask as not replayable.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/replay_lib.sh"
+require_capture
+capture_workload misc
+check_trace <<'PY'
+f = t.path("misc.dat")
+LOCK_EX, LOCK_UN, FIONREAD = 2, 8, 0x541B
+t.expect_seq("misc", t.main_calls(), [
+    E("openat", ret=4, path=f),
+    E("flock", fd=4, cmd=LOCK_EX, ret=0, path=f),
+    E("flock", fd=4, cmd=LOCK_UN, ret=0, path=f),
+    E("readahead", fd=4, off=0, count=4096, ret=0, path=f),
+    E("fstatfs", fd=4, ret=0, path=f),
+    E("ioctl", fd=4, cmd=FIONREAD, ret=0, path=f),
+    E("close", fd=4, ret=0, path=f),
+    E("statfs", ret=0, path=f),
+    E("utime", ret=0, path=f),
+    E("utimes", ret=0, path=f),
+    E("futimesat", dirfd=AT_FDCWD, ret=0, path=f, path_raw="misc.dat"),
+    E("getcwd", count=65536, ret=len(t.wdir) + 1),
+    E("umask", mode=0o22, ret=0o22),
+])
+t.eq("info: unresolved fd operations", t.info.get("unresolved_fds"), 0)
+t.common()
+PY
+for e in uring sync; do
+	replay_json "$LOG" "$IT_TMP/root-$e" --engine "$e"
+	same_counts "$IT_TMP/info.json"
+	python3 - "$IT_TMP/replay.json" <<'PY' || fail "replay ($e): wrong treatment of the misc calls"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+sc, bad = rep["syscalls"], []
+for op in ("flock", "readahead", "fstatfs", "statfs", "utime", "utimes", "futimesat"):
+    s = sc.get(op, {})
+    if s.get("issued") != s.get("ops") or not s.get("ops"):
+        bad.append("%s not issued: %r" % (op, s))
+for op in ("ioctl", "getcwd", "umask"):
+    s = sc.get(op, {})
+    if s.get("unreplayable") != 1:
+        bad.append("%s not counted as unreplayable: %r" % (op, s))
+if rep.get("divergences"):
+    bad.append("divergences: %r" % rep.get("divergences"))
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+PY
+done
