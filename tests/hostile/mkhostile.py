@@ -6,6 +6,8 @@ formats/FORMAT.md, for the tests and the fuzz corpus.
                 8388600 records of an unknown type (a record-count bomb)
   swap OUT IN   IN with its first two blocks swapped (IN: a complete log of
                 at least two blocks)
+  rehead OUT IN IN with a header whose strings hold terminal controls
+                (host, kernel, arch, riot version, command line, target)
 """
 import struct, subprocess, sys, zlib
 
@@ -19,8 +21,13 @@ def varint(v):
     return bytes(out)
 
 
-def header(minor):
-    payload = varint(1) + varint(4) + b"bomb"
+def tlv(key, value):
+    return varint(key) + varint(len(value)) + value
+
+
+def header(minor, payload=None):
+    if payload is None:
+        payload = tlv(1, b"bomb")
     fixed = b"RIOTLOG\0" + struct.pack("<HHI", 1, minor, len(payload))
     body = fixed + payload
     return body + struct.pack("<I", zlib.crc32(body))
@@ -61,10 +68,26 @@ def swap(out, src):
     open(out, "wb").write(b[:a] + b[m:e] + b[a:m] + b[e:])
 
 
+HOSTILE_HEADER = [
+    (1, b"host\x1b]0;pwned\x07"), (2, b"\x1b[2Jkernel"), (3, b"arch\x1b[31m"),
+    (4, b"ver\x9b2J"), (5, b"riot capture \x1b[2J\xff"), (7, b"target\r\x1b[K"),
+]
+
+
+def rehead(out, src):
+    b = open(src, "rb").read()
+    minor = struct.unpack_from("<H", b, 10)[0]
+    end = 16 + struct.unpack_from("<I", b, 12)[0] + 4
+    payload = b"".join(tlv(k, v) for k, v in HOSTILE_HEADER)
+    open(out, "wb").write(header(minor, payload) + b[end:])
+
+
 if __name__ == "__main__":
     kind = sys.argv[1]
     if kind == "bomb":
         bomb(sys.argv[2])
+    elif kind == "rehead":
+        rehead(sys.argv[2], sys.argv[3])
     elif kind == "swap":
         swap(sys.argv[2], sys.argv[3])
     else:
