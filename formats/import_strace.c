@@ -232,8 +232,9 @@ static int put(struct strace_importer *im, const struct riot_rec *r)
 
 	if (rc)
 		return rc;
-	if (model_apply(im->model, r, NULL))
-		return -ENOMEM;
+	rc = model_apply(im->model, r, NULL);
+	if (rc)
+		return rc;
 	switch (r->type) {
 	case RIOT_REC_SYSCALL: im->st.syscalls++; break;
 	case RIOT_REC_PROC: im->st.procs++; break;

@@ -271,7 +271,7 @@ static int scan_log(struct riot_reader *rd, const char *file, struct info *in,
 		count_record(in, &rec);
 		rc = model_apply(m, &rec, &op);
 		if (rc < 0) {
-			riot_err("%s: %s", file, strerror(-rc));
+			riot_err("%s: %s", file, model_strerror(rc));
 			return rc;
 		}
 	}
