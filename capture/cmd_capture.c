@@ -54,7 +54,7 @@ const char cmd_capture_help[] =
 "                      forces the class: @open); applied in the kernel.\n"
 "                      Default: all. Process events (fork/clone, exec, exit)\n"
 "                      are always recorded.\n"
-"      --path PREFIX   only operations on files under PREFIX: path-based\n"
+"      --path PREFIX   only operations on files under PREFIX (absolute): path-based\n"
 "                      calls whose path, made absolute against the caller's\n"
 "                      cwd or dirfd, is PREFIX or below it, and fd-based\n"
 "                      calls on fds opened that way (or found open under it\n"
@@ -75,7 +75,7 @@ const char cmd_capture_help[] =
 "\n"
 "Options:\n"
 "  -o, --output FILE   the log to write (replaced if it exists)\n"
-"      --ring-size MIB ring buffer size, a power of 2 (default 16)\n"
+"      --ring-size MIB ring buffer size, a power of 2 up to 2048 (default 16)\n"
 "      --zstd-level N  compression level of the log blocks (default 3)\n"
 "  -q, --quiet         no summary\n"
 "  -h, --help          this text\n"
@@ -240,11 +240,20 @@ static int parse_ops(struct capture_opts *o, const char *list)
 		break;
 	}
 	free(copy);
+	if (!rc) {	/* "," or "": nothing would be captured */
+		bool any = false;
+
+		for (unsigned i = 0; i < sizeof(o->sys_on) / sizeof(o->sys_on[0]); i++)
+			any |= o->sys_on[i] != 0;
+		if (!any)
+			rc = riot_usage("--ops: '%s' names no syscall or class", list);
+	}
 	return rc;
 }
 
-/* "/a/b/" -> "/a/b"; relative prefixes are made absolute against riot's
- * cwd. */
+/* "/a/b/" -> "/a/b". A relative prefix is refused: the traced programs'
+ * paths are compared made absolute, and riot's own cwd says nothing of
+ * theirs. */
 static int set_path_prefix(struct capture_opts *o, const char *prefix,
 			   char *buf, size_t len)
 {
@@ -252,16 +261,9 @@ static int set_path_prefix(struct capture_opts *o, const char *prefix,
 
 	if (!prefix[0])
 		return riot_usage("--path: empty prefix");
-	if (prefix[0] == '/')
-		n = snprintf(buf, len, "%s", prefix);
-	else {
-		char cwd[PATH_MAX];
-
-		if (!getcwd(cwd, sizeof(cwd)))
-			return riot_usage("--path: cannot make '%s' absolute",
-					  prefix);
-		n = snprintf(buf, len, "%s/%s", cwd, prefix);
-	}
+	if (prefix[0] != '/')
+		return riot_usage("--path: '%s' is not an absolute path", prefix);
+	n = snprintf(buf, len, "%s", prefix);
 	if (n >= len)
 		return riot_usage("--path: prefix too long");
 	while (n > 1 && buf[n - 1] == '/')
@@ -363,9 +365,11 @@ static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
 					  optarg);
 		return 0;
 	case OPT_RING:
+		/* the kernel's ring buffer size is a u32 power of 2 */
 		if (riot_parse_u64(optarg, &v) || !v || (v & (v - 1)) ||
-		    v > 4096)
-			return riot_usage("--ring-size: a power of 2 from 1 to 4096 MiB");
+		    v > 2048)
+			return riot_usage("--ring-size: '%s' is not a power of 2 from 1 to "
+					  "2048 MiB", optarg);
 		o->ring_bytes = v << 20;
 		return 0;
 	case OPT_ZSTD:
