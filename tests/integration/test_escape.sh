@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Terminal controls in a log (tests/hostile/escape.txt: paths with \e[2J,
+# Terminal controls in a log (tests/hostile/escape.mklog: paths with \e[2J,
 # \e]0;title\a, a byte that is not UTF-8; a header whose every string holds
 # controls) never reach a terminal raw: info, dump, report show, compare,
 # init --dry-run and replay's divergence examples print them as \xNN.
@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 T=$IT_TMP
-"$BIN/mklog" -o "$T/e.riot" "$here/hostile/escape.txt" || fail "mklog"
+"$BIN/mklog" -o "$T/e.riot" "$here/hostile/escape.mklog" || fail "mklog"
 python3 "$here/hostile/mkhostile.py" rehead "$T/h.riot" "$T/e.riot" || fail "mkhostile rehead"
 
 # no_controls NAME FILE: no byte below 0x20 but newline, no DEL, no ESC, no

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_report_hostile: `riot report` on logs made to hurt it. A time span of
-# months costs what its records cost (tests/hostile/span.txt); a database
+# months costs what its records cost (tests/hostile/span.mklog); a database
 # another process holds locked gives one clear line, not a wait and a
 # wrong reason. Needs no root.
 set -u
@@ -26,7 +26,7 @@ expect_error() {
 }
 
 # -- a span of 1e16 ns: three timeline rows, a page of bounded size
-"$BIN/mklog" -o "$T/span.riot" "$here/hostile/span.txt" || fail "mklog span"
+"$BIN/mklog" -o "$T/span.riot" "$here/hostile/span.mklog" || fail "mklog span"
 "$RIOT" report "$T/span.riot" -o "$T/span.db" --label span >"$T/out" 2>&1 ||
 	fail "report span: $(cat "$T/out")"
 rows=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(
