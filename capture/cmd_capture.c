@@ -132,6 +132,8 @@ struct capture {
 	uint64_t ring_lost, slot_lost, unfollowed, kfiltered;
 	uint64_t t_loss_poll;	/* boot ns of the previous loss poll */
 	int err;		/* first write error */
+	dev_t log_dev;		/* the log file as created: a log removed */
+	ino_t log_ino;		/* or replaced meanwhile is a failure */
 };
 
 static volatile sig_atomic_t stop_signals;
@@ -866,19 +868,21 @@ static void reap_child(pid_t child, int *gate)
 	waitpid(child, NULL, 0);
 }
 
-/* Closes the log after the capture ended with err, and says how it went.
+/* Closes the log after the capture ended with err, and says how it went;
+ * stopped names the command riot stopped because of err ("" if none).
  * Returns 0 or -1 (error reported). */
 static int finish_log(struct capture *c, const struct capture_opts *o,
-		      int err, uint64_t ns)
+		      int err, uint64_t ns, const char *stopped)
 {
 	uint64_t bytes;
 	struct stat st;
+	int serr;
 
 	if (err) {
 		/* The writer keeps the log readable up to its last block. */
 		riot_writer_close(c->w);
-		riot_err("writing %s: %s (the log holds what was written before)",
-			 o->out, strerror(-err));
+		riot_err("writing %s: %s (the log holds what was written before)%s",
+			 o->out, strerror(-err), stopped);
 		return -1;
 	}
 	bytes = riot_writer_bytes(c->w);
@@ -887,11 +891,43 @@ static int finish_log(struct capture *c, const struct capture_opts *o,
 		riot_err("finishing %s: %s", o->out, strerror(-err));
 		return -1;
 	}
-	if (stat(o->out, &st) == 0)
-		bytes = st.st_size;
+	/* The data went to a file nobody can reach any more: say so. */
+	serr = stat(o->out, &st) != 0 ? errno : 0;
+	if (serr || st.st_dev != c->log_dev || st.st_ino != c->log_ino) {
+		riot_err("%s was removed or replaced during the capture (%s): the log is lost",
+			 o->out, serr == ENOENT ? "its directory or the file is gone" :
+			 serr ? strerror(serr) : "another file is there now");
+		return -1;
+	}
+	bytes = st.st_size;
 	if (!o->quiet)
 		print_summary(c, o->out, ns, bytes);
 	return 0;
+}
+
+/* Ends the command riot started, when the capture failed under it: TERM,
+ * then KILL after 2 s. Writes what was done to note ("" when the command
+ * had already ended). */
+static void stop_child(struct run *r, char *note, size_t len)
+{
+	note[0] = 0;
+	if (!r->child || r->child_done)
+		return;
+	kill(r->child, SIGTERM);
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
+			r->child_done = true;
+			break;
+		}
+		usleep(10000);
+	}
+	if (!r->child_done) {
+		kill(r->child, SIGKILL);
+		if (waitpid(r->child, &r->child_status, 0) == r->child)
+			r->child_done = true;
+	}
+	snprintf(note, len, "; stopped %s (pid %d) that riot started", r->o->cmd[0],
+		 (int)r->child);
 }
 
 /* The command's status, once it has exited. */
@@ -906,9 +942,10 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 {
 	struct capture c = { 0 };
 	struct run r = { .o = o };
-	char why[512];
+	char why[512], stopped[PATH_MAX + 64] = "";
 	int gate = -1, err, rc = RIOT_EXIT_FAIL;
 	uint64_t t0, ns;
+	struct stat st;
 
 	if (tracer_check(why, sizeof(why))) {
 		riot_err("%s", why);
@@ -933,6 +970,10 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		riot_err("cannot create %s: %s", o->out, strerror(errno));
 		goto out;
 	}
+	if (stat(o->out, &st) == 0) {
+		c.log_dev = st.st_dev;
+		c.log_ino = st.st_ino;
+	}
 	set_signals();
 	err = write_start_state(&c, o, r.child, t0);
 	/* The start state goes to disk at once: a log that shows it proves
@@ -948,7 +989,9 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 	ns = capture_now_boot() - t0;
 	tracer_destroy(r.t);
 	r.t = NULL;
-	if (finish_log(&c, o, err, ns))
+	if (err)
+		stop_child(&r, stopped, sizeof(stopped));
+	if (finish_log(&c, o, err, ns, stopped))
 		goto out;
 	rc = r.child ? child_exit(&r) : RIOT_EXIT_OK;
 	r.child = 0;
