@@ -151,7 +151,7 @@ FUZZ_SECONDS ?= 60
 # formats/ reaches model/ (the strace importer and fio exporter resolve
 # through it), so the fuzzers link it too.
 FUZZ_SRCS := $(wildcard formats/*.c lib/*.c model/*.c)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(HDRS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $(HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
@@ -159,7 +159,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(HDRS)
 # The plan target goes on through the replay and init planners.
 FUZZ_PLAN_SRCS := replay/plan.c replay/init.c replay/init_tree.c replay/init_root.c \
 	replay/fill.c replay/root.c
-$(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c $(FUZZ_SRCS) $(FUZZ_PLAN_SRCS) $(HDRS)
+$(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $(FUZZ_PLAN_SRCS) $(HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
