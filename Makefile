@@ -2,7 +2,7 @@
 #   make            build ./riot (runs `make deps` first)
 #   make check      build, then run every test (unit, integration, fuzz)
 #   make asan       build with ASan+UBSan into build/asan and run the tests
-#   make fuzz       run the log-reader fuzz target (FUZZ_SECONDS, default 60)
+#   make fuzz       run the fuzz targets (FUZZ_SECONDS each, default 60)
 #   make bench      benchmarks/ (riot against its peers)
 #   make demo       the main job on the bundled workload
 #   make install    PREFIX=/usr/local
@@ -158,13 +158,22 @@ FUZZ_SECONDS ?= 60
 # formats/ reaches model/ (the strace importer and fio exporter resolve
 # through it), so the fuzzers link it too.
 FUZZ_SRCS := $(wildcard formats/*.c lib/*.c model/*.c)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(HDRS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $(HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
 		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) -lzstd -lz -lpthread
-fuzz: deps $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/bin/genlog \
-	$(BUILD)/bin/mklog
+# The plan target goes on through the replay and init planners.
+FUZZ_PLAN_SRCS := replay/plan.c replay/init.c replay/init_tree.c replay/init_root.c \
+	replay/fill.c replay/root.c
+$(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $(FUZZ_PLAN_SRCS) $(HDRS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
+		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) $(FUZZ_PLAN_SRCS) \
+		-lzstd -lz -lpthread
+fuzz: deps $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/fuzz/fuzz_plan \
+		$(BUILD)/bin/genlog $(BUILD)/bin/mklog
 	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
 bench: all

@@ -54,7 +54,7 @@ const char cmd_capture_help[] =
 "                      forces the class: @open); applied in the kernel.\n"
 "                      Default: all. Process events (fork/clone, exec, exit)\n"
 "                      are always recorded.\n"
-"      --path PREFIX   only operations on files under PREFIX: path-based\n"
+"      --path PREFIX   only operations on files under PREFIX (absolute): path-based\n"
 "                      calls whose path, made absolute against the caller's\n"
 "                      cwd or dirfd, is PREFIX or below it, and fd-based\n"
 "                      calls on fds opened that way (or found open under it\n"
@@ -75,7 +75,7 @@ const char cmd_capture_help[] =
 "\n"
 "Options:\n"
 "  -o, --output FILE   the log to write (replaced if it exists)\n"
-"      --ring-size MIB ring buffer size, a power of 2 (default 16)\n"
+"      --ring-size MIB ring buffer size, a power of 2 up to 2048 (default 16)\n"
 "      --zstd-level N  compression level of the log blocks (default 3)\n"
 "  -q, --quiet         no summary\n"
 "  -h, --help          this text\n"
@@ -132,6 +132,8 @@ struct capture {
 	uint64_t ring_lost, slot_lost, unfollowed, kfiltered;
 	uint64_t t_loss_poll;	/* boot ns of the previous loss poll */
 	int err;		/* first write error */
+	dev_t log_dev;		/* the log file as created: a log removed */
+	ino_t log_ino;		/* or replaced meanwhile is a failure */
 };
 
 static volatile sig_atomic_t stop_signals;
@@ -240,11 +242,20 @@ static int parse_ops(struct capture_opts *o, const char *list)
 		break;
 	}
 	free(copy);
+	if (!rc) {	/* "," or "": nothing would be captured */
+		bool any = false;
+
+		for (unsigned i = 0; i < sizeof(o->sys_on) / sizeof(o->sys_on[0]); i++)
+			any |= o->sys_on[i] != 0;
+		if (!any)
+			rc = riot_usage("--ops: '%s' names no syscall or class", list);
+	}
 	return rc;
 }
 
-/* "/a/b/" -> "/a/b"; relative prefixes are made absolute against riot's
- * cwd. */
+/* "/a/b/" -> "/a/b". A relative prefix is refused: the traced programs'
+ * paths are compared made absolute, and riot's own cwd says nothing of
+ * theirs. */
 static int set_path_prefix(struct capture_opts *o, const char *prefix,
 			   char *buf, size_t len)
 {
@@ -252,16 +263,9 @@ static int set_path_prefix(struct capture_opts *o, const char *prefix,
 
 	if (!prefix[0])
 		return riot_usage("--path: empty prefix");
-	if (prefix[0] == '/')
-		n = snprintf(buf, len, "%s", prefix);
-	else {
-		char cwd[PATH_MAX];
-
-		if (!getcwd(cwd, sizeof(cwd)))
-			return riot_usage("--path: cannot make '%s' absolute",
-					  prefix);
-		n = snprintf(buf, len, "%s/%s", cwd, prefix);
-	}
+	if (prefix[0] != '/')
+		return riot_usage("--path: '%s' is not an absolute path", prefix);
+	n = snprintf(buf, len, "%s", prefix);
 	if (n >= len)
 		return riot_usage("--path: prefix too long");
 	while (n > 1 && buf[n - 1] == '/')
@@ -363,9 +367,11 @@ static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
 					  optarg);
 		return 0;
 	case OPT_RING:
+		/* the kernel's ring buffer size is a u32 power of 2 */
 		if (riot_parse_u64(optarg, &v) || !v || (v & (v - 1)) ||
-		    v > 4096)
-			return riot_usage("--ring-size: a power of 2 from 1 to 4096 MiB");
+		    v > 2048)
+			return riot_usage("--ring-size: '%s' is not a power of 2 from 1 to "
+					  "2048 MiB", optarg);
 		o->ring_bytes = v << 20;
 		return 0;
 	case OPT_ZSTD:
@@ -874,20 +880,22 @@ static void reap_child(pid_t child, int *gate)
 	waitpid(child, NULL, 0);
 }
 
-/* Closes the log after the capture ended with err, and says how it went.
+/* Closes the log after the capture ended with err, and says how it went;
+ * stopped names the command riot stopped because of err ("" if none).
  * Returns 0 or -1 (error reported). */
 static int finish_log(struct capture *c, const struct capture_opts *o,
-		      int err, uint64_t t0)
+		      int err, uint64_t t0, const char *stopped)
 {
 	struct log_totals lt;
 	uint64_t bytes, t_last;
 	struct stat st;
+	int serr;
 
 	if (err) {
 		/* The writer keeps the log readable up to its last block. */
 		riot_writer_close(c->w);
-		riot_err("writing %s: %s (the log holds what was written before)",
-			 o->out, strerror(-err));
+		riot_err("writing %s: %s (the log holds what was written before)%s",
+			 o->out, strerror(-err), stopped);
 		return -1;
 	}
 	t_last = riot_writer_t_last(c->w);
@@ -900,11 +908,43 @@ static int finish_log(struct capture *c, const struct capture_opts *o,
 		riot_err("finishing %s: %s", o->out, strerror(-err));
 		return -1;
 	}
-	if (stat(o->out, &st) == 0)
-		bytes = st.st_size;
+	/* The data went to a file nobody can reach any more: say so. */
+	serr = stat(o->out, &st) != 0 ? errno : 0;
+	if (serr || st.st_dev != c->log_dev || st.st_ino != c->log_ino) {
+		riot_err("%s was removed or replaced during the capture (%s): the log is lost",
+			 o->out, serr == ENOENT ? "its directory or the file is gone" :
+			 serr ? strerror(serr) : "another file is there now");
+		return -1;
+	}
+	bytes = st.st_size;
 	if (!o->quiet)
 		print_summary(c, o->out, &lt, bytes);
 	return 0;
+}
+
+/* Ends the command riot started, when the capture failed under it: TERM,
+ * then KILL after 2 s. Writes what was done to note ("" when the command
+ * had already ended). */
+static void stop_child(struct run *r, char *note, size_t len)
+{
+	note[0] = 0;
+	if (!r->child || r->child_done)
+		return;
+	kill(r->child, SIGTERM);
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
+			r->child_done = true;
+			break;
+		}
+		usleep(10000);
+	}
+	if (!r->child_done) {
+		kill(r->child, SIGKILL);
+		if (waitpid(r->child, &r->child_status, 0) == r->child)
+			r->child_done = true;
+	}
+	snprintf(note, len, "; stopped %s (pid %d) that riot started", r->o->cmd[0],
+		 (int)r->child);
 }
 
 /* The command's status, once it has exited. */
@@ -919,9 +959,10 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 {
 	struct capture c = { 0 };
 	struct run r = { .o = o };
-	char why[512];
+	char why[512], stopped[PATH_MAX + 64] = "";
 	int gate = -1, err, rc = RIOT_EXIT_FAIL;
 	uint64_t t0;
+	struct stat st;
 
 	if (tracer_check(why, sizeof(why))) {
 		riot_err("%s", why);
@@ -946,6 +987,10 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		riot_err("cannot create %s: %s", o->out, strerror(errno));
 		goto out;
 	}
+	if (stat(o->out, &st) == 0) {
+		c.log_dev = st.st_dev;
+		c.log_ino = st.st_ino;
+	}
 	set_signals();
 	err = write_start_state(&c, o, r.child, t0);
 	/* The start state goes to disk at once: a log that shows it proves
@@ -960,7 +1005,9 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		err = finish_drain(&c, &r);
 	tracer_destroy(r.t);
 	r.t = NULL;
-	if (finish_log(&c, o, err, t0))
+	if (err)
+		stop_child(&r, stopped, sizeof(stopped));
+	if (finish_log(&c, o, err, t0, stopped))
 		goto out;
 	rc = r.child ? child_exit(&r) : RIOT_EXIT_OK;
 	r.child = 0;

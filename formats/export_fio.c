@@ -694,9 +694,10 @@ static int do_record(struct exporter *x, const struct riot_rec *r)
 {
 	struct model_op op;
 	uint64_t *pos;
+	int rc = model_apply(x->m, r, &op);
 
-	if (model_apply(x->m, r, &op))
-		return -ENOMEM;
+	if (rc)
+		return rc;
 	x->st->records++;
 	if ((x->st->records & 0xffff) == 0)
 		sweep_positions(x);

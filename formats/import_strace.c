@@ -57,11 +57,23 @@ struct task {
 	uint32_t clone_child;	/* child already tied to the pending clone */
 };
 
-/* Open addressing keyed by tid; grows by doubling, deletes by backward
- * shift, so memory follows the live tasks. */
+/* A clone-family call left unfinished, oldest first: the task whose
+ * clone_seq is seq, if it still waits for its child. */
+struct pending_clone {
+	uint32_t tid;
+	uint64_t seq;
+};
+
+/* Open addressing keyed by tid; grows by doubling, shrinks by halving,
+ * deletes by backward shift, so memory follows the live tasks. The
+ * pending clones wait in a queue, so a new task finds its parent without a
+ * scan of the map (a scan per new task is quadratic in live tasks). */
 struct task_map {
 	struct task *slots;
 	size_t cap, used;
+	size_t pending;		/* tasks with clone_seq && !clone_child */
+	struct pending_clone *q;
+	size_t q_head, q_len, q_cap;
 };
 
 struct strace_importer {
@@ -97,9 +109,13 @@ static struct task *task_find(struct task_map *m, uint32_t tid)
 	}
 }
 
-static int task_grow(struct task_map *m)
+static bool task_pending(const struct task *t)
 {
-	size_t cap = m->cap ? m->cap * 2 : 64;
+	return t->clone_seq && !t->clone_child;
+}
+
+static int task_rehash(struct task_map *m, size_t cap)
+{
 	struct task *old = m->slots, *slots = calloc(cap, sizeof(*slots));
 
 	if (!slots)
@@ -123,7 +139,7 @@ static struct task *task_add(struct task_map *m, uint32_t tid, uint32_t tgid)
 {
 	size_t i;
 
-	if ((m->used + 1) * 2 > m->cap && task_grow(m))
+	if ((m->used + 1) * 2 > m->cap && task_rehash(m, m->cap ? m->cap * 2 : 64))
 		return NULL;
 	for (i = task_hash(tid, m->cap); m->slots[i].tid; i = (i + 1) & (m->cap - 1))
 		;
@@ -134,10 +150,12 @@ static struct task *task_add(struct task_map *m, uint32_t tid, uint32_t tgid)
 	return &m->slots[i];
 }
 
+/* Task pointers are invalid after this (the map may shrink). */
 static void task_del(struct task_map *m, struct task *t)
 {
 	size_t i = (size_t)(t - m->slots), j = i;
 
+	m->pending -= task_pending(t);
 	free(t->partial);
 	memset(t, 0, sizeof(*t));
 	m->used--;
@@ -146,7 +164,7 @@ static void task_del(struct task_map *m, struct task *t)
 
 		j = (j + 1) & (m->cap - 1);
 		if (!m->slots[j].tid)
-			return;
+			break;
 		home = task_hash(m->slots[j].tid, m->cap);
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
 			m->slots[i] = m->slots[j];
@@ -154,6 +172,56 @@ static void task_del(struct task_map *m, struct task *t)
 			i = j;
 		}
 	}
+	if (m->cap > 64 && m->used * 8 < m->cap)
+		task_rehash(m, m->cap / 2);	/* on failure the map stays larger */
+}
+
+/* The task waiting longest for the child of its clone-family call, or NULL:
+ * stale entries (the call returned, the child came, the task is gone) are
+ * dropped on the way. */
+static struct task *pending_oldest(struct task_map *m)
+{
+	while (m->q_len) {
+		struct pending_clone *p = &m->q[m->q_head];
+		struct task *t = task_find(m, p->tid);
+
+		if (t && t->clone_seq == p->seq && !t->clone_child)
+			return t;
+		m->q_head = (m->q_head + 1) % m->q_cap;
+		m->q_len--;
+	}
+	return NULL;
+}
+
+/* Queues t's new pending clone (t->clone_seq already set and counted in
+ * m->pending, the largest seq so far). A full queue is compacted to its
+ * live entries (at most m->pending) in room for four times as many, so it
+ * stays within a few times the pending clones, at constant amortized
+ * cost. */
+static int pending_push(struct task_map *m, const struct task *t)
+{
+	if (m->q_len == m->q_cap) {
+		size_t cap = 4 * m->pending + 64, n = 0;
+		struct pending_clone *q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		for (size_t k = 0; k < m->q_len; k++) {
+			struct pending_clone *p = &m->q[(m->q_head + k) % m->q_cap];
+			struct task *x = task_find(m, p->tid);
+
+			if (x && x->clone_seq == p->seq && !x->clone_child)
+				q[n++] = *p;
+		}
+		free(m->q);
+		m->q = q;
+		m->q_cap = cap;
+		m->q_head = 0;
+		m->q_len = n;
+	}
+	m->q[(m->q_head + m->q_len) % m->q_cap] = (struct pending_clone){ t->tid, t->clone_seq };
+	m->q_len++;
+	return 0;
 }
 
 /* ---- emitting ---- */
@@ -164,8 +232,9 @@ static int put(struct strace_importer *im, const struct riot_rec *r)
 
 	if (rc)
 		return rc;
-	if (model_apply(im->model, r, NULL))
-		return -ENOMEM;
+	rc = model_apply(im->model, r, NULL);
+	if (rc)
+		return rc;
 	switch (r->type) {
 	case RIOT_REC_SYSCALL: im->st.syscalls++; break;
 	case RIOT_REC_PROC: im->st.procs++; break;
@@ -545,6 +614,7 @@ static int finish_clone(struct strace_importer *im, struct task *tk,
 			 sc->has & RIOT_HAS_FLAGS ? sc->flags :
 			 clone_flags_of(sc->sys, (struct sv){ 0 });
 
+	im->tasks.pending -= task_pending(tk);
 	tk->clone_seq = 0;
 	tk->clone_child = 0;
 	if (!child || child == announced)
@@ -605,9 +675,9 @@ static int line_task(struct strace_importer *im, const struct strace_line *ln,
 		     struct task **out)
 {
 	uint32_t tid = ln->has_tid ? ln->tid : 0;
-	struct task *tk, *parent = NULL;
-	unsigned pending = 0;
+	struct task *tk, *parent;
 
+	/* the map shrinks with the live tasks: this scan is short */
 	if (!tid && im->tasks.used == 1) {
 		for (size_t i = 0; i < im->tasks.cap; i++)
 			if (im->tasks.slots[i].tid)
@@ -620,20 +690,13 @@ static int line_task(struct strace_importer *im, const struct strace_line *ln,
 		*out = tk;
 		return 0;
 	}
-	for (size_t i = 0; i < im->tasks.cap; i++) {
-		struct task *c = &im->tasks.slots[i];
-
-		if (!c->tid || !c->clone_seq || c->clone_child)
-			continue;
-		pending++;
-		if (!parent || c->clone_seq < parent->clone_seq)
-			parent = c;
-	}
+	parent = pending_oldest(&im->tasks);
 	if (parent) {
 		int rc;
 
-		im->st.forks_guessed += pending > 1;
+		im->st.forks_guessed += im->tasks.pending > 1;
 		parent->clone_child = tid;
+		im->tasks.pending--;
 		rc = put_fork(im, parent, tid, parent->clone_flags, ln->t);
 		if (rc)
 			return rc;
@@ -672,9 +735,11 @@ static int do_unfinished(struct strace_importer *im, struct task *tk,
 		nbuf[ln->name.n] = 0;
 		sys = riot_sys_by_name(nbuf);
 		if (sys >= 0 && is_clone((unsigned)sys)) {
+			im->tasks.pending += !task_pending(tk);
 			tk->clone_seq = ++im->clone_seq;
 			tk->clone_flags = clone_flags_of((unsigned)sys, ln->rest);
 			tk->clone_child = 0;
+			return pending_push(&im->tasks, tk);
 		}
 	}
 	return 0;
@@ -822,6 +887,7 @@ void strace_importer_free(struct strace_importer *im)
 	for (size_t i = 0; i < im->tasks.cap; i++)
 		free(im->tasks.slots[i].partial);
 	free(im->tasks.slots);
+	free(im->tasks.q);
 	free(im->joined);
 	model_free(im->model);
 	free(im);

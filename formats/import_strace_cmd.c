@@ -11,6 +11,7 @@
 #include "convert.h"
 #include "import_strace.h"
 #include "lib/cli.h"
+#include "model/model.h"
 
 const char cmd_import_help[] =
 	"Usage: riot import strace LOG -o FILE [--pid N] [--cwd DIR]\n"
@@ -205,7 +206,8 @@ int strace_import_file(FILE *in, const char *in_name, const char *out_path,
 	if (!rc && !s.w)
 		rc = sink_open(&s, s.st->t_first);	/* an empty log */
 	if (rc) {
-		snprintf(err, errlen, "%s: %s", rc == -EIO ? in_name : out_path, strerror(-rc));
+		snprintf(err, errlen, "%s: %s", rc == -EIO || rc == -E2BIG ? in_name : out_path,
+			 model_strerror(rc));
 		if (s.w)
 			riot_writer_abort(s.w);
 	} else if ((rc = riot_writer_close(s.w))) {

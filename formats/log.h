@@ -15,7 +15,8 @@
 #include "../bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 1	/* 1: permission bits, xattr values */
+#define RIOT_FMT_MINOR 2	/* 1: permission bits, xattr values; 2: block
+				 * sequence records */
 #define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 
 /* ---- syscall table (from bpf/syscalls.def) ---- */

@@ -25,6 +25,7 @@
 #define BLK_RAW_MAX		(16u << 20)
 #define BLK_BYTES_DEFAULT	(256u << 10)
 #define BLK_BYTES_MAX		(8u << 20)
+#define BLK_REC_MAX		(1u << 16)	/* records one block may hold */
 #define END_PAYLOAD_MAX		(1u << 20)
 #define END_FLAG_CLEAN		1u
 
@@ -98,6 +99,12 @@ enum log_field {
 #define SC_REQUIRED	((1ull << F_TIME) | (1ull << F_DUR) | (1ull << F_KIND) | \
 			 (1ull << F_TID) | (1ull << F_PID) | (1ull << F_RET))
 #define STRING_TRUNCATED 1u	/* F_KIND bit of a STRING record */
+
+/* Type of the record that opens every block from format 1.2 on: its F_KIND
+ * holds the block's index in the file, so blocks moved, swapped or copied
+ * are refused. The reader checks and consumes it; callers never see it. */
+#define REC_BLOCK_SEQ	7
+#define FMT_MINOR_BLOCK_SEQ 2	/* the first minor version that has it */
 
 /* ---- predictors: reset at every block start ----
  *

@@ -40,6 +40,7 @@ struct riot_reader {
 	uint64_t blk_off;	/* its byte offset */
 	uint32_t blk_left;	/* records not yet returned */
 	bool in_block;
+	bool blk_first;		/* the next record is the block's first */
 	struct cursor st[STREAMS_MAX];
 	unsigned nst;
 	struct log_pred pred;
@@ -279,6 +280,7 @@ static int block_prepare(struct riot_reader *r, uint32_t nrec, uint64_t first_t)
 	r->nstr = 0;
 	r->blk_left = nrec;
 	r->in_block = true;
+	r->blk_first = true;
 	pred_reset(&r->pred, first_t);
 	return 0;
 }
@@ -289,7 +291,8 @@ static int block_load(struct riot_reader *r, const uint8_t *h)
 	uint32_t nrec = get_le32(h + 12);
 	uint64_t first_t = get_le64(h + 16);
 
-	if (rlen > BLK_RAW_MAX || clen > ZSTD_compressBound(BLK_RAW_MAX) || nrec > rlen)
+	if (rlen > BLK_RAW_MAX || clen > ZSTD_compressBound(BLK_RAW_MAX) || nrec > rlen ||
+	    nrec > BLK_REC_MAX)
 		return BLK_FAIL(r, "impossible lengths (compressed %" PRIu32
 				", raw %" PRIu32 ", records %" PRIu32 ")", clen, rlen, nrec);
 	if (clen > r->size - r->pos) {
@@ -781,12 +784,35 @@ static int rec_fields(struct riot_reader *r, uint64_t *type, struct rec_dec *d)
 	return 0;
 }
 
+/* The block sequence record: it opens every block of a log of minor 1 or
+ * later and names the block's index. 0 when it is right. */
+static int block_seq(struct riot_reader *r, bool first, uint64_t type, const struct rec_dec *d)
+{
+	if (type == REC_BLOCK_SEQ) {
+		if (!first)
+			return BLK_FAIL(r, "a block sequence record that does not open the block");
+		if (d->v[F_KIND] != r->blk_no)
+			return BLK_FAIL(r, "holds block %" PRIu64 " (blocks moved or reordered)",
+					d->v[F_KIND]);
+		return 0;
+	}
+	if (first && r->h.minor >= FMT_MINOR_BLOCK_SEQ)
+		return BLK_FAIL(r, "no block sequence record (blocks moved or reordered)");
+	return 0;
+}
+
+/* 1: a record in *out; 2: a record the reader consumed itself. */
 static int rec_decode(struct riot_reader *r, struct riot_rec *out)
 {
 	struct rec_dec d;
 	uint64_t type = 0;
+	bool first = r->blk_first;
 	int rc = rec_fields(r, &type, &d);
 
+	if (rc)
+		return rc;
+	r->blk_first = false;
+	rc = block_seq(r, first, type, &d);
 	if (rc)
 		return rc;
 	memset(out, 0, sizeof(*out));
@@ -820,7 +846,7 @@ static int rec_decode(struct riot_reader *r, struct riot_rec *out)
 		return rc;
 	r->types[type]++;
 	r->blk_left--;
-	return 1;
+	return type == REC_BLOCK_SEQ ? 2 : 1;
 }
 
 int riot_reader_next(struct riot_reader *r, struct riot_rec *out)
@@ -829,16 +855,19 @@ int riot_reader_next(struct riot_reader *r, struct riot_rec *out)
 
 	if (r->err)
 		return r->err;
-	while (!r->in_block || r->blk_left == 0) {
-		if (r->in_block && (rc = block_finish(r)))
-			return rc;
-		if (r->done)
-			return 0;
-		rc = frame_next(r);
-		if (rc <= 0)
-			return rc;
-	}
-	return rec_decode(r, out);
+	do {
+		while (!r->in_block || r->blk_left == 0) {
+			if (r->in_block && (rc = block_finish(r)))
+				return rc;
+			if (r->done)
+				return 0;
+			rc = frame_next(r);
+			if (rc <= 0)
+				return rc;
+		}
+		rc = rec_decode(r, out);
+	} while (rc == 2);
+	return rc;
 }
 
 /* ---- lifecycle ---- */

@@ -539,6 +539,15 @@ static void enc_drop(struct riot_writer *w, const struct riot_drop *d,
 	w->drops += d->count;
 }
 
+/* The record that opens every block: the block's index in the file. */
+static int block_seq(struct riot_writer *w)
+{
+	struct rec_enc e = { .type = REC_BLOCK_SEQ, .mask = 0 };
+
+	set(&e, F_KIND, w->blocks);
+	return rec_emit(w, &e);
+}
+
 int riot_writer_add(struct riot_writer *w, const struct riot_rec *r)
 {
 	struct rec_enc e;
@@ -549,7 +558,10 @@ int riot_writer_add(struct riot_writer *w, const struct riot_rec *r)
 	if (r->type == RIOT_REC_STRING || r->type == 0 || r->type >= RIOT_REC_TYPE_MAX)
 		return -EINVAL;
 	/* A record defines at most two strings; they and it share a block. */
-	if (w->nstr + 2 > BLK_STR_MAX && (rc = riot_writer_flush(w)))
+	if ((w->nstr + 2 > BLK_STR_MAX || w->nrec + 3 > BLK_REC_MAX) &&
+	    (rc = riot_writer_flush(w)))
+		return rc;
+	if (w->nrec == 0 && (rc = block_seq(w)))
 		return rc;
 	e.type = r->type;
 	e.mask = 0;
@@ -650,8 +662,8 @@ static int write_end(struct riot_writer *w)
 	rc = rc ? rc : put_varint(&b, w->blocks);
 	rc = rc ? rc : put_varint(&b, w->t_last);
 	rc = rc ? rc : put_varint(&b, w->drops);
-	rc = rc ? rc : put_varint(&b, RIOT_REC_TYPE_MAX);
-	for (unsigned i = 0; !rc && i < RIOT_REC_TYPE_MAX; i++)
+	rc = rc ? rc : put_varint(&b, REC_BLOCK_SEQ + 1);
+	for (unsigned i = 0; !rc && i <= REC_BLOCK_SEQ; i++)
 		rc = put_varint(&b, w->counts[i]);
 	rc = rc ? rc : put_varint(&b, RIOT_SYS_COUNT);
 	for (unsigned i = 0; !rc && i < RIOT_SYS_COUNT; i++)

@@ -240,7 +240,7 @@ static int dump_log(struct dump *d, struct riot_reader *rd, const char *file,
 	while (n < limit && (rc = riot_reader_next(rd, &rec)) > 0) {
 		rc = model_apply(d->model, &rec, &op);
 		if (rc < 0) {
-			riot_err("%s: %s", file, strerror(-rc));
+			riot_err("%s: %s", file, model_strerror(rc));
 			return rc;
 		}
 		emit_record(d, &rec, &op);

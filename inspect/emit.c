@@ -1,5 +1,6 @@
 /* inspect/emit.c: see emit.h. */
 #include "emit.h"
+#include "lib/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,33 +35,6 @@ void emit_init(struct emitter *e, enum emit_format fmt, FILE *out)
 			fprintf(out, "%s%s", i ? "," : "", emit_csv_columns[i]);
 		fputc('\n', out);
 	}
-}
-
-/* Text and CSV show bytes that are not printable as \xNN, so a hostile
- * path cannot break a line or a terminal. */
-static void put_visible(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c >= 0x7f || c == '\\')
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
-}
-
-static char *visible_dup(const char *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-
-	if (!m)
-		return NULL;
-	put_visible(m, s);
-	fclose(m);
-	return buf;
 }
 
 static void csv_set(struct emitter *e, const char *key, char *value)
@@ -143,10 +117,10 @@ void emit_str(struct emitter *e, const char *key, const char *v)
 	switch (e->fmt) {
 	case EMIT_TEXT:
 		text_key(e, key);
-		put_visible(e->out, v);
+		text_put(e->out, v);
 		break;
 	case EMIT_CSV:
-		csv_set(e, key, visible_dup(v));
+		csv_set(e, key, text_dup(v));
 		break;
 	case EMIT_JSONL:
 		json_str(&e->j, key, v);

@@ -13,6 +13,7 @@
 #include "formats/log.h"
 #include "inspect.h"
 #include "lib/cli.h"
+#include "lib/text.h"
 #include "lib/json.h"
 #include "model/model.h"
 
@@ -212,20 +213,26 @@ static void print_json(const struct info_view *v)
 static void print_text(const struct info_view *v)
 {
 	const struct info *in = v->in;
-	char when[64], size[32];
+	char when[64], size[32], b[6][512];
 
 	wall_time(v->h, when, sizeof(when));
-	printf("file:        %s (%s, %" PRIu64 " blocks)\n", v->file,
+	printf("file:        %s (%s, %" PRIu64 " blocks)\n", text_safe(v->file, b[0], 512),
 	       riot_fmt_bytes(v->file_bytes, size, sizeof(size)), v->blocks);
 	printf("format:      %u.%u\n", v->h->major, v->h->minor);
 	printf("complete:    %s%s%s\n", v->complete ? "yes" : "no",
 	       v->incomplete ? ": " : "", v->incomplete ? v->incomplete : "");
-	printf("host:        %s (%s, %s)\n", v->h->host ? v->h->host : "?",
-	       v->h->kernel ? v->h->kernel : "?", v->h->arch ? v->h->arch : "?");
-	printf("written by:  riot %s: %s\n", v->h->riot_version ? v->h->riot_version : "?",
-	       v->h->cmdline ? v->h->cmdline : "?");
-	if (v->h->target)
-		printf("target:      %s\n", v->h->target);
+	printf("host:        %s (%s, %s)\n", text_safe(v->h->host ? v->h->host : "?", b[1], 512),
+	       text_safe(v->h->kernel ? v->h->kernel : "?", b[2], 512),
+	       text_safe(v->h->arch ? v->h->arch : "?", b[3], 512));
+	printf("written by:  riot %s: ", text_safe(v->h->riot_version ? v->h->riot_version : "?",
+						   b[4], 512));
+	text_put(stdout, v->h->cmdline ? v->h->cmdline : "?");
+	printf("\n");
+	if (v->h->target) {
+		printf("target:      ");
+		text_put(stdout, v->h->target);
+		printf("\n");
+	}
 	printf("start:       %s\n", when);
 	printf("duration:    %.6f s\n", (double)view_duration(v) / 1e9);
 	printf("events:      %" PRIu64 " (%" PRIu64 " syscalls, %" PRIu64 " process events)\n",
@@ -267,7 +274,7 @@ static int scan_log(struct riot_reader *rd, const char *file, struct info *in,
 		count_record(in, &rec);
 		rc = model_apply(m, &rec, &op);
 		if (rc < 0) {
-			riot_err("%s: %s", file, strerror(-rc));
+			riot_err("%s: %s", file, model_strerror(rc));
 			return rc;
 		}
 	}

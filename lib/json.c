@@ -70,13 +70,18 @@ static void put_escaped(FILE *out, const char *s, size_t n)
 		case '\r': fputs("\\r", out); break;
 		case '\t': fputs("\\t", out); break;
 		default:
-			/* UTF-8 text as it is; control bytes, DEL and bytes
-			 * that are not UTF-8 escaped one by one (as U+0000 to
-			 * U+00FF), so any path stays valid JSON. */
+			/* UTF-8 text as it is; control bytes and DEL as
+			 * \u0000 to \u007f (they are those characters); a byte
+			 * that is not part of UTF-8 text as the lone surrogate
+			 * \udc80 to \udcff (Python's "surrogateescape"), which
+			 * no valid character can be, so /w/\xff and /w/\xc3\xbf
+			 * stay apart and the bytes can be recovered. */
 			if (c >= 0x80 && (len = utf8_len(u + i, n - i))) {
 				fwrite(u + i, 1, len, out);
 				i += len - 1;
-			} else if (c < 0x20 || c >= 0x7f) {
+			} else if (c >= 0x80) {
+				fprintf(out, "\\udc%02x", c);
+			} else if (c < 0x20 || c == 0x7f) {
 				fprintf(out, "\\u%04x", c);
 			} else {
 				fputc(c, out);

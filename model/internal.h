@@ -79,11 +79,15 @@ struct path_table {
 	char *cur;
 	size_t cur_left;
 	uint64_t seed;
+	uint64_t bytes;		/* text held, NULs included */
+	uint64_t max_bytes;	/* MODEL_PATH_BYTES_MAX */
+	bool full;		/* an intern was refused for max_bytes */
 };
 
 void paths_init(struct path_table *t, uint64_t seed);
 void paths_fini(struct path_table *t);
-/* Id of s[0..len), interning a copy when new; 0 with errno = ENOMEM. */
+/* Id of s[0..len), interning a copy when new; 0 with errno = ENOMEM, or
+ * E2BIG (and t->full set) when the table already holds max_bytes of text. */
 uint32_t paths_intern(struct path_table *t, const char *s, size_t len);
 /* Id of s[0..len) if interned, else 0; never interns. */
 uint32_t paths_find(const struct path_table *t, const char *s, size_t len);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -1140,7 +1141,20 @@ int model_apply(struct model *m, const struct riot_rec *r, struct model_op *op)
 	op->path2 = paths_get(&m->paths, op->path2_id);
 	m->st.live_processes = m->procs.live;
 	m->st.live_files = m->files.live;
+	if (err == -ENOMEM && m->paths.full)
+		err = -E2BIG;
 	return err;
+}
+
+const char *model_strerror(int err)
+{
+	static char msg[128];
+
+	if (err != -E2BIG)
+		return strerror(-err);
+	snprintf(msg, sizeof(msg), "the log names more than %llu MiB of distinct paths, "
+		 "more than riot holds in memory", MODEL_PATH_BYTES_MAX >> 20);
+	return msg;
 }
 
 const char *model_path(const struct model *m, uint32_t id)

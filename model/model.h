@@ -83,6 +83,13 @@
 #include "../formats/log.h"
 
 #define MODEL_PATH_MAX 4096	/* bytes of a resolved path, with its NUL */
+/* The distinct paths of a log are held in memory for the model's life:
+ * their text may take at most this many bytes (NULs included), about 2.5M
+ * paths of 100 bytes, so a log of millions of distinct long paths (which
+ * compress to little: 320k paths of 4 KB fit in a 2.3 MB log) cannot take
+ * all of the machine's memory. Beyond it model_apply() fails with -E2BIG;
+ * model_strerror() says why. */
+#define MODEL_PATH_BYTES_MAX (256ull << 20)
 
 struct model;
 
@@ -160,8 +167,11 @@ void model_free(struct model *m);
 
 /* Applies one record and describes it in *op (always filled; op may be
  * NULL when only the state and the counters matter). Records of types the
- * model does not know are ignored. 0 or -ENOMEM. */
+ * model does not know are ignored. 0, -ENOMEM, or -E2BIG when the log's
+ * distinct paths exceed MODEL_PATH_BYTES_MAX. */
 int model_apply(struct model *m, const struct riot_rec *r, struct model_op *op);
+/* The message for an error of model_apply(). */
+const char *model_strerror(int err);
 
 /* The string of a path id (valid for the model's life), or NULL. */
 const char *model_path(const struct model *m, uint32_t id);

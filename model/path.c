@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/pathname.h"
+#include "model.h"
 
 #define PATH_CHUNK (64u * 1024)
 
@@ -13,6 +14,7 @@ void paths_init(struct path_table *t, uint64_t seed)
 {
 	memset(t, 0, sizeof(*t));
 	t->seed = seed;
+	t->max_bytes = MODEL_PATH_BYTES_MAX;
 }
 
 void paths_fini(struct path_table *t)
@@ -140,12 +142,18 @@ uint32_t paths_intern(struct path_table *t, const char *s, size_t len)
 	id = paths_probe(t, s, len, h);
 	if (id)
 		return id;
+	if (t->bytes + len + 1 > t->max_bytes) {
+		t->full = true;
+		errno = E2BIG;
+		return 0;
+	}
 	id = t->n;
 	t->ents[id].s = paths_store(t, s, len);
 	if (!t->ents[id].s) {
 		errno = ENOMEM;
 		return 0;
 	}
+	t->bytes += len + 1;
 	t->ents[id].len = (uint32_t)len;
 	t->ents[id].hash = h;
 	t->n++;

@@ -21,6 +21,7 @@
 #include "init.h"
 #include "init_tree.h"
 #include "lib/cli.h"
+#include "lib/text.h"
 
 #define INIT_CHUNK (1u << 20)	/* bytes per write of a file's fill */
 #define INIT_MAX_THREADS 8
@@ -649,27 +650,17 @@ int replay_init_plan(const char *log_path,
 	return rc;
 }
 
-static void put_escaped(FILE *out, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
-			fprintf(out, "\\x%02x", *p);
-		else
-			fputc(*p, out);
-	}
-}
-
 int replay_init_print_entry(const struct init_entry *e, void *arg)
 {
 	FILE *out = arg;
 
 	fputs(e->kind == INIT_DIR ? "dir " : e->kind == INIT_FILE ? "file " : "symlink ", out);
-	put_escaped(out, e->path);
+	text_put(out, e->path);
 	if (e->kind == INIT_FILE)
 		fprintf(out, " %llu", (unsigned long long)e->size);
 	if (e->kind == INIT_SYMLINK) {
 		fputs(" -> ", out);
-		put_escaped(out, e->target);
+		text_put(out, e->target);
 	}
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;

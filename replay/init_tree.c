@@ -921,8 +921,8 @@ static int stream_log(struct builder *b, const char *log_path, char *err, size_t
 		if ((rc = b->err) < 0)
 			break;
 	}
-	if (rc == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", log_path);
+	if (rc == -ENOMEM || rc == -E2BIG)
+		snprintf(err, errlen, "%s: %s", log_path, model_strerror(rc));
 	else if (rc < 0)
 		snprintf(err, errlen, "%s: %s", log_path, riot_reader_error(rd));
 	riot_reader_close(rd);

@@ -1084,7 +1084,7 @@ int replay_plan_run(struct replay_plan *p)
 	while ((rc = riot_reader_next(p->rd, &rec)) > 0) {
 		rc = model_apply(p->m, &rec, &mop);
 		if (rc < 0) {
-			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			snprintf(p->err, sizeof(p->err), "%s", model_strerror(rc));
 			break;
 		}
 		if (p->pending_close)

@@ -7,6 +7,7 @@
 
 #include "lib/cli.h"
 #include "lib/json.h"
+#include "lib/text.h"
 #include "stats.h"
 
 void replay_stats_init(struct replay_stats *s)
@@ -299,6 +300,8 @@ static void print_counts(FILE *out, const char *what, const struct replay_stats 
 
 static void print_divergences(FILE *out, const struct replay_stats *s)
 {
+	char path[4 * 160 + 8];
+
 	fprintf(out, "%-14s %" PRIu64 "\n", "divergences:", sum_div(s));
 	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
 		const struct replay_sys_stats *ss = &s->sys[i];
@@ -309,7 +312,9 @@ static void print_divergences(FILE *out, const struct replay_stats *s)
 			sys_name(i), ss->div[RUN_DIV_RESULT], ss->div[RUN_DIV_BYTES]);
 		for (unsigned e = 0; e < ss->nexamples; e++)
 			fprintf(out, "    op %" PRIu64 " %s: captured %" PRId64 ", replayed %" PRId64 "%s%s\n",
-				ss->examples[e].seq, ss->examples[e].path, ss->examples[e].captured,
+				ss->examples[e].seq,
+				text_safe(ss->examples[e].path, path, sizeof(path)),
+				ss->examples[e].captured,
 				ss->examples[e].replayed,
 				ss->examples[e].replayed < 0 ? " " : "",
 				ss->examples[e].replayed < 0 ? strerror((int)-ss->examples[e].replayed) : "");

@@ -217,25 +217,56 @@ static void usage_add(struct usage *u, const struct run_op *op, uint64_t rd, uin
 
 /* ---- timeline ---- */
 
-static int tl_reserve(struct run_acc *a, uint64_t sec)
+static uint64_t tl_home(int64_t sec, uint64_t cap)
 {
-	uint64_t cap = a->tl_len ? a->tl_len : 64;
-	struct tl_row *t;
+	return ((uint64_t)sec * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+}
 
-	if (sec < a->tl_len)
-		return 0;
-	while (cap <= sec)
-		cap *= 2;
-	t = realloc(a->tl, sizeof(*t) * cap);
+static struct tl_row *tl_slot(struct tl_row *t, uint64_t cap, int64_t sec)
+{
+	uint64_t i = tl_home(sec, cap);
+
+	while (t[i].sec >= 0 && t[i].sec != sec)
+		i = (i + 1) & (cap - 1);
+	return &t[i];
+}
+
+static int tl_grow(struct run_acc *a)
+{
+	uint64_t cap = a->tl_cap ? a->tl_cap * 2 : 64;
+	struct tl_row *t = malloc(sizeof(*t) * cap);
+
 	if (!t)
 		return -ENOMEM;
-	memset(t + a->tl_len, 0, sizeof(*t) * (cap - a->tl_len));
-	for (uint64_t s = a->tl_len; s < cap; s++)
+	for (uint64_t i = 0; i < cap; i++) {
+		memset(&t[i], 0, sizeof(t[i]));
+		t[i].sec = -1;
 		for (unsigned c = 0; c < TL_COUNT; c++)
-			t[s].p99[c] = UINT64_MAX;
+			t[i].p99[c] = UINT64_MAX;
+	}
+	for (uint64_t i = 0; i < a->tl_cap; i++)
+		if (a->tl[i].sec >= 0)
+			*tl_slot(t, cap, a->tl[i].sec) = a->tl[i];
+	free(a->tl);
 	a->tl = t;
-	a->tl_len = cap;
+	a->tl_cap = cap;
 	return 0;
+}
+
+/* The row of a second, made when new: rows exist only for seconds that
+ * hold operations. NULL when out of memory. */
+static struct tl_row *tl_row_of(struct run_acc *a, int64_t sec)
+{
+	struct tl_row *r;
+
+	if ((a->tl_used + 1) * 2 > a->tl_cap && tl_grow(a) < 0)
+		return NULL;
+	r = tl_slot(a->tl, a->tl_cap, sec);
+	if (r->sec < 0) {
+		r->sec = sec;
+		a->tl_used++;
+	}
+	return r;
 }
 
 /* Moves the p99 of the second held in window slot i into its row and frees
@@ -251,7 +282,7 @@ static void win_retire(struct run_acc *a, unsigned i)
 
 		if (!h->count)
 			continue;
-		a->tl[sec].p99[c] = hist_quantile(h, 0.99);
+		tl_slot(a->tl, a->tl_cap, sec)->p99[c] = hist_quantile(h, 0.99);
 		hist_init(h);
 	}
 	a->win_sec[i] = -1;
@@ -267,13 +298,14 @@ static void tl_add(struct run_acc *a, int cls, uint64_t end_ns, uint64_t lat, ui
 {
 	int64_t sec = (int64_t)(end_ns / 1000000000u);
 	unsigned slot = (unsigned)(sec % RUN_TIMELINE_WINDOW);
+	struct tl_row *r = tl_row_of(a, sec);
 
-	if (tl_reserve(a, (uint64_t)sec) < 0) {
+	if (!r) {
 		a->oom = -ENOMEM;
 		return;
 	}
-	a->tl[sec].ops[cls]++;
-	a->tl[sec].bytes[cls] += bytes;
+	r->ops[cls]++;
+	r->bytes[cls] += bytes;
 	if (sec > a->tl_top)
 		a->tl_top = sec;
 	if (sec <= a->tl_top - RUN_TIMELINE_WINDOW) {
@@ -294,7 +326,7 @@ static void note_sys(struct sys_acc *s, const struct run_op *op, uint64_t bytes)
 	hist_add(&s->lat, op->lat_ns);
 	s->bytes += bytes;
 	if (op->ret < 0) {
-		uint64_t e = (uint64_t)-op->ret;
+		uint64_t e = 0 - (uint64_t)op->ret;	/* INT64_MIN too */
 
 		s->errors++;
 		if (!s->errnos)

@@ -142,7 +142,7 @@ static int scan_log(struct riot_reader *rd, const char *file, struct capture_sca
 		if (!rc)
 			rc = scan_record(c, &rec, &op);
 		if (rc < 0) {
-			riot_err("%s: %s", file, strerror(-rc));
+			riot_err("%s: %s", file, model_strerror(rc));
 			return rc;
 		}
 	}

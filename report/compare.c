@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "lib/cli.h"
 #include "lib/json.h"
+#include "lib/text.h"
 #include "view.h"
 
 const char cmd_compare_help[] =
@@ -272,7 +273,39 @@ static void print_fidelity(FILE *out, const struct run_view *cap, const struct r
 	fprintf(out, "  (time: total time in syscalls of the class; ratios replay/capture)\n");
 }
 
+/* The strings of a run that text output shows, escaped for a terminal
+ * (lib/text.h); swap_safe() twice restores the originals. */
+static void swap_safe(struct run_view *v, char **keep, bool restore)
+{
+	char **f[] = { &v->label, &v->host, &v->fs_type, &v->fs_device };
+
+	for (unsigned k = 0; k < 4; k++) {
+		if (restore) {
+			free(*f[k]);
+			*f[k] = keep[k];
+		} else {
+			keep[k] = *f[k];
+			*f[k] = keep[k] ? text_dup(keep[k]) : NULL;
+			if (keep[k] && !*f[k])
+				*f[k] = strdup("?");
+		}
+	}
+}
+
+static void print_runs(FILE *out, struct run_view *runs, unsigned n);
+
 void compare_print(FILE *out, struct run_view *runs, unsigned n)
+{
+	char *keep[n][4];
+
+	for (unsigned i = 0; i < n; i++)
+		swap_safe(&runs[i], keep[i], false);
+	print_runs(out, runs, n);
+	for (unsigned i = 0; i < n; i++)
+		swap_safe(&runs[i], keep[i], true);
+}
+
+static void print_runs(FILE *out, struct run_view *runs, unsigned n)
 {
 	struct sys_print sp = { out, runs, n };
 

@@ -10,28 +10,46 @@
 #include "internal.h"
 #include "report_schema.h"
 
+/* How long a report command waits for another riot (or any SQLite
+ * client) holding the database's lock before it gives up. */
+#define REPORT_DB_BUSY_MS 3000
+
+static int lock_error(const char *path, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: database is locked by another process (waited %d s)",
+		 path, REPORT_DB_BUSY_MS / 1000);
+	return -EBUSY;
+}
+
 int report_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
 	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
 
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+	if (rc == SQLITE_OK)
 		return 0;
-	snprintf(err, errlen, "%s: %s", sqlite3_db_filename(db, "main"),
-		 msg ? msg : sqlite3_errmsg(db));
 	sqlite3_free(msg);
+	if (rc == SQLITE_BUSY)
+		return lock_error(sqlite3_db_filename(db, "main"), err, errlen);
+	snprintf(err, errlen, "%s: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
 	return -EIO;
 }
 
-/* The number of tables, or -1 when the file is not an SQLite database. */
+/* The number of tables, -EBUSY when another process holds the lock, or -1
+ * when the file is not an SQLite database. */
 static int count_tables(sqlite3 *db)
 {
 	sqlite3_stmt *st;
-	int n = -1;
+	int n = -1, rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc == SQLITE_BUSY ? -EBUSY : -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
 		n = sqlite3_column_int(st, 0);
+	else if (rc == SQLITE_BUSY)
+		n = -EBUSY;
 	sqlite3_finalize(st);
 	return n;
 }
@@ -58,8 +76,11 @@ static int check_report(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
 	char app[32], ver[32];
 	long v;
+	int n = count_tables(db);
 
-	if (count_tables(db) < 0) {
+	if (n == -EBUSY)
+		return lock_error(path, err, errlen);
+	if (n < 0) {
 		snprintf(err, errlen, "%s: not a riot report (%s)", path, sqlite3_errmsg(db));
 		return -EINVAL;
 	}
@@ -119,7 +140,7 @@ static sqlite3 *db_open(const char *path, int flags, char *err, size_t errlen)
 		errno = ENOENT;
 		return NULL;
 	}
-	sqlite3_busy_timeout(db, 10000);
+	sqlite3_busy_timeout(db, REPORT_DB_BUSY_MS);
 	sqlite3_extended_result_codes(db, 0);
 	return db;
 }
@@ -155,7 +176,9 @@ sqlite3 *report_db_open_rw(const char *path, char *err, size_t errlen)
 
 	if (!db)
 		return NULL;
-	rc = count_tables(db) == 0 ? create_schema(db, err, errlen) : 0;
+	rc = count_tables(db);
+	rc = rc == -EBUSY ? lock_error(path, err, errlen) :
+	     rc == 0 ? create_schema(db, err, errlen) : 0;
 	if (!rc)
 		rc = check_report(db, path, err, errlen);
 	if (!rc)

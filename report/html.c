@@ -171,10 +171,10 @@ static uint64_t max_of(const uint64_t *v, unsigned n)
 
 static int chart_throughput(FILE *f, const struct run_view *v)
 {
-	uint64_t *ops, *bytes, *p99, mo, mb;
+	uint64_t *ops, *bytes, *p99, mo, mb, width;
 	char title[300], leg[64];
 	unsigned n;
-	int rc = view_timeline(v, &ops, &bytes, &p99, &n);
+	int rc = view_timeline(v, &ops, &bytes, &p99, &n, &width);
 
 	if (rc)
 		return rc;
@@ -185,7 +185,7 @@ static int chart_throughput(FILE *f, const struct run_view *v)
 	chart_open(f, "chart throughput", title);
 	for (unsigned t = 0; t <= 4; t++)
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%gs</text>\n",
-			plot_x(t / 4.0), CHART_H - PAD_B + 16, n * t / 4.0);
+			plot_x(t / 4.0), CHART_H - PAD_B + 16, (double)n * (double)width * t / 4.0);
 	time_series(f, ops, n, mo, palette[0]);
 	snprintf(leg, sizeof(leg), "ops/s (peak %llu)", (unsigned long long)mo);
 	legend(f, 0, palette[0], leg);

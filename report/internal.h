@@ -39,6 +39,7 @@ struct proc_acc {
 };
 
 struct tl_row {
+	int64_t sec;			/* -1: empty slot */
 	uint64_t ops[TL_COUNT], bytes[TL_COUNT];
 	uint64_t p99[TL_COUNT];		/* UINT64_MAX: no latency kept */
 };
@@ -61,8 +62,10 @@ struct run_acc {
 	struct proc_acc *procs;		/* open addressing by pid */
 	uint32_t procs_cap, procs_len;
 
-	struct tl_row *tl;		/* by second */
-	uint64_t tl_len;		/* seconds allocated */
+	struct tl_row *tl;		/* open addressing by second: only the
+					 * seconds that hold ops, so a log's
+					 * time span costs nothing */
+	uint64_t tl_cap, tl_used;
 	int64_t tl_top;			/* latest second seen, -1 none */
 	struct hist *win;		/* [RUN_TIMELINE_WINDOW][TL_COUNT] */
 	int64_t win_sec[RUN_TIMELINE_WINDOW];	/* second held, -1 none */

@@ -10,12 +10,18 @@
 #include "internal.h"
 #include "lib/cli.h"
 #include "lib/json.h"
+#include "lib/text.h"
 #include "view.h"
 
 
+/* s (dflt when empty) made safe for a terminal: a report's strings come
+ * from logs. Valid until 16 more calls. */
 static const char *s_or(const char *s, const char *dflt)
 {
-	return s && *s ? s : dflt;
+	static char bufs[16][512];
+	static unsigned n;
+
+	return text_safe(s && *s ? s : dflt, bufs[n++ % 16], sizeof(bufs[0]));
 }
 
 static void wall(int64_t unix_ns, char *buf, size_t len)
@@ -34,7 +40,7 @@ static void print_header(const struct run_view *v)
 	char when[64], b1[32], b2[32], mem[32];
 
 	wall(v->start_unix_ns, when, sizeof(when));
-	printf("run %" PRId64 ": %s (%s)\n", v->id, v->label, v->kind);
+	printf("run %" PRId64 ": %s (%s)\n", v->id, s_or(v->label, "?"), v->kind);
 	printf("  host        %s, kernel %s, %s\n", s_or(v->host, "?"), s_or(v->kernel, "?"),
 	       s_or(v->arch, "?"));
 	printf("  machine     %s, %" PRId64 " CPUs, %s memory\n", s_or(v->cpu_model, "unknown CPU"),
@@ -134,7 +140,7 @@ static void print_query(const struct run_view *v, const char *title, const char 
 			const char *t = (const char *)sqlite3_column_text(st, i);
 
 			if (text >> i & 1)
-				printf(i ? " %-18s" : "%-18s", t ? t : "-");
+				printf(i ? " %-18s" : "%-18s", s_or(t, "-"));
 			else
 				printf(i ? " %11lld" : "%11lld", (long long)sqlite3_column_int64(st, i));
 		}
@@ -332,7 +338,7 @@ static int show_runs(const struct show_args *sa, sqlite3 *db, int64_t *ids, unsi
 			printf("%s: %u run%s\n", sa->db, n, n == 1 ? "" : "s");
 		for (unsigned i = 0; i < n && !sa->run; i++)
 			printf("  %3" PRId64 "  %-24s %-8s %12" PRIu64 " syscalls %10.3f s\n",
-			       views[i].id, views[i].label, views[i].kind, views[i].ops,
+			       views[i].id, s_or(views[i].label, "?"), views[i].kind, views[i].ops,
 			       (double)views[i].duration_ns / 1e9);
 		if (!sa->run)
 			printf("\n");

@@ -205,25 +205,46 @@ static void store_processes(struct store *s, const struct run_acc *a)
 	sqlite3_finalize(st);
 }
 
+static int tl_row_cmp(const void *x, const void *y)
+{
+	int64_t a = (*(const struct tl_row *const *)x)->sec;
+	int64_t b = (*(const struct tl_row *const *)y)->sec;
+
+	return (a > b) - (a < b);
+}
+
+/* Rows in order of second; only seconds that hold operations exist. */
 static void store_timeline(struct store *s, const struct run_acc *a)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO timeline VALUES (?,?,?,?,?,?)");
+	sqlite3_stmt *st;
+	const struct tl_row **rows = malloc(sizeof(*rows) * (a->tl_used ? a->tl_used : 1));
+	uint64_t n = 0;
 
-	for (int64_t sec = 0; sec <= a->tl_top && !s->rc; sec++) {
-		const struct tl_row *r = &a->tl[sec];
+	if (!rows) {
+		s->rc = -ENOMEM;
+		return;
+	}
+	for (uint64_t i = 0; i < a->tl_cap; i++)
+		if (a->tl[i].sec >= 0)
+			rows[n++] = &a->tl[i];
+	qsort(rows, n, sizeof(*rows), tl_row_cmp);
+	st = prep(s, "INSERT INTO timeline VALUES (?,?,?,?,?,?)");
+	for (uint64_t i = 0; i < n && !s->rc; i++) {
+		const struct tl_row *r = rows[i];
 
 		for (unsigned c = 0; c < TL_COUNT; c++) {
 			if (!r->ops[c])
 				continue;
 			if (r->p99[c] == UINT64_MAX)
-				row(s, st, "iituun", s->run, sec, tl_class_names[c], r->ops[c],
+				row(s, st, "iituun", s->run, r->sec, tl_class_names[c], r->ops[c],
 				    r->bytes[c]);
 			else
-				row(s, st, "iituuu", s->run, sec, tl_class_names[c], r->ops[c],
+				row(s, st, "iituuu", s->run, r->sec, tl_class_names[c], r->ops[c],
 				    r->bytes[c], r->p99[c]);
 		}
 	}
 	sqlite3_finalize(st);
+	free(rows);
 }
 
 static void store_errors(struct store *s, const struct run_acc *a)

@@ -338,18 +338,19 @@ int view_hist(const struct run_view *v, const char *sys, const char *metric, str
 }
 
 int view_timeline(const struct run_view *v, uint64_t **ops, uint64_t **bytes,
-		  uint64_t **p99, unsigned *n)
+		  uint64_t **p99, unsigned *n, uint64_t *width)
 {
 	sqlite3_stmt *st;
 	uint64_t secs = v->duration_ns / 1000000000u + 1;
+	uint64_t w = (secs + VIEW_TIMELINE_POINTS - 1) / VIEW_TIMELINE_POINTS;
+	uint64_t points = (secs + w - 1) / w;
 	int rc = -ENOMEM;
 
 	*n = 0;
-	if (secs > 10u * 1000 * 1000)
-		return -EFBIG;
-	*ops = calloc(secs, sizeof(**ops));
-	*bytes = calloc(secs, sizeof(**bytes));
-	*p99 = calloc(secs, sizeof(**p99));
+	*width = w;
+	*ops = calloc(points, sizeof(**ops));
+	*bytes = calloc(points, sizeof(**bytes));
+	*p99 = calloc(points, sizeof(**p99));
 	if (!*ops || !*bytes || !*p99)
 		goto fail;
 	rc = -EIO;
@@ -363,13 +364,18 @@ int view_timeline(const struct run_view *v, uint64_t **ops, uint64_t **bytes,
 
 		if (s < 0 || (uint64_t)s >= secs)
 			continue;
-		(*ops)[s] += col_u64(st, 1);
-		(*bytes)[s] += col_u64(st, 2);
-		if (p > (*p99)[s])
-			(*p99)[s] = p;
+		(*ops)[(uint64_t)s / w] += col_u64(st, 1);
+		(*bytes)[(uint64_t)s / w] += col_u64(st, 2);
+		if (p > (*p99)[(uint64_t)s / w])
+			(*p99)[(uint64_t)s / w] = p;
 	}
 	sqlite3_finalize(st);
-	*n = (unsigned)secs;
+	if (w > 1)
+		for (uint64_t i = 0; i < points; i++) {
+			(*ops)[i] /= w;
+			(*bytes)[i] /= w;
+		}
+	*n = (unsigned)points;
 	return 0;
 fail:
 	free(*ops);

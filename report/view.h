@@ -64,11 +64,15 @@ bool view_is_replay(const struct run_view *v);
  * 0 or -errno. */
 int view_hist(const struct run_view *v, const char *sys, const char *metric, struct hist *h);
 
-/* A run's timeline: per second, ops and bytes of every timeline class
- * summed, and the largest p99 of its classes (0 where none). Arrays of
- * *n entries, malloc'ed. */
+/* A run's timeline: per point of *width seconds, ops and bytes per second
+ * of every timeline class summed (averaged over the point's seconds), and
+ * the largest p99 of its classes (0 where none). At most
+ * VIEW_TIMELINE_POINTS points whatever the run's span, so a chart costs the
+ * same for a run of a second and one of years. Arrays of *n entries,
+ * malloc'ed. */
+#define VIEW_TIMELINE_POINTS 2000
 int view_timeline(const struct run_view *v, uint64_t **ops, uint64_t **bytes,
-		  uint64_t **p99, unsigned *n);
+		  uint64_t **p99, unsigned *n, uint64_t *width);
 
 /* ---- commands and output ---- */
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# tests/fuzz/run.sh BUILD_DIR SECONDS: seeds a corpus with small logs of
-# every shape from genlog, then runs the log-reader fuzz target for SECONDS.
-# Exits non-zero when the fuzzer finds a crash, leak or sanitizer report
-# (the input is kept as BUILD_DIR/fuzz/crash-*).
+# tests/fuzz/run.sh BUILD_DIR SECONDS: seeds the corpora with small logs of
+# every shape from genlog and the hostile cases under tests/hostile, then
+# runs each fuzz target (log reader, strace importer, replay and init
+# planners) for SECONDS. Exits non-zero when a fuzzer finds a crash, leak or
+# sanitizer report (the input is kept as BUILD_DIR/fuzz/crash-*).
 set -eu
 build=${1:?usage: run.sh BUILD_DIR SECONDS}
 seconds=${2:?usage: run.sh BUILD_DIR SECONDS}
 fuzzer=$build/fuzz/fuzz_reader
 genlog=$build/bin/genlog
+hostile=$(cd "$(dirname "$0")/../hostile" && pwd)
 corpus=$build/fuzz/corpus
 [ -x "$fuzzer" ] || { echo "run.sh: $fuzzer is not built" >&2; exit 1; }
 [ -x "$genlog" ] || { echo "run.sh: $genlog is not built" >&2; exit 1; }
@@ -29,12 +31,18 @@ done
 # root's marker, symlinks out of the root)
 mklog=$build/bin/mklog
 [ -x "$mklog" ] || { echo "run.sh: $mklog is not built" >&2; exit 1; }
-for f in "$(dirname "$0")"/../hostile/*.mklog; do
+for f in "$hostile"/*.mklog; do
 	"$mklog" -o "$corpus/hostile-$(basename "$f" .mklog).riot" "$f"
 done
 # a log cut inside its last block, and one cut before its end record
 head -c 1500 "$corpus/seed-mixed-300-400.riot" >"$corpus/cut-inside.riot"
 head -c 100 "$corpus/seed-seqread-5-0.riot" >"$corpus/cut-header.riot"
+# the hostile logs made byte by byte: blocks swapped, a record-count bomb,
+# terminal controls in the header
+python3 "$hostile/mkhostile.py" swap "$corpus/hostile-swap.riot" "$corpus/seed-mixed-300-400.riot"
+python3 "$hostile/mkhostile.py" bomb "$corpus/hostile-bomb.riot"
+python3 "$hostile/mkhostile.py" rehead "$corpus/hostile-escape-header.riot" \
+	"$corpus/hostile-escape.riot"
 "$fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
 	-artifact_prefix="$build/fuzz/" -print_final_stats=1 "$corpus" 2>"$build/fuzz/log.txt" || {
 	tail -n 60 "$build/fuzz/log.txt"
@@ -75,6 +83,19 @@ cat >"$strace_corpus/seed-stderr.txt" <<'TRACE'
 [pid     6] 1700000000.000004 set_tid_address(0x7f) = 6 <0.000001>
 strace: Process 6 detached
 TRACE
+# many tasks, and clones pending while new tasks appear
+python3 - "$strace_corpus/seed-tasks.txt" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for pid in range(200, 400):
+        f.write(f"{pid} 1700000001.000000 close(7) = 0 <0.000001>\n")
+    for pid in range(200, 300):
+        f.write(f"{pid} 1700000002.000000 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n")
+    for tid in range(1000, 1100):
+        f.write(f"{tid} 1700000003.000000 close(8) = 0 <0.000001>\n")
+    for pid in range(200, 400, 3):
+        f.write(f"{pid} 1700000004.000000 +++ exited with 0 +++\n")
+PY
 "$strace_fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
 	-artifact_prefix="$build/fuzz/strace-" -print_final_stats=1 "$strace_corpus" \
 	2>"$build/fuzz/log-strace.txt" || {
@@ -83,3 +104,27 @@ TRACE
 	exit 1
 }
 grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz/log-strace.txt" || true
+
+# The planners' target: log bytes through the model, the replay plan and
+# the init plan (riot replay --dry-run). Seeded with the reader's logs and
+# with record programs (inputs without the log magic, see fuzz_plan.c).
+plan_fuzzer=$build/fuzz/fuzz_plan
+plan_corpus=$build/fuzz/corpus-plan
+[ -x "$plan_fuzzer" ] || { echo "run.sh: $plan_fuzzer is not built" >&2; exit 1; }
+mkdir -p "$plan_corpus"
+cp "$corpus"/seed-*-60-400.riot "$corpus"/hostile-*.riot "$plan_corpus/"
+python3 - "$plan_corpus" <<'PY'
+import random, sys
+rng = random.Random(7)
+for i in range(8):
+    n = 64 << i % 5
+    open(f"{sys.argv[1]}/program-{i}.bin", "wb").write(bytes(rng.randrange(256) for _ in range(n)))
+PY
+"$plan_fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
+	-artifact_prefix="$build/fuzz/plan-" -print_final_stats=1 "$plan_corpus" \
+	2>"$build/fuzz/log-plan.txt" || {
+	tail -n 60 "$build/fuzz/log-plan.txt"
+	echo "fuzz: the replay or init planner failed on an input, kept in $build/fuzz/" >&2
+	exit 1
+}
+grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz/log-plan.txt" || true

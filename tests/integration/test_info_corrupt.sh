@@ -8,6 +8,7 @@
 # CRC at +24, header CRC at +28) and its payload.
 set -u
 : "${RIOT:?}" "${BIN:?}"
+here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d /tmp/riot-corrupt.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -69,6 +70,12 @@ refused "not a riot log" "$tmp/text.riot" "not a riot log"
 cp "$log" "$tmp/major.riot"
 printf '\x02\x00' | dd of="$tmp/major.riot" bs=1 seek=8 conv=notrunc status=none
 refused "newer major version" "$tmp/major.riot" "newer than this riot"
+# blocks swapped: each checksum holds, the block sequence record does not
+python3 "$here/hostile/mkhostile.py" swap "$tmp/swap.riot" "$log" || fail "mkhostile swap"
+refused "blocks swapped" "$tmp/swap.riot" "block 0 at byte $blk1: holds block 1 (blocks moved or reordered)"
+# blocks of a few hundred bytes that claim 8M records: refused unread
+python3 "$here/hostile/mkhostile.py" bomb "$tmp/bomb.riot" || fail "mkhostile bomb"
+refused "record-count bomb" "$tmp/bomb.riot" "impossible lengths (compressed [0-9]*, raw 16777210, records 8388600)"
 cat "$log" "$log" >"$tmp/garbage.riot"
 refused "bytes after the end record" "$tmp/garbage.riot" "after the end"
 

@@ -1,5 +1,5 @@
 /* The JSON writer's strings: escapes, UTF-8 text kept as it is, and every
- * byte that is not UTF-8 escaped on its own. */
+ * byte that is not UTF-8 escaped on its own as a lone surrogate. */
 #include <stdlib.h>
 
 #include "lib/json.h"
@@ -43,15 +43,19 @@ int main(void)
 	CHECK_ENC("\xe2\x82\xac\xe0\xa0\x80\xef\xbf\xbf", "\"\xe2\x82\xac\xe0\xa0\x80\xef\xbf\xbf\"");
 	CHECK_ENC("\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf", "\"\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\"");
 	/* not UTF-8: each byte on its own */
-	CHECK_ENC("\xc3", "\"\\u00c3\"");			/* cut short */
-	CHECK_ENC("\xc3(", "\"\\u00c3(\"");			/* no continuation */
-	CHECK_ENC("\xc0\xaf", "\"\\u00c0\\u00af\"");		/* overlong '/' */
-	CHECK_ENC("\xe0\x80\xaf", "\"\\u00e0\\u0080\\u00af\"");	/* overlong */
-	CHECK_ENC("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"");	/* surrogate */
-	CHECK_ENC("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\"");	/* > U+10FFFF */
-	CHECK_ENC("\xf5\x80\x80\x80", "\"\\u00f5\\u0080\\u0080\\u0080\"");
-	CHECK_ENC("\x80\xbf", "\"\\u0080\\u00bf\"");		/* lone continuations */
-	CHECK_ENC("\xe2\x82", "\"\\u00e2\\u0082\"");		/* cut three-byte */
+	CHECK_ENC("\xc3", "\"\\udcc3\"");			/* cut short */
+	CHECK_ENC("\xc3(", "\"\\udcc3(\"");			/* no continuation */
+	CHECK_ENC("\xc0\xaf", "\"\\udcc0\\udcaf\"");		/* overlong '/' */
+	CHECK_ENC("\xe0\x80\xaf", "\"\\udce0\\udc80\\udcaf\"");	/* overlong */
+	CHECK_ENC("\xed\xa0\x80", "\"\\udced\\udca0\\udc80\"");	/* surrogate */
+	CHECK_ENC("\xf4\x90\x80\x80", "\"\\udcf4\\udc90\\udc80\\udc80\"");	/* > U+10FFFF */
+	CHECK_ENC("\xf5\x80\x80\x80", "\"\\udcf5\\udc80\\udc80\\udc80\"");
+	CHECK_ENC("\x80\xbf", "\"\\udc80\\udcbf\"");		/* lone continuations */
+	CHECK_ENC("\xe2\x82", "\"\\udce2\\udc82\"");		/* cut three-byte */
+	/* a byte that is not UTF-8 never reads as the character of that code:
+	 * \xff and the UTF-8 of U+00FF stay apart */
+	CHECK_ENC("/w/\xff", "\"/w/\\udcff\"");
+	CHECK_ENC("/w/\xc3\xbf", "\"/w/\xc3\xbf\"");
 	/* a NUL inside the counted bytes */
 	check("a\0b", 3, "\"a\\u0000b\"", __LINE__);
 	return unit_done();

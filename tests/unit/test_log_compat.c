@@ -230,14 +230,18 @@ static void newer_major(void)
 }
 
 /* The minor-version log every case below starts from. */
-static struct totals future_log(struct buf *out, bool unknown_bits)
+static struct totals minor_log(struct buf *out, bool unknown_bits, unsigned minor)
 {
 	static struct blk b;
 	struct totals t = { .flags = 1, .blocks = 1, .ntypes = 10, .nsys = RIOT_SYS_COUNT + 2,
 			    .future_bytes = true };
 
 	out->n = 0;
-	header(out, 1, 7);
+	header(out, 1, minor);
+	if (minor >= 2) {	/* the block sequence record: block 0 */
+		rec(&b, 7, (struct field[]){ { 3, 0 } }, 1, NULL, 0);
+		t.types[7] = 1;
+	}
 	/* t: first_t 1000; each thread's slot starts at the previous end */
 	rec(&b, RIOT_REC_STRING, (struct field[]){ { 0, 7 } }, 1, "/data/x", 7);
 	struct field open[] = { { 1, zz(10) }, { 2, 5 }, { 3, RIOT_SYS_openat }, { 4, 50 },
@@ -261,6 +265,112 @@ static struct totals future_log(struct buf *out, bool unknown_bits)
 	t.drops = 17;
 	t.t_last = 1122;
 	return t;
+}
+
+static struct totals future_log(struct buf *out, bool unknown_bits)
+{
+	return minor_log(out, unknown_bits, 7);
+}
+
+/* 1.0 and 1.1 logs have no block sequence records and read as before. */
+static void minor_zero(void)
+{
+	static struct buf b;
+	for (unsigned minor = 0; minor <= 1; minor++) {
+		struct totals t = minor_log(&b, true, minor);
+
+		end(&b, &t);
+		struct result *res = read_all(&b);
+		CHECK_EQ(res->rc, 0);
+		CHECK(res->complete);
+		CHECK_EQ(res->n, 5);
+		CHECK_EQ(res->recs[1].type, RIOT_REC_SYSCALL);
+	}
+}
+
+/* A 1.2 log of two blocks: each opens with its index. */
+static void two_blocks(struct buf *out, uint64_t seq0, uint64_t seq1, size_t *off1)
+{
+	static struct blk k;
+
+	out->n = 0;
+	header(out, 1, 2);
+	rec(&k, 7, (struct field[]){ { 3, seq0 } }, 1, NULL, 0);
+	rec(&k, RIOT_REC_PROC, (struct field[]){ { 1, 0 }, { 3, 3 }, { 4, 50 } }, 3, NULL, 0);
+	block(out, &k, 1000);
+	*off1 = out->n;
+	rec(&k, 7, (struct field[]){ { 3, seq1 } }, 1, NULL, 0);
+	rec(&k, RIOT_REC_PROC, (struct field[]){ { 1, 0 }, { 3, 3 }, { 4, 51 } }, 3, NULL, 0);
+	block(out, &k, 2000);
+}
+
+/* Blocks swapped, copied or without their sequence record are refused;
+ * a block claiming more records than the cap is refused before decoding. */
+static void block_order(void)
+{
+	static struct buf b, c;
+	struct result *res;
+	size_t off1;
+	char want[256];
+
+	two_blocks(&b, 0, 1, &off1);
+	res = read_all(&b);
+	CHECK_EQ(res->rc, 0);
+	CHECK_EQ(res->n, 2);
+	CHECK_EQ(res->recs[0].type, RIOT_REC_PROC);
+	CHECK_U64(res->recs[1].proc.tid, 51);
+
+	/* the same two blocks, the second moved before the first */
+	c.n = 0;
+	{
+		size_t hdr = 16 + (b.p[12] | b.p[13] << 8) + 4;
+		put(&c, b.p, hdr);
+		put(&c, b.p + off1, b.n - off1);
+		put(&c, b.p + hdr, off1 - hdr);
+		snprintf(want, sizeof(want), "block 0 at byte %zu: holds block 1 "
+			 "(blocks moved or reordered)", hdr);
+	}
+	res = read_all(&c);
+	CHECK_EQ(res->rc, -EBADMSG);
+	CHECK_EQ(res->n, 0);
+	CHECK_STR(res->why, want);
+
+	/* the first block twice */
+	two_blocks(&b, 0, 0, &off1);
+	res = read_all(&b);
+	snprintf(want, sizeof(want), "block 1 at byte %zu: holds block 0 "
+		 "(blocks moved or reordered)", off1);
+	CHECK_EQ(res->rc, -EBADMSG);
+	CHECK_EQ(res->n, 1);
+	CHECK_STR(res->why, want);
+}
+
+static void no_seq(struct blk *k)
+{
+	rec(k, RIOT_REC_PROC, (struct field[]){ { 1, 0 }, { 3, 3 }, { 4, 50 } }, 3, NULL, 0);
+}
+
+static void too_many_records(void)
+{
+	static struct buf b;
+	static uint8_t raw[70000 + 8];
+	uint8_t comp[4096];
+	size_t clen;
+	char want[256];
+
+	/* 70000 records of an unknown type with no fields: 3 bytes each */
+	b.n = 0;
+	header(&b, 1, 0);
+	size_t off = b.n;
+	memset(raw, 0, sizeof(raw));
+	clen = ZSTD_compress(comp, sizeof(comp), raw, sizeof(raw), 19);
+	CHECK(!ZSTD_isError(clen));
+	frame(&b, "RBLK", comp, (uint32_t)clen, (uint32_t)sizeof(raw), 70000, 0);
+	struct result *res = read_all(&b);
+	snprintf(want, sizeof(want), "block 0 at byte %zu: impossible lengths (compressed %zu, "
+		 "raw %zu, records 70000)", off, clen, sizeof(raw));
+	CHECK_EQ(res->rc, -EBADMSG);
+	CHECK_STR(res->why, want);
 }
 
 static void newer_minor(void)
@@ -309,15 +419,17 @@ static void newer_minor(void)
 	CHECK_U64(res->totals.drops, 17);
 }
 
-/* One malformed block after a valid header: the exact error. */
-static void bad_block(const char *what, void (*fill)(struct blk *), const char *want)
+/* One malformed block after a valid header of format 1.minor: the exact
+ * error. */
+static void bad_block_of(unsigned minor, const char *what, void (*fill)(struct blk *),
+			 const char *want)
 {
 	static struct buf b;
 	static struct blk k;
 	char full[256];
 
 	b.n = 0;
-	header(&b, 1, 0);
+	header(&b, 1, minor);
 	size_t off = b.n;
 	fill(&k);
 	block(&b, &k, 0);
@@ -327,6 +439,11 @@ static void bad_block(const char *what, void (*fill)(struct blk *), const char *
 	if (strcmp(res->why, full))
 		fprintf(stderr, "case %s\n", what);
 	CHECK_STR(res->why, full);
+}
+
+static void bad_block(const char *what, void (*fill)(struct blk *), const char *want)
+{
+	bad_block_of(0, what, fill, want);
 }
 
 static void undefined_string(struct blk *k)
@@ -414,5 +531,10 @@ int main(void)
 	bad_block("blob", blob_overrun, "blob stream overrun");
 	bad_block("varint", varint_too_long, "field 1 stream overrun");
 	end_cases();
+	minor_zero();
+	block_order();
+	bad_block_of(2, "no sequence record", no_seq,
+		     "no block sequence record (blocks moved or reordered)");
+	too_many_records();
 	return unit_done();
 }

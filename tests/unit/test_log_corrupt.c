@@ -81,7 +81,9 @@ static void load(const char *path)
 	size_t pos = hdr_len;
 	while (pos + 32 <= log_len && memcmp(log_buf + pos, "RBLK", 4) == 0 && nblk < MAXBLK) {
 		blk_off[nblk] = pos;
-		blk_recs[nblk] = le32(log_buf + pos + 12);
+		/* the block sequence record opens every block; the
+		 * reader consumes it */
+		blk_recs[nblk] = le32(log_buf + pos + 12) - 1;
 		total_recs += blk_recs[nblk];
 		pos += 32 + le32(log_buf + pos + 4);
 		blk_end[nblk++] = pos;

@@ -384,6 +384,40 @@ static void test_events(void)
 	sqlite3_close(h);
 }
 
+/* Operations years apart, or at the end of the clock, cost one timeline row
+ * each: the per-second table holds the seconds with operations, not the
+ * span. A return of INT64_MIN is an error with no errno of its own. */
+static void test_timeline_span(void)
+{
+	const char *db = db_path("span.db");
+	struct run_acc *a = run_acc_new(RUN_CAPTURE);
+	struct run_meta meta = { .kind = RUN_CAPTURE, .label = "span" };
+	char err[512] = "";
+	int64_t id;
+	sqlite3 *h;
+	struct run_op o;
+
+	o = op(RIOT_SYS_read, 1000, 10, 4096);
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_read, 94608000000000000ull, 10, 4096);	/* 3 years later */
+	run_acc_op(a, &o);
+	o = op(RIOT_SYS_openat, UINT64_MAX - 100, 10, INT64_MIN);	/* end of the clock */
+	run_acc_op(a, &o);
+	CHECK_EQ(run_acc_store(a, db, &meta, NULL, &id, err, sizeof(err)), 0);
+	if (err[0])
+		fprintf(stderr, "store: %s\n", err);
+	run_acc_free(a);
+	h = report_db_open_ro(db, err, sizeof(err));
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK_U64(q1(h, "SELECT count(*) FROM timeline"), 3);
+	CHECK_U64(q1(h, "SELECT ops FROM timeline WHERE second = 94608000 AND class = 'data_read'"), 1);
+	CHECK_U64(q1(h, "SELECT ops FROM timeline WHERE second = 18446744073 AND class = 'metadata'"), 1);
+	CHECK_U64(q1(h, "SELECT errors FROM runs"), 1);
+	sqlite3_close(h);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -397,6 +431,7 @@ int main(void)
 	test_tables();
 	test_labels_and_errors();
 	test_events();
+	test_timeline_span();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);

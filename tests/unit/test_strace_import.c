@@ -348,6 +348,74 @@ static void test_garbage(void)
 	}
 }
 
+/* Many tasks: 300k pids that each make one call, then 50k tasks that each
+ * leave a clone unfinished while 50k new tids appear, each the child of the
+ * oldest pending clone. Exact counts; linear work (a scan of the live tasks
+ * per new task made this quadratic). */
+struct many {
+	unsigned syscalls, forks, exits, wrong_parent;
+	uint32_t next_parent;
+};
+
+static int count_many(const struct riot_rec *r, void *arg)
+{
+	struct many *m = arg;
+
+	if (r->type == RIOT_REC_SYSCALL)
+		m->syscalls++;
+	if (r->type == RIOT_REC_PROC && r->proc.kind == RIOT_PROC_EXIT)
+		m->exits++;
+	if (r->type == RIOT_REC_PROC && r->proc.kind == RIOT_PROC_FORK) {
+		m->forks++;
+		m->wrong_parent += r->proc.pid != m->next_parent;
+		m->next_parent++;
+	}
+	return 0;
+}
+
+static void test_many_tasks(void)
+{
+	struct strace_import_opts o = { 0 };
+	struct many m = { .next_parent = 1000000 };
+	struct strace_importer *x = strace_importer_new(&o, count_many, &m);
+	char line[200];
+	int n;
+
+	CHECK(x != NULL);
+	if (!x)
+		return;
+	for (uint32_t pid = 2; pid < 300002; pid++) {
+		n = snprintf(line, sizeof(line), "%u 1700000001.%06u close(7) = 0 <0.000001>",
+			     pid, pid % 1000000);
+		CHECK_EQ(strace_importer_line(x, line, (size_t)n), 0);
+	}
+	for (uint32_t pid = 2; pid < 300002; pid += 2) {	/* half of them end */
+		n = snprintf(line, sizeof(line), "%u 1700000002.000000 +++ exited with 0 +++", pid);
+		CHECK_EQ(strace_importer_line(x, line, (size_t)n), 0);
+	}
+	for (uint32_t pid = 1000000; pid < 1050000; pid++) {
+		n = snprintf(line, sizeof(line), "%u 1700000003.000000 close(9) = 0", pid);
+		CHECK_EQ(strace_importer_line(x, line, (size_t)n), 0);
+	}
+	for (uint32_t pid = 1000000; pid < 1050000; pid++) {
+		n = snprintf(line, sizeof(line), "%u 1700000003.000000 clone(child_stack=NULL, "
+			     "flags=CLONE_CHILD_CLEARTID|SIGCHLD <unfinished ...>", pid);
+		CHECK_EQ(strace_importer_line(x, line, (size_t)n), 0);
+	}
+	for (uint32_t tid = 2000000; tid < 2050000; tid++) {
+		n = snprintf(line, sizeof(line), "%u 1700000004.000000 close(8) = 0 <0.000001>",
+			     tid);
+		CHECK_EQ(strace_importer_line(x, line, (size_t)n), 0);
+	}
+	CHECK_EQ(strace_importer_finish(x), 0);
+	CHECK_EQ(m.syscalls, 300000 + 50000 + 50000);
+	CHECK_EQ(m.exits, 150000);
+	CHECK_EQ(m.forks, 50000);
+	CHECK_EQ(m.wrong_parent, 0);
+	CHECK_EQ(strace_importer_stats(x)->forks_guessed, 49999);
+	strace_importer_free(x);
+}
+
 int main(void)
 {
 	struct strace_import_opts o = { 0 };
@@ -363,5 +431,6 @@ int main(void)
 	test_skips();
 	test_garbage();
 	strace_importer_free(im);
+	test_many_tasks();
 	return unit_done();
 }
