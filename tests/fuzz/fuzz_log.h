@@ -10,33 +10,23 @@
 #include <string.h>
 #include <zlib.h>
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static void set_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
+#include "formats/log_codec.h"
 
 /* Layout from formats/FORMAT.md. */
 static void fix_checksums(uint8_t *p, size_t n)
 {
 	if (n < 16 || memcmp(p, "RIOTLOG", 8) != 0)
 		return;
-	size_t len = le32(p + 12);
+	size_t len = get_le32(p + 12);
 	if (len > n || 16 + len + 4 > n)
 		return;
-	set_le32(p + 16 + len, (uint32_t)crc32(0, p, (uInt)(16 + len)));
+	put_le32(p + 16 + len, (uint32_t)crc32(0, p, (uInt)(16 + len)));
 	size_t pos = 16 + len + 4;
 	while (pos + 32 <= n && (!memcmp(p + pos, "RBLK", 4) || !memcmp(p + pos, "REND", 4))) {
-		size_t clen = le32(p + pos + 4);
+		size_t clen = get_le32(p + pos + 4);
 		if (clen <= n - pos - 32)
-			set_le32(p + pos + 24, (uint32_t)crc32(0, p + pos + 32, (uInt)clen));
-		set_le32(p + pos + 28, (uint32_t)crc32(0, p + pos, 28));
+			put_le32(p + pos + 24, (uint32_t)crc32(0, p + pos + 32, (uInt)clen));
+		put_le32(p + pos + 28, (uint32_t)crc32(0, p + pos, 28));
 		if (clen > n - pos - 32)
 			break;
 		pos += 32 + clen;

@@ -4,6 +4,7 @@
  * an exact incomplete reason, and never crash (run it under ASan too). */
 #include "unit.h"
 #include "formats/log.h"
+#include "formats/log_codec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,18 +19,6 @@ static size_t log_len, hdr_len, end_off;
 static size_t blk_off[MAXBLK], blk_end[MAXBLK];
 static unsigned blk_recs[MAXBLK], nblk;
 static unsigned total_recs;
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static void set_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static void write_log(const char *path)
 {
@@ -77,15 +66,15 @@ static void load(const char *path)
 	CHECK(fread(log_buf, 1, log_len, f) == log_len);
 	fclose(f);
 	/* frame layout from FORMAT.md */
-	hdr_len = 16 + le32(log_buf + 12) + 4;
+	hdr_len = 16 + get_le32(log_buf + 12) + 4;
 	size_t pos = hdr_len;
 	while (pos + 32 <= log_len && memcmp(log_buf + pos, "RBLK", 4) == 0 && nblk < MAXBLK) {
 		blk_off[nblk] = pos;
 		/* the block sequence record opens every block; the
 		 * reader consumes it */
-		blk_recs[nblk] = le32(log_buf + pos + 12) - 1;
+		blk_recs[nblk] = get_le32(log_buf + pos + 12) - 1;
 		total_recs += blk_recs[nblk];
-		pos += 32 + le32(log_buf + pos + 4);
+		pos += 32 + get_le32(log_buf + pos + 4);
 		blk_end[nblk++] = pos;
 	}
 	end_off = pos;
@@ -213,7 +202,7 @@ static struct outcome damaged(size_t at, uint8_t xor_with)
 
 static void fix_block_crc(uint8_t *buf, size_t off)
 {
-	set_le32(buf + off + 28, (uint32_t)crc32(0, buf + off, 28));
+	put_le32(buf + off + 28, (uint32_t)crc32(0, buf + off, 28));
 }
 
 static void known_damage(void)
@@ -250,7 +239,7 @@ static void known_damage(void)
 	/* forged lengths with a valid header checksum */
 	uint8_t *copy = malloc(log_len + 1);
 	memcpy(copy, log_buf, log_len);
-	set_le32(copy + blk_off[1] + 8, 0x7fffffff);
+	put_le32(copy + blk_off[1] + 8, 0x7fffffff);
 	fix_block_crc(copy, blk_off[1]);
 	o = read_mem(copy, log_len);
 	CHECK_EQ(o.rc, -EBADMSG);
@@ -258,7 +247,7 @@ static void known_damage(void)
 	CHECK(strstr(o.why, "block 1 at byte") && strstr(o.why, "impossible lengths"));
 
 	memcpy(copy, log_buf, log_len);
-	set_le32(copy + blk_off[1] + 8, le32(copy + blk_off[1] + 8) + 1);
+	put_le32(copy + blk_off[1] + 8, get_le32(copy + blk_off[1] + 8) + 1);
 	fix_block_crc(copy, blk_off[1]);
 	o = read_mem(copy, log_len);
 	CHECK_EQ(o.rc, -EBADMSG);
@@ -266,7 +255,7 @@ static void known_damage(void)
 	CHECK(strstr(o.why, "block 1 at byte") != NULL);
 
 	memcpy(copy, log_buf, log_len);
-	set_le32(copy + blk_off[1] + 12, le32(copy + blk_off[1] + 12) + 1);	/* count */
+	put_le32(copy + blk_off[1] + 12, get_le32(copy + blk_off[1] + 12) + 1);	/* count */
 	fix_block_crc(copy, blk_off[1]);
 	o = read_mem(copy, log_len);
 	CHECK_EQ(o.rc, -EBADMSG);
@@ -276,7 +265,7 @@ static void known_damage(void)
 
 	/* a compressed length past the end of the file reads as a cut log */
 	memcpy(copy, log_buf, log_len);
-	set_le32(copy + blk_off[1] + 4, (uint32_t)log_len);
+	put_le32(copy + blk_off[1] + 4, (uint32_t)log_len);
 	fix_block_crc(copy, blk_off[1]);
 	o = read_mem(copy, log_len);
 	CHECK_EQ(o.rc, 0);
