@@ -33,7 +33,7 @@ const char cmd_replay_help[] =
 	"Captured paths map beneath DIR (/a/b -> DIR/a/b) and are resolved by the\n"
 	"kernel so that nothing (.., symlinks) leaves it; paths under /proc, /sys\n"
 	"and /dev are skipped and counted. The tree the workload expected is\n"
-	"created first (riot init), unless --no-init.\n"
+	"created first (riot init, then written back with syncfs), unless --no-init.\n"
 	"\n"
 	"Reads and writes are issued at the captured offset (reads and writes\n"
 	"that used the file position get the position the capture had), writes\n"
@@ -307,8 +307,15 @@ static int run_init(const struct replay_args *a, const struct replay_root *root,
 	struct init_result res;
 	char err[512];
 
+	int rc;
+
 	if (replay_init_run(a->log, root, &a->fill, &io, &res, err, sizeof(err)) < 0) {
 		riot_err("init: %s", err);
+		return -1;
+	}
+	/* the capture did not start with init's dirty pages either */
+	if ((rc = replay_root_sync(root)) < 0) {
+		riot_err("init: syncfs of the root: %s", strerror(-rc));
 		return -1;
 	}
 	fprintf(out, "init:          %" PRIu64 " dirs, %" PRIu64 " files, %" PRIu64

@@ -78,7 +78,8 @@ enum replay_step replay_drive_begin(const struct replay_ctx *cx, struct replay_o
 	/* a multiplexing engine's buffers outlive the call: it fills its own */
 	if (op->act == ACT_WRITE && wait)
 		replay_prepare_data(cx, op);
-	if (due)
+	/* a blocking engine waits in its issue, after its lookups */
+	if (due && !wait)
 		replay_wait_until(pace, due);
 	d->due_ns = due;
 	return STEP_ISSUE;
@@ -111,14 +112,13 @@ void replay_drive_op(struct replay_ctx *cx, struct replay_pace *pace,
 		     replay_issue_fn issue, void *arg)
 {
 	struct replay_done d;
-	uint64_t t0, what;
+	uint64_t what;
 
 	if (replay_drive_begin(cx, op, pace, true, &d, &what) == STEP_ISSUE) {
-		int64_t rc;
+		struct replay_issue is = { .pace = pace, .due_ns = d.due_ns };
+		int64_t rc = issue(arg, op, &is);
 
-		t0 = replay_now_ns();
-		rc = issue(arg, op);
-		replay_drive_issued(cx, &d, t0, replay_now_ns(), rc);
+		replay_drive_issued(cx, &d, is.t0, is.t1, rc);
 	}
 	replay_drive_end(cx, s, lock, op, &d);
 }

@@ -103,6 +103,8 @@ enum replay_step {
  * machine has: the kernel threads a replay depends on (io-wq, the
  * journal, writeback) and the log reader must get a CPU; a thread over
  * the budget sleeps the whole way. */
+uint64_t replay_now_ns(void);
+
 struct replay_pace {
 	uint64_t spin_ns;
 	int max_spinners;
@@ -129,14 +131,37 @@ void replay_drive_issued(const struct replay_ctx *cx, struct replay_done *d, uin
 void replay_drive_end(struct replay_ctx *cx, struct replay_stats *s, pthread_mutex_t *lock,
 		      struct replay_op *op, const struct replay_done *d);
 
-/* Issues op and blocks until it is done: result or -errno. */
-typedef int64_t (*replay_issue_fn)(void *arg, const struct replay_op *op);
+/* The clock of one issue (step 5): the engine finds what the call needs
+ * (replay_exec_prep()), then replay_issue_start() waits until the op is
+ * due and starts the clock, replay_issue_stop() stops it. */
+struct replay_issue {
+	struct replay_pace *pace;
+	uint64_t due_ns;	/* 0: unpaced */
+	uint64_t t0, t1;
+};
+
+static inline void replay_issue_start(struct replay_issue *is)
+{
+	if (is->due_ns)
+		replay_wait_until(is->pace, is->due_ns);
+	is->t0 = replay_now_ns();
+}
+
+static inline void replay_issue_stop(struct replay_issue *is)
+{
+	is->t1 = replay_now_ns();
+}
+
+/* Issues op and blocks until it is done: result or -errno; is->t0 and
+ * is->t1 set by replay_issue_start() and replay_issue_stop() around the
+ * call alone. */
+typedef int64_t (*replay_issue_fn)(void *arg, const struct replay_op *op,
+				   struct replay_issue *is);
 /* All six steps for an engine whose issue blocks. */
 void replay_drive_op(struct replay_ctx *cx, struct replay_pace *pace,
 		     struct replay_stats *s, pthread_mutex_t *lock, struct replay_op *op,
 		     replay_issue_fn issue, void *arg);
 
-uint64_t replay_now_ns(void);
 /* When op is due (CLOCK_MONOTONIC ns), 0 when unpaced. */
 uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op);
 
@@ -146,6 +171,28 @@ uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op);
  * -EXDEV etc. from the root mean the path was refused: see
  * replay_skip_of(). */
 int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int fd, int fd2);
+/* replay_exec() in three steps, so that the clock covers the call alone:
+ * the confinement lookups (a namespace call's parents, the object a
+ * chmod acts on, a stat's parent; an open's place beneath its root) are
+ * made by replay_exec_prep() before it starts; replay_exec_call() makes
+ * the call (a stat or access looks up its final name there, as the
+ * program did), replay_exec_unprep() closes what prep opened. A lookup
+ * that failed is the call's result (p->err). */
+struct replay_prep {
+	int pfd, pfd2;		/* confined parents, or (ofd) the object */
+	bool ofd;		/* pfd is an O_PATH fd of the object itself */
+	int lflags;		/* linkat's flags */
+	int rootfd;		/* open, truncate: beneath rootfd, at rel */
+	int64_t err;
+	char name[NAME_MAX + 1], name2[NAME_MAX + 1];
+	char rel[PATH_MAX];
+	char target[PATH_MAX];	/* a symlink's, rewritten (root.h) */
+};
+int replay_exec_prep(const struct replay_ctx *cx, const struct replay_op *op,
+		     struct replay_prep *p);
+int64_t replay_exec_call(const struct replay_ctx *cx, const struct replay_op *op, int fd,
+			 int fd2, const struct replay_prep *p);
+void replay_exec_unprep(struct replay_prep *p);
 /* The skip reason for an error from the root's path mapping, or 0. */
 unsigned replay_skip_of(int err);
 /* O_* an op may pass to openat2 (unknown bits make openat2 fail). */

@@ -124,26 +124,48 @@ static int file_fd(struct sync_engine *e, const struct replay_op *op, bool secon
 	return (int)fd;
 }
 
-static int64_t sync_issue(void *arg, const struct replay_op *op)
+/* Everything but the call itself happens before the clock starts: the
+ * real fds of the op's files (a reopen of an fd from before the capture)
+ * and the confinement lookups. A lookup that fails is the call's result,
+ * timed as long as the lookup took (the program's call failed in its own
+ * path walk). */
+static int64_t sync_issue(void *arg, const struct replay_op *op, struct replay_issue *is)
 {
 	struct sync_engine *e = arg;
+	struct replay_prep p;
 	int fd = -1, fd2 = -1;
-	int64_t rc;
+	uint64_t t;
+	int64_t rc = 0, f;
 
 	if (op->act == ACT_CLOSE) {
-		int64_t f = replay_fdmap_take(e->fds, op->file);
-
+		f = replay_fdmap_take(e->fds, op->file);
 		/* a file this run never opened (an fd from before the
 		 * capture, never used): nothing to close */
-		if (f == OPEN_FAILED)
-			return -EBADF;
-		return f < 0 ? 0 : replay_exec(e->cx, op, (int)f, -1);
+		rc = f == OPEN_FAILED ? -EBADF : 0;
+		fd = (int)f;
+	} else {
+		if (op->file && op->act != ACT_OPEN)
+			rc = fd = file_fd(e, op, false);
+		if (rc >= 0 && op->file2)
+			rc = fd2 = file_fd(e, op, true);
 	}
-	if (op->file && op->act != ACT_OPEN && (fd = file_fd(e, op, false)) < 0)
-		return fd;
-	if (op->file2 && (fd2 = file_fd(e, op, true)) < 0)
-		return fd2;
-	rc = replay_exec(e->cx, op, fd, fd2);
+	if (rc < 0 || (op->act == ACT_CLOSE && fd < 0)) {
+		replay_issue_start(is);
+		is->t1 = is->t0;
+		return rc;
+	}
+	t = replay_now_ns();
+	if (replay_exec_prep(e->cx, op, &p) < 0) {
+		t = replay_now_ns() - t;
+		replay_issue_start(is);
+		is->t1 = is->t0 + t;
+		rc = p.err;
+	} else {
+		replay_issue_start(is);
+		rc = replay_exec_call(e->cx, op, fd, fd2, &p);
+		replay_issue_stop(is);
+	}
+	replay_exec_unprep(&p);
 	if (op->act == ACT_OPEN && rc >= 0) {
 		/* a failed capture has no file object: keep nothing */
 		if (!op->file || replay_fdmap_set(e->fds, op->file, rc) < 0)

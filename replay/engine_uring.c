@@ -912,12 +912,24 @@ static bool run_here(struct uworker *w, struct ureq *r)
 	}
 	if (op->act == ACT_WRITE)
 		replay_prepare_data(w->e->cx, op);
-	r->t_submit = replay_now_ns();
 	if (op->act == ACT_OPEN) {
+		r->t_submit = replay_now_ns();
 		res = open_here(w, r, &t1);
 	} else {
-		res = replay_exec(w->e->cx, op, fd, fd2);
+		/* the lookups before the clock, as the sync engine's */
+		struct replay_prep p;
+
 		t1 = replay_now_ns();
+		if (replay_exec_prep(w->e->cx, op, &p) < 0) {
+			r->t_submit = replay_now_ns();
+			t1 = r->t_submit + (r->t_submit - t1);
+			res = p.err;
+		} else {
+			r->t_submit = replay_now_ns();
+			res = replay_exec_call(w->e->cx, op, fd, fd2, &p);
+			t1 = replay_now_ns();
+		}
+		replay_exec_unprep(&p);
 	}
 	replay_drive_issued(w->e->cx, &d, r->t_submit, t1, res);
 	req_put(w, r);

@@ -196,65 +196,53 @@ int replay_link_source(const struct replay_ctx *cx, const struct replay_op *op, 
 /* readlink acts on the final component itself, from its confined parent:
  * a regular file gives EINVAL as it did when captured (readlinkat of an
  * O_PATH fd with an empty name would say ENOENT). */
-static int64_t exec_readlink(const struct replay_ctx *cx, const struct replay_op *op)
+static int64_t exec_readlink(const struct replay_op *op, const struct replay_prep *p)
 {
-	char name[NAME_MAX + 1];
 	size_t n = replay_buf_len(op->count);
 	void *buf = replay_scratch(n);
-	int pfd;
-	int64_t rc;
 
-	if (!buf)
-		return -ENOMEM;
-	pfd = replay_root_parent(cx->root, op->path, name, sizeof(name));
-	if (pfd == -EINVAL)	/* the root itself: a directory */
-		return -EINVAL;
-	if (pfd < 0)
-		return pfd;
-	rc = neg(readlinkat(pfd, name, buf, n));
-	close(pfd);
-	return rc;
+	return buf ? neg(readlinkat(p->pfd, p->name, buf, n)) : -ENOMEM;
 }
 
-/* Namespace ops: a confined parent and the final name. */
-static int64_t exec_at(const struct replay_ctx *cx, const struct replay_op *op)
+/* Namespace ops: confined parents, a symlink's target, found before the
+ * clock starts (replay_exec_prep()). */
+static int prep_at(const struct replay_ctx *cx, const struct replay_op *op,
+		   struct replay_prep *p)
 {
-	char name[NAME_MAX + 1], name2[NAME_MAX + 1], target[PATH_MAX];
-	int lflags = 0, pfd2 = -1;
-	int pfd = op->act == ACT_LINK ?
-		  replay_link_source(cx, op, name, sizeof(name), &lflags) :
-		  replay_root_parent(cx->root, op->path, name, sizeof(name));
 	int64_t rc;
 
-	if (pfd < 0)
-		return pfd;
+	p->pfd = op->act == ACT_LINK ?
+		 replay_link_source(cx, op, p->name, sizeof(p->name), &p->lflags) :
+		 replay_root_parent(cx->root, op->path, p->name, sizeof(p->name));
+	if (p->pfd < 0)
+		return p->pfd;
 	if (op->act == ACT_SYMLINK &&
-	    (rc = replay_root_link_target(cx->root, op->path, pfd, op->text ? op->text : "",
-					  target, sizeof(target))) < 0) {
-		close(pfd);
-		return rc;
-	}
+	    (rc = replay_root_link_target(cx->root, op->path, p->pfd, op->text ? op->text : "",
+					  p->target, sizeof(p->target))) < 0)
+		return (int)rc;
 	if (op->act == ACT_RENAME || op->act == ACT_LINK) {
-		pfd2 = replay_root_parent(cx->root, op->path2, name2, sizeof(name2));
-		if (pfd2 < 0) {
-			close(pfd);
-			return pfd2;
-		}
+		p->pfd2 = replay_root_parent(cx->root, op->path2, p->name2, sizeof(p->name2));
+		if (p->pfd2 < 0)
+			return p->pfd2;
 	}
+	return 0;
+}
+
+static int64_t exec_at(const struct replay_op *op, const struct replay_prep *p)
+{
+	int pfd = p->pfd;
+	const char *name = p->name;
+
 	switch (op->act) {
-	case ACT_MKDIR: rc = neg(mkdirat(pfd, name, op->mode)); break;
-	case ACT_UNLINK: rc = neg(unlinkat(pfd, name, 0)); break;
-	case ACT_RMDIR: rc = neg(unlinkat(pfd, name, AT_REMOVEDIR)); break;
-	case ACT_RENAME: rc = neg(renameat2(pfd, name, pfd2, name2, (unsigned)op->flags)); break;
-	case ACT_LINK: rc = neg(linkat(pfd, name, pfd2, name2, lflags)); break;
-	case ACT_SYMLINK: rc = neg(symlinkat(target, pfd, name)); break;
-	case ACT_MKNOD: rc = neg(mknodat(pfd, name, replay_node_mode(op->mode), 0)); break;
-	default: rc = -ENOSYS; break;
+	case ACT_MKDIR: return neg(mkdirat(pfd, name, op->mode));
+	case ACT_UNLINK: return neg(unlinkat(pfd, name, 0));
+	case ACT_RMDIR: return neg(unlinkat(pfd, name, AT_REMOVEDIR));
+	case ACT_RENAME: return neg(renameat2(pfd, name, p->pfd2, p->name2, (unsigned)op->flags));
+	case ACT_LINK: return neg(linkat(pfd, name, p->pfd2, p->name2, p->lflags));
+	case ACT_SYMLINK: return neg(symlinkat(p->target, pfd, name));
+	case ACT_MKNOD: return neg(mknodat(pfd, name, replay_node_mode(op->mode), 0));
+	default: return -ENOSYS;
 	}
-	close(pfd);
-	if (pfd2 >= 0)
-		close(pfd2);
-	return rc;
 }
 
 static int64_t exec_stat(int fd)
@@ -298,37 +286,178 @@ static int64_t exec_xattr(const struct replay_ctx *cx, const struct replay_op *o
 	}
 }
 
-/* Path-named calls that follow symlinks act on a confined O_PATH fd: via
- * AT_EMPTY_PATH, or its /proc/self/fd name where the call has no fd form. */
-static int64_t exec_on_path(const struct replay_ctx *cx, const struct replay_op *op)
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+/* chmod of a confined O_PATH fd: fchmodat2's AT_EMPTY_PATH (Linux 6.6),
+ * or the fd's /proc/self/fd name on older kernels. */
+static int64_t chmod_fd(int ofd, mode_t mode)
 {
 	char proc[64];
-	int pfd = replay_path_fd(cx, op);
+
+	if (syscall(SYS_fchmodat2, ofd, "", mode, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EINVAL)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", ofd);
+	return neg(fchmodat(AT_FDCWD, proc, mode, 0));
+}
+
+/* A path call on the object itself, a confined O_PATH fd (following a
+ * final symlink as captured): AT_EMPTY_PATH forms, or its /proc/self/fd
+ * name where the call has none (the xattr calls). */
+static int64_t exec_on_fd(const struct replay_ctx *cx, const struct replay_op *op, int ofd)
+{
+	char proc[64];
+
+	switch (op->act) {
+	case ACT_STAT: return exec_stat(ofd);
+	case ACT_ACCESS: return neg(faccessat(ofd, "", (int)op->mode, AT_EMPTY_PATH));
+	case ACT_CHMOD: return chmod_fd(ofd, op->mode);
+	case ACT_CHOWN: return neg(fchownat(ofd, "", op->uid, op->gid, AT_EMPTY_PATH));
+	case ACT_UTIMENS: return neg(utimensat(ofd, "", NULL, AT_EMPTY_PATH));
+	case ACT_STATFS: return exec_statfs(ofd);
+	default:
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", ofd);
+		return exec_xattr(cx, op, proc, -1);
+	}
+}
+
+/* A final symlink to follow: the confined route, inside the clock (the
+ * captured call followed it too). */
+static int64_t exec_followed(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	int ofd = replay_path_fd(cx, op);
 	int64_t rc;
 
-	if (pfd < 0)
-		return pfd;
-	if (changes_attrs(op->act) && replay_root_is_top(cx->root, pfd)) {
-		close(pfd);
-		return -EPERM;
-	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	switch (op->act) {
-	case ACT_STAT: rc = exec_stat(pfd); break;
-	case ACT_ACCESS: rc = neg(faccessat(pfd, "", (int)op->mode, AT_EMPTY_PATH)); break;
-	case ACT_CHMOD: rc = neg(fchmodat(AT_FDCWD, proc, op->mode, 0)); break;
-	case ACT_CHOWN: rc = neg(fchownat(pfd, "", op->uid, op->gid, AT_EMPTY_PATH)); break;
-	case ACT_UTIMENS: rc = neg(utimensat(AT_FDCWD, proc, NULL, 0)); break;
-	case ACT_STATFS: rc = exec_statfs(pfd); break;
-	default: rc = exec_xattr(cx, op, proc, -1); break;
-	}
-	close(pfd);
+	if (ofd < 0)
+		return ofd;
+	rc = changes_attrs(op->act) && replay_root_is_top(cx->root, ofd) ? -EPERM :
+	     exec_on_fd(cx, op, ofd);
+	close(ofd);
 	return rc;
 }
 
-static int64_t exec_truncate(const struct replay_ctx *cx, const struct replay_op *op)
+/* The xattr calls on a name in a directory fd, never following it:
+ * setxattrat and friends (Linux 6.13), or the l* calls on the
+ * directory's /proc/self/fd name and the final name on older kernels. */
+#ifndef SYS_setxattrat
+#define SYS_setxattrat 463
+#define SYS_getxattrat 464
+#define SYS_listxattrat 465
+#define SYS_removexattrat 466
+#endif
+struct riot_xattr_args {
+	uint64_t value;
+	uint32_t size, flags;
+};
+static _Atomic bool no_xattrat;
+
+static int64_t xattr_in_parent(const struct replay_ctx *cx, const struct replay_op *op,
+			       const struct replay_prep *p)
 {
-	int fd = replay_root_open_path(cx->root, op->path, O_WRONLY | O_CLOEXEC, 0);
+	size_t n = op->count > 65536 ? 65536 : op->count;
+	void *buf = replay_scratch(n ? n : 1);
+	const char *name = op->text ? op->text : "";
+	struct riot_xattr_args a = { .value = (uintptr_t)buf, .size = (uint32_t)n };
+	char proc[64 + NAME_MAX];
+	long rc;
+
+	if (!buf)
+		return -ENOMEM;
+	if (op->act == ACT_XATTR_SET) {
+		fill_bytes(&cx->fill, op->path_id, 0, buf, n);
+		if (op->value)
+			memcpy(buf, op->value, op->value_len < n ? op->value_len : n);
+		a.flags = (uint32_t)op->flags;
+	}
+	if (!atomic_load_explicit(&no_xattrat, memory_order_relaxed)) {
+		switch (op->act) {
+		case ACT_XATTR_GET:
+			rc = syscall(SYS_getxattrat, p->pfd, p->name, AT_SYMLINK_NOFOLLOW, name,
+				     &a, sizeof(a));
+			break;
+		case ACT_XATTR_SET:
+			rc = syscall(SYS_setxattrat, p->pfd, p->name, AT_SYMLINK_NOFOLLOW, name,
+				     &a, sizeof(a));
+			break;
+		case ACT_XATTR_LIST:
+			rc = syscall(SYS_listxattrat, p->pfd, p->name, AT_SYMLINK_NOFOLLOW, buf, n);
+			break;
+		default:
+			rc = syscall(SYS_removexattrat, p->pfd, p->name, AT_SYMLINK_NOFOLLOW, name);
+			break;
+		}
+		if (rc >= 0 || errno != ENOSYS)
+			return neg(rc);
+		atomic_store_explicit(&no_xattrat, true, memory_order_relaxed);
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", p->pfd, p->name);
+	switch (op->act) {
+	case ACT_XATTR_GET: return neg(lgetxattr(proc, name, buf, n));
+	case ACT_XATTR_SET: return neg(lsetxattr(proc, name, buf, n, (int)op->flags));
+	case ACT_XATTR_LIST: return neg(llistxattr(proc, buf, n));
+	default: return neg(lremovexattr(proc, name));
+	}
+}
+
+/* stat, access, the xattr calls: the confined parent was found before
+ * the clock; the call looks up the final name itself (a cold inode is
+ * read inside the clock, as it was for the program). A final symlink the
+ * call must follow is never followed from here: it takes the confined
+ * route. */
+static int64_t exec_in_parent(const struct replay_ctx *cx, const struct replay_op *op,
+			      const struct replay_prep *p)
+{
+	bool follow = !(op->opflags & OPF_NOFOLLOW);
+	struct statx stx;
+
+	if (op->act == ACT_STAT || follow) {
+		if (statx(p->pfd, p->name, AT_SYMLINK_NOFOLLOW,
+			  op->act == ACT_STAT ? STATX_BASIC_STATS : STATX_TYPE, &stx) < 0)
+			return -errno;
+		if (follow && S_ISLNK(stx.stx_mode))
+			return exec_followed(cx, op);
+		if (op->act == ACT_STAT)
+			return 0;
+	}
+	if (op->act != ACT_ACCESS)
+		return xattr_in_parent(cx, op, p);
+	return neg(faccessat(p->pfd, p->name, (int)op->mode, AT_SYMLINK_NOFOLLOW));
+}
+
+/* Path-named calls: stat, access and the xattr calls look up their final
+ * name in the clock (exec_in_parent()); chmod, chown, utimensat and
+ * statfs act on a confined O_PATH fd opened before it (AT_EMPTY_PATH). */
+static bool in_parent(unsigned act)
+{
+	return act == ACT_STAT || act == ACT_ACCESS || act == ACT_XATTR_GET ||
+	       act == ACT_XATTR_SET || act == ACT_XATTR_LIST || act == ACT_XATTR_REMOVE;
+}
+
+static int prep_on_path(const struct replay_ctx *cx, const struct replay_op *op,
+			struct replay_prep *p)
+{
+	size_t n = strlen(op->path);
+
+	if (in_parent(op->act) && n > 1 && op->path[n - 1] != '/') {
+		p->pfd = replay_root_parent(cx->root, op->path, p->name, sizeof(p->name));
+		if (p->pfd != -EINVAL)	/* -EINVAL: the root itself */
+			return p->pfd < 0 ? p->pfd : 0;
+	}
+	p->pfd = replay_path_fd(cx, op);
+	if (p->pfd < 0)
+		return p->pfd;
+	p->ofd = true;
+	if (changes_attrs(op->act) && replay_root_is_top(cx->root, p->pfd))
+		return -EPERM;
+	return 0;
+}
+
+static int64_t exec_truncate(const struct replay_op *op, const struct replay_prep *p)
+{
+	int fd = replay_root_openat(p->rootfd, p->rel, O_WRONLY | O_CLOEXEC, 0);
 	int64_t rc;
 
 	if (fd < 0)
@@ -403,12 +532,54 @@ static int64_t exec_fd(const struct replay_ctx *cx, const struct replay_op *op, 
 	}
 }
 
-int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int fd, int fd2)
+int replay_exec_prep(const struct replay_ctx *cx, const struct replay_op *op,
+		     struct replay_prep *p)
 {
+	int rc = 0;
+
+	p->pfd = p->pfd2 = -1;
+	p->ofd = false;
+	p->lflags = 0;
+	switch (op->act) {
+	case ACT_OPEN: case ACT_TRUNCATE:
+		rc = replay_root_locate(cx->root, op->path, &p->rootfd, p->rel, sizeof(p->rel));
+		break;
+	case ACT_MKDIR: case ACT_UNLINK: case ACT_RMDIR: case ACT_RENAME: case ACT_LINK:
+	case ACT_SYMLINK: case ACT_MKNOD:
+		rc = prep_at(cx, op, p);
+		break;
+	case ACT_READLINK:
+		p->pfd = rc = replay_root_parent(cx->root, op->path, p->name, sizeof(p->name));
+		break;	/* -EINVAL: the root itself, a directory: as readlink says */
+	case ACT_CLOSE: case ACT_SYNC:
+		break;
+	default:
+		if (!op->file)
+			rc = prep_on_path(cx, op, p);
+		break;
+	}
+	p->err = rc < 0 ? rc : 0;
+	return p->err;
+}
+
+void replay_exec_unprep(struct replay_prep *p)
+{
+	if (p->pfd >= 0)
+		close(p->pfd);
+	if (p->pfd2 >= 0)
+		close(p->pfd2);
+	p->pfd = p->pfd2 = -1;
+}
+
+int64_t replay_exec_call(const struct replay_ctx *cx, const struct replay_op *op, int fd,
+			 int fd2, const struct replay_prep *p)
+{
+	if (p->err)
+		return p->err;
 	switch (op->act) {
 	case ACT_OPEN:
-		return replay_root_open_path(cx->root, op->path, (int)replay_open_flags(op->flags),
-					     op->mode);
+		return replay_root_openat(p->rootfd, p->rel, (int)replay_open_flags(op->flags),
+					  op->mode);
 	case ACT_CLOSE:
 		return neg(close(fd));
 	case ACT_SYNC:
@@ -416,17 +587,28 @@ int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int
 		return 0;
 	case ACT_MKDIR: case ACT_UNLINK: case ACT_RMDIR: case ACT_RENAME: case ACT_LINK:
 	case ACT_SYMLINK: case ACT_MKNOD:
-		return exec_at(cx, op);
+		return exec_at(op, p);
 	case ACT_TRUNCATE:
-		return exec_truncate(cx, op);
+		return exec_truncate(op, p);
 	case ACT_READLINK:
-		return exec_readlink(cx, op);
+		return exec_readlink(op, p);
 	default:
 		break;
 	}
 	if (op->file)
 		return fd < 0 ? -EBADF : exec_fd(cx, op, fd, fd2);
-	return exec_on_path(cx, op);
+	return p->ofd ? exec_on_fd(cx, op, p->pfd) : exec_in_parent(cx, op, p);
+}
+
+int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int fd, int fd2)
+{
+	struct replay_prep p;
+	int64_t rc;
+
+	replay_exec_prep(cx, op, &p);
+	rc = replay_exec_call(cx, op, fd, fd2, &p);
+	replay_exec_unprep(&p);
+	return rc;
 }
 
 /* Whether op would change the mode, owner, times or attributes of a root's

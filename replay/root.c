@@ -36,7 +36,7 @@ struct replay_root {
 	unsigned n;
 };
 
-static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode)
+int replay_root_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
@@ -178,6 +178,31 @@ fail:
 	return NULL;
 }
 
+int replay_root_sync(const struct replay_root *r)
+{
+	for (unsigned i = 0; i < r->n; i++) {
+		bool done = false;
+
+		/* maps on the same filesystem are written back once */
+		for (unsigned j = 0; j < i && !done; j++)
+			done = r->dirs[j].dev == r->dirs[i].dev;
+		if (done || r->dirs[i].fd < 0)
+			continue;
+		/* the roots are O_PATH fds, which syncfs refuses */
+		int fd = openat(r->dirs[i].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0 || syncfs(fd) < 0) {
+			int e = errno;
+
+			if (fd >= 0)
+				close(fd);
+			return -e;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 void replay_root_close(struct replay_root *r)
 {
 	if (!r)
@@ -293,7 +318,7 @@ int replay_root_open_path(const struct replay_root *r, const char *abs,
 	char rel[PATH_MAX];
 	int rootfd, rc = replay_root_locate(r, abs, &rootfd, rel, sizeof(rel));
 
-	return rc < 0 ? rc : sys_openat2(rootfd, rel, flags, mode);
+	return rc < 0 ? rc : replay_root_openat(rootfd, rel, flags, mode);
 }
 
 int replay_root_parent(const struct replay_root *r, const char *abs,
@@ -317,9 +342,9 @@ int replay_root_parent(const struct replay_root *r, const char *abs,
 		return -ENAMETOOLONG;
 	strcpy(name, slash ? slash + 1 : rel);
 	if (!slash)
-		return sys_openat2(rootfd, ".", O_PATH | O_DIRECTORY, 0);
+		return replay_root_openat(rootfd, ".", O_PATH | O_DIRECTORY, 0);
 	*slash = '\0';
-	return sys_openat2(rootfd, rel, O_PATH | O_DIRECTORY, 0);
+	return replay_root_openat(rootfd, rel, O_PATH | O_DIRECTORY, 0);
 }
 
 int replay_root_check_target(const char *abs, const char *target)

@@ -38,6 +38,10 @@ struct replay_root;
 struct replay_root *replay_root_open(const char *dir, const struct replay_map *maps,
 				     unsigned nmaps, char *err, size_t errlen);
 void replay_root_close(struct replay_root *r);
+/* Writes back the filesystems of the root and of every map (syncfs):
+ * after init, so a replay does not start with init's dirty pages, which
+ * the captured program never had. 0 or -errno. */
+int replay_root_sync(const struct replay_root *r);
 /* The checks of the maps that need no file system (prefixes absolute and
  * clean, directories named): made before any directory is created or
  * marked. 0 or -EINVAL with the reason in err. */
@@ -63,6 +67,10 @@ int replay_root_check_path(const char *abs);
  * the replayed workload never changes their mode, owner, times or
  * attributes. */
 bool replay_root_is_top(const struct replay_root *r, int fd);
+
+/* openat2 of rel (from replay_root_locate()) beneath rootfd, with
+ * REPLAY_RESOLVE and O_CLOEXEC. fd or -errno. */
+int replay_root_openat(int rootfd, const char *rel, int flags, mode_t mode);
 
 /* openat2 of a captured path beneath its root. fd or -errno. */
 int replay_root_open_path(const struct replay_root *r, const char *abs,
