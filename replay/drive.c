@@ -91,7 +91,7 @@ void replay_drive_issued(const struct replay_ctx *cx, struct replay_done *d, uin
 	d->result = result;
 	d->issued = true;
 	d->t_ns = t0 > cx->start_ns ? t0 - cx->start_ns : 0;
-	d->lat_ns = t1 > t0 ? t1 - t0 : 0;
+	d->lat_ns = t1 > t0 + cx->clock_bias_ns ? t1 - t0 - cx->clock_bias_ns : 0;
 	d->delay_ns = d->due_ns ? (int64_t)(t0 - d->due_ns) : -1;
 }
 

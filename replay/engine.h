@@ -44,6 +44,8 @@ struct replay_ctx {
 	double speed;		/* 0: as fast as possible */
 	unsigned workers;
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start */
+	uint64_t clock_bias_ns;	/* taken off every call's latency:
+				 * replay_clock_bias() */
 	struct replay_report *report;	/* NULL: no --report */
 	_Atomic uint64_t completed;	/* ops accounted, for progress */
 	_Atomic uint32_t started;	/* the gate: no op is issued before it
@@ -162,6 +164,12 @@ void replay_drive_op(struct replay_ctx *cx, struct replay_pace *pace,
 		     struct replay_stats *s, pthread_mutex_t *lock, struct replay_op *op,
 		     replay_issue_fn issue, void *arg);
 
+/* What timing a call from user space adds to the call's own time: the
+ * median of timed null syscalls (getppid), clock reads and syscall entry
+ * and exit (ns). A capture times each call inside the kernel, from its
+ * sys_enter to its sys_exit: a replayed call's latency less this is
+ * measured as the captured one was. */
+uint64_t replay_clock_bias(void);
 /* When op is due (CLOCK_MONOTONIC ns), 0 when unpaced. */
 uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op);
 

@@ -367,6 +367,9 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 			"exit), %" PRIu64 " failed\n", s->released, s->released_failed);
 	fprintf(out, "elapsed:       %.3f s, %.0f issued ops/s\n", secs,
 		secs > 0 ? (double)s->issued / secs : 0);
+	fmt_ns(si->clock_bias_ns, b1, sizeof(b1));
+	fprintf(out, "latencies:     as the capture times them, in the kernel: less %s of\n"
+		"               clock reads and syscall entry and exit (a null syscall's)\n", b1);
 	if (s->delay.count) {
 		fmt_ns(hist_quantile(&s->delay, 0.5), p50, sizeof(p50));
 		fmt_ns(hist_quantile(&s->delay, 0.99), p99, sizeof(p99));
@@ -450,6 +453,7 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 	json_u64(&j, "streams", si->streams);
 	json_bool(&j, "log_complete", si->log_complete);
 	json_u64(&j, "elapsed_ns", si->elapsed_ns);
+	json_u64(&j, "clock_bias_ns", si->clock_bias_ns);
 	json_u64(&j, "ops", s->ops);
 	json_u64(&j, "issued", s->issued);
 	json_u64(&j, "bytes_read", s->bytes_read);

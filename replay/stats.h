@@ -112,6 +112,7 @@ struct replay_summary_info {
 	double speed;
 	unsigned workers;
 	uint64_t elapsed_ns;
+	uint64_t clock_bias_ns;	/* replay_clock_bias(), taken off latencies */
 	uint32_t streams;
 	bool log_complete;
 };

@@ -1,7 +1,8 @@
 /* tests/unit/test_replay_timing.c: whether a paced replay kept its schedule
  * (replay/stats.h) and the engine table (replay/engine.h), without running
  * a replay: issue delays are accounted as an engine would, and the verdict
- * and its warning line are checked exactly at the thresholds. */
+ * and its warning line are checked exactly at the thresholds; a call's
+ * latency is its clock's reading less the calibrated clock bias. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,8 +100,34 @@ static void test_engine_table(void)
 	CHECK(strcmp(names, "sync, uring") == 0);
 }
 
+/* A call's latency is its clock's reading less the clock bias, never
+ * below zero; the issue delay is not corrected. */
+static void test_clock_bias(void)
+{
+	struct replay_ctx cx = { .start_ns = 1000, .clock_bias_ns = 120 };
+	struct replay_done d = { .due_ns = 5000 };
+	uint64_t b;
+
+	replay_drive_issued(&cx, &d, 5300, 6000, 7);
+	CHECK_U64(d.lat_ns, 580);
+	CHECK_U64(d.t_ns, 4300);
+	CHECK_EQ(d.delay_ns, 300);
+	CHECK_EQ(d.result, 7);
+	replay_drive_issued(&cx, &d, 5300, 5400, 0);
+	CHECK_U64(d.lat_ns, 0);
+	replay_drive_issued(&cx, &d, 5300, 5420, 0);
+	CHECK_U64(d.lat_ns, 0);
+	cx.clock_bias_ns = 0;
+	replay_drive_issued(&cx, &d, 5300, 5400, 0);
+	CHECK_U64(d.lat_ns, 100);
+	/* a null syscall between two clock reads costs something */
+	b = replay_clock_bias();
+	CHECK(b > 0);
+}
+
 int main(void)
 {
+	test_clock_bias();
 	test_verdicts();
 	test_warning_text();
 	test_engine_table();
