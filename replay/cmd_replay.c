@@ -426,12 +426,23 @@ static void wait_run(struct replay_run *r)
 
 /* The producer runs ahead first, so the schedule does not start with an
  * empty window. */
+/* The run starts once the log reader has planned a whole window (or the
+ * whole log): a log that fits is replayed without the reader competing
+ * for a CPU, and the engine threads never wait for it (each wait and
+ * wake-up is a futex round trip, more than a cached read costs). A reader
+ * that stops planning for 100 ms (it waits for something only the run
+ * can give) does not hold the start. */
 static void wait_read_ahead(struct replay_run *r)
 {
+	uint64_t last = 0, n;
+	unsigned still = 0;
+
 	while (!replay_plan_finished(r->cx.plan) &&
-	       replay_plan_planned(r->cx.plan) < REPLAY_WINDOW / 2) {
+	       (n = replay_plan_planned(r->cx.plan)) < REPLAY_WINDOW && still < 100) {
 		struct timespec ts = { 0, 1000000 };
 
+		still = n == last ? still + 1 : 0;
+		last = n;
 		nanosleep(&ts, NULL);
 	}
 }
