@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # benchmarks/fidelity.sh: self-replay fidelity and verdicts that do not flip.
 #
-# Real programs are captured on the filesystem of /var/tmp: tar -xf of a
+# Real programs are captured on a fresh ext4 loop mount of their own (the
+# filesystem of /var/tmp when loop devices or mkfs.ext4 are missing), so
+# other users of /var/tmp are not in the figures: tar -xf of a
 # tarball of the first TREE_FILES files of TREE, cp -a of the same tree,
 # git (init, add, commit, gc) on GIT_FILES of them, sqlite3 in WAL mode (SQL_TX transactions), a
 # multi-threaded writer (tests/bin/demo_workload) and a dense fio
@@ -11,7 +13,7 @@
 # on pipes, libraries or /etc, all of which replay skips or cannot see.
 #
 # Self-replay: the last capture of each program is replayed REPS times with
-# each engine, as fast as possible, onto the same filesystem (riot init
+# each engine, as fast as possible, onto that same filesystem (riot init
 # before each run, then sync: a warm cache and no dirty pages left over).
 # riot's reports give, per class (data_read, data_write, sync, metadata),
 # the total time spent in syscalls and the p50; medians over the runs,
@@ -58,7 +60,17 @@ trap 'loopfs_cleanup; rm -rf "$work"' EXIT
 
 # ---- inputs, made once, outside any capture ----
 
-in=$work/in
+make_fs() { loopfs_make "$1" "$work/$1.img" "$work/$1" "$FS_MB"; }
+
+# where the programs run and are captured, and their self-replays go
+base=$work
+if command -v mkfs.ext4 >/dev/null && make_fs ext4; then
+	base=$work/ext4/fid
+	echo "captures and self-replays on an ext4 loop mount ($FS_MB MiB)"
+else
+	echo "captures and self-replays on $(stat -f -c %T "$work") ($work): no ext4 loop mount"
+fi
+in=$base/in
 mkdir -p "$in"
 # files_of DIR N: the first N files of DIR (sorted), relative to DIR.
 files_of() { (cd "$1" && find . -type f | sort | head -n "$2"); }
@@ -112,13 +124,13 @@ labels_of() { python3 -c 'import json,sys; print(" ".join(r["label"] for r in js
 t_start=$(date +%s)
 for p in $PROGRAMS; do
 	db=$work/$p.db
-	dir=$work/c/$p
+	dir=$base/c/$p
 	for i in $(seq "$REPS"); do
 		prepare "$p" "$dir"
 		find "$in" "$dir" -type f -exec cat {} + >/dev/null	# inputs cached
 		settle
 		set_cmd "$p" "$dir"
-		if ! "$RIOT" capture -q --path "$work" -o "$work/$p.riot" -- "${cmd[@]}" >/dev/null 2>"$work/$p.cap.err"; then
+		if ! "$RIOT" capture -q --path "$base" -o "$work/$p.riot" -- "${cmd[@]}" >/dev/null 2>"$work/$p.cap.err"; then
 			echo "$p: capture failed: $(head -n 3 "$work/$p.cap.err")"
 			continue 2
 		fi
@@ -148,15 +160,13 @@ replay_runs() {
 
 t_start=$(date +%s)
 for p in $PROGRAMS; do
-	[ -s "$work/$p.riot" ] && replay_runs "$p" same "$work/root"
+	[ -s "$work/$p.riot" ] && replay_runs "$p" same "$base/root"
 done
 echo "self-replays: $(($(date +%s) - t_start)) s"
 
-make_fs() { loopfs_make "$1" "$work/$1.img" "$work/$1" "$FS_MB"; }
-
 t_start=$(date +%s)
 verdicts=0
-if command -v mkfs.ext4 >/dev/null && command -v mkfs.xfs >/dev/null && make_fs ext4 && make_fs xfs; then
+if mountpoint -q "$work/ext4" && command -v mkfs.xfs >/dev/null && make_fs xfs; then
 	verdicts=1
 	for p in $PROGRAMS; do
 		[ -s "$work/$p.riot" ] || continue
