@@ -198,6 +198,12 @@ struct replay_prep {
 };
 int replay_exec_prep(const struct replay_ctx *cx, const struct replay_op *op,
 		     struct replay_prep *p);
+/* Whether replay_exec_prep() has lookups to make for op (an fd op, a close
+ * or a sync has none). */
+static inline bool replay_exec_has_prep(const struct replay_op *op)
+{
+	return op->act != ACT_CLOSE && op->act != ACT_SYNC && (!op->file || op->act == ACT_OPEN);
+}
 int64_t replay_exec_call(const struct replay_ctx *cx, const struct replay_op *op, int fd,
 			 int fd2, const struct replay_prep *p);
 void replay_exec_unprep(struct replay_prep *p);

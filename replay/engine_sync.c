@@ -154,7 +154,7 @@ static int64_t sync_issue(void *arg, const struct replay_op *op, struct replay_i
 		is->t1 = is->t0;
 		return rc;
 	}
-	t = replay_now_ns();
+	t = replay_exec_has_prep(op) ? replay_now_ns() : 0;
 	if (replay_exec_prep(e->cx, op, &p) < 0) {
 		t = replay_now_ns() - t;
 		replay_issue_start(is);

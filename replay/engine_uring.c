@@ -916,7 +916,7 @@ static bool run_here(struct uworker *w, struct ureq *r)
 		/* the lookups before the clock, as the sync engine's */
 		struct replay_prep p;
 
-		t1 = replay_now_ns();
+		t1 = replay_exec_has_prep(op) ? replay_now_ns() : 0;
 		if (replay_exec_prep(w->e->cx, op, &p) < 0) {
 			r->t_submit = replay_now_ns();
 			t1 = r->t_submit + (r->t_submit - t1);

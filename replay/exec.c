@@ -503,9 +503,11 @@ static int64_t exec_data(const struct replay_ctx *cx, const struct replay_op *op
 	if (op->act == ACT_WRITE && scratch_filled != op->seq)
 		fill_bytes(&cx->fill, op->path_id, op->off, buf, cap < len ? cap : len);
 	scratch_filled = 0;
+	/* the raw syscalls: glibc's pread and pwrite are cancellation points,
+	 * which costs two calls around every one on the replay's clock */
 	if (len <= cap)
-		return op->act == ACT_READ ? neg(pread(fd, buf, len, (off_t)op->off)) :
-					     neg(pwrite(fd, buf, len, (off_t)op->off));
+		return op->act == ACT_READ ? neg(syscall(SYS_pread64, fd, buf, len, (off_t)op->off)) :
+					     neg(syscall(SYS_pwrite64, fd, buf, len, (off_t)op->off));
 	n = replay_rw_iov(buf, cap, len, iov);
 	return op->act == ACT_READ ? neg(preadv(fd, iov, (int)n, (off_t)op->off)) :
 				     neg(pwritev(fd, iov, (int)n, (off_t)op->off));
@@ -658,7 +660,10 @@ unsigned replay_check_paths(const struct replay_ctx *cx, const struct replay_op 
 	char rel[PATH_MAX];
 	int fd, rc = 0;
 
-	/* fd ops carry their file's path: a file under /proc is skipped too */
+	/* the plan skipped what the root refuses by its name alone; an fd
+	 * op needs its path only to keep the root's top unchanged */
+	if (op->file && op->act != ACT_OPEN && !changes_attrs(op->act))
+		return SKIP_NONE;
 	if (op->path)
 		rc = replay_root_locate(cx->root, op->path, &fd, rel, sizeof(rel));
 	if (!rc && op->path && touches_top(cx, op, rel))

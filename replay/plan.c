@@ -13,6 +13,7 @@
 
 #include "model/model.h"
 #include "plan.h"
+#include "root.h"
 
 #define WINDOW_MASK (REPLAY_WINDOW - 1)
 
@@ -965,10 +966,31 @@ static void note_size(struct replay_plan *p, const struct replay_op *op,
 		size_is(p, op->path_id, sc->off);
 }
 
+/* A path the root refuses whatever it holds (/proc, /sys, /dev; hostile
+ * components; the root's marker): skipped here, in the log reader, so
+ * the engine's threads need not look at an fd op's path at all
+ * (replay_check_paths()). */
+static void plan_refuse_paths(struct replay_plan *p, struct replay_op *op)
+{
+	int rc = 0;
+
+	if (op->act <= ACT_UNREPLAYABLE)
+		return;
+	if (op->path)
+		rc = replay_root_check_path(op->path);
+	if (!rc && op->path2 && (op->act == ACT_RENAME || op->act == ACT_LINK))
+		rc = replay_root_check_path(op->path2);
+	if (rc == -EXDEV)
+		set_skip(p, op, SKIP_PSEUDO);
+	else if (rc == -EPERM || rc == -EINVAL)
+		set_skip(p, op, SKIP_HOSTILE);
+}
+
 /* Orders a filled op (its deps; after: a fork or exec's prefix barrier)
  * and hands it to its stream's lane, unless it is a close to settle. */
 static void plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t after)
 {
+	plan_refuse_paths(p, op);
 	plan_deps(p, op);
 	if (after && p->o.order != ORDER_STRICT)
 		dep_first(op, after | REPLAY_DEP_PREFIX);
