@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # pacing: a log whose ops fall at 0, 100, 300, 600 and 1000 ms replays at
-# speed 1 in 1 s and at speed 2 in 0.5 s, within 5 % (a functional check of
-# the absolute schedule on intentionally long gaps, not a speed test), with
-# both engines; at speed 0 it does not wait for the gaps.
+# speed 1 in no less than 1 s and at speed 2 in no less than 0.5 s (no op
+# is issued before it is due), with both engines, and keeps that schedule
+# within 5 % or says it did not ("timing not kept": a loaded machine may
+# wake a thread late, and the replay must tell); at speed 0 it does not
+# wait for the gaps.
 # timing not kept: a paced replay whose verdict is "not kept" says so in a
 # line starting "warning: timing not kept:", in the JSON and in the report;
 # an unpaced one never does. A replay that cannot keep time whatever the
@@ -12,15 +14,16 @@
 . "$(dirname "$0")/replay_lib.sh"
 [ -x "$BIN/replay_gen" ] || fail "$BIN/replay_gen is missing"
 "$BIN/replay_gen" pacing -o "$IT_TMP/pacing.riot" || fail "replay_gen pacing"
-within() { # NS EXPECTED_NS: true when within 5 %
-	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * 0.05) }'
+kept() { # NS EXPECTED_NS: never early; late by over 5 % only with the warning
+	awk -v a="$1" -v b="$2" -v k="$3" 'BEGIN { exit !(a >= b && (a <= b * 1.05 || k == "False")) }'
 }
 for e in uring sync; do
 	for s in 1 2; do
 		replay_json "$IT_TMP/pacing.riot" "$IT_TMP/root-$e-$s" --engine "$e" --speed "$s"
 		el=$(jget elapsed_ns)
 		want=$((1000000000 / s))
-		within "$el" "$want" || fail "$e speed $s: took $el ns, expected $want ns within 5 %"
+		kept "$el" "$want" "$(jget timing_kept)" ||
+			fail "$e speed $s: took $el ns, expected $want ns within 5 % or a warning (kept: $(jget timing_kept))"
 		[ "$(jget delay_count)" = 6 ] || fail "$e speed $s: $(jget delay_count) paced ops, expected 6"
 		[ "$(jget divergences)" = 0 ] || fail "$e speed $s: divergences"
 		echo "$e speed $s: $el ns (expected $want), issue delay p50 $(jget delay_p50_ns) ns"
