@@ -25,3 +25,25 @@ replay_json "$IT_TMP/p.riot" "$IT_TMP/root2" --engine io_uring --report "$IT_TMP
 got=$(python3 -c 'import sqlite3,sys; print(" ".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT replay_engine FROM runs ORDER BY id")))' "$IT_TMP/r.db")
 [ "$got" = "sync io_uring" ] || fail "report engines: '$got', expected 'sync io_uring'"
 echo "engines: $(grep -E '^  [a-z_]+ ' "$IT_TMP/engines" | awk '{print $1}' | tr '\n' ' ')"
+
+# Eight streams on one uring worker: each stat, rename, unlink and create
+# runs either on the worker (when its stream is the only busy one) or on
+# the pool's blocking threads, never through io_uring's io-wq; the tree
+# and results are those of the sync engine.
+"$BIN/replay_gen" meta --threads 8 -n 50 -o "$IT_TMP/meta.riot" || fail "replay_gen meta"
+replay_json "$IT_TMP/meta.riot" "$IT_TMP/meta-u" --engine uring --workers 1
+python3 - "$IT_TMP/replay.json" <<'PY' || fail "uring with 8 streams: calls went through io-wq"
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = []
+if r["divergences"]:
+    bad.append("divergences %d" % r["divergences"])
+for k in ("stat", "rename", "unlink", "openat"):
+    v = r["syscalls"][k]
+    if v["issued"] != 400 or v.get("fallbacks", 0) + v.get("inline", 0) != 400 or not v.get("fallbacks"):
+        bad.append("%s: issued %d, pool %d, inline %d" % (k, v["issued"], v.get("fallbacks", 0),
+                                                        v.get("inline", 0)))
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+echo "uring, 8 streams on one worker: stat, rename, unlink, create all on blocking threads"
