@@ -1056,15 +1056,45 @@ struct fd_key {
 	__s32 fd;
 };
 
-/* (tgid, fd) -> the struct file the capture last saw made or introduced
- * there. A missing or evicted entry costs one redundant introduction,
- * which the resolver recognises as the file it holds. */
+/* What the capture last saw made or introduced at each fd of a process:
+ * the struct file (0: nothing). fds below KNOWN_SMALL sit in an array in
+ * the storage of the process's group leader (a load or a store, freed
+ * with the process); the others in a hash by (tgid, fd). A missing or
+ * evicted entry costs one redundant introduction, which the resolver
+ * recognises as the file it holds. */
+#define KNOWN_SMALL 256
+struct known_small {
+	__u64 file[KNOWN_SMALL];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct known_small);
+} known_small_fds SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct fd_key);
 	__type(value, __u64);
 } known_fds SEC(".maps");
+
+/* fd's entry in the process's array; NULL for a large fd, or when the
+ * array is missing (and flags does not create it, or it cannot be). */
+static __always_inline __u64 *known_small_at(long fd, __u64 flags)
+{
+	struct task_struct *leader = bpf_get_current_task_btf()->group_leader;
+	struct known_small *k;
+	__u64 i = fd;
+
+	if (fd < 0 || fd >= KNOWN_SMALL)
+		return NULL;
+	k = bpf_task_storage_get(&known_small_fds, leader, 0, flags);
+	asm volatile("" : "+r"(i));	/* keep the mask for the verifier */
+	return k ? &k->file[i & (KNOWN_SMALL - 1)] : NULL;
+}
 
 /* The state of a path walk. In the map value, not on the stack: the
  * verifier then takes its values as unknown, and the loop callbacks are
@@ -1268,6 +1298,14 @@ __attribute__((noinline)) int fd_check(int fd)
 	if (!file)
 		return 0;
 	v = (__u64)file;
+	seen = known_small_at(fd, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (seen) {
+		if (*seen == v)
+			return 0;
+		fd_introduce(file, fd);
+		*seen = v;
+		return 0;
+	}
 	seen = bpf_map_lookup_elem(&known_fds, &key);
 	if (seen && *seen == v)
 		return 0;
@@ -1279,9 +1317,14 @@ __attribute__((noinline)) int fd_check(int fd)
 static __always_inline void fd_mark(__u32 tgid, long fd)
 {
 	struct fd_key key = { .tgid = tgid, .fd = fd };
-	__u64 v = (__u64)fd_file(fd);
+	__u64 v = (__u64)fd_file(fd), *p;
 
-	if (v)
+	if (!v)
+		return;
+	p = known_small_at(fd, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (p)
+		*p = v;
+	else
 		bpf_map_update_elem(&known_fds, &key, &v, BPF_ANY);
 }
 
@@ -1295,7 +1338,12 @@ __attribute__((noinline)) int fd_note_exit(__u32 what, long ret, __u64 arg0,
 	__s32 fds[2];
 
 	if (what == FDNOTE_CLOSE) {
-		bpf_map_delete_elem(&known_fds, &key);
+		__u64 *p = known_small_at(key.fd, 0);
+
+		if (p)
+			*p = 0;
+		else if (key.fd >= KNOWN_SMALL)
+			bpf_map_delete_elem(&known_fds, &key);
 		return 0;
 	}
 	if (ret < 0)
