@@ -85,6 +85,31 @@ sys.exit(1 if bad else 0)
 PY
 echo "capture: the three fds are introduced at their first use, 0 unresolved"
 
+# the path is walked across mounts: the files on a tmpfs mounted (in a
+# mount namespace of the test's own) inside the work directory
+M=$IT_TMP/mnt
+mkdir -p "$M"
+command -v unshare >/dev/null || fail "unshare (util-linux) is required"
+unshare -m sh -c 'mount -t tmpfs riot-test "$1" && mkdir "$1/x" &&
+	"$2" capture -q -o "$3" -- "$4" "$1/x" >/dev/null' sh "$M" "$RIOT" "$IT_TMP/mnt.riot" \
+	"$BIN/fdsources" 2>"$IT_TMP/cap.err" </dev/null ||
+	{ cat "$IT_TMP/cap.err" >&2; fail "riot capture -- fdsources on a tmpfs exited $?"; }
+"$RIOT" dump --format jsonl "$IT_TMP/mnt.riot" >"$IT_TMP/mnt.jsonl" || fail "riot dump of the tmpfs capture"
+"$RIOT" info --json "$IT_TMP/mnt.riot" >"$IT_TMP/mnt.info" || fail "riot info of the tmpfs capture"
+python3 - "$IT_TMP/mnt.jsonl" "$IT_TMP/mnt.info" "$M/x" <<'PY' || fail "paths across a mount"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+x = sys.argv[3]
+found = sorted(r["path"] for r in recs if r.get("type") == "snap_fd" and
+               r.get("t") != 0 and r.get("path", "").startswith(x + "/"))
+want = [x + "/getfd.dat", x + "/passed.dat", x + "/uring.dat"]
+unres = json.load(open(sys.argv[2])).get("unresolved_fds")
+if found != want or unres != 0:
+    print("  introduced %r (want %r), %r unresolved" % (found, want, unres), file=sys.stderr)
+    sys.exit(1)
+PY
+echo "capture: paths walked across a tmpfs mount"
+
 want="3000 getfd.dat
 9192 passed.dat
 5000 uring.dat"
