@@ -22,6 +22,7 @@ enum riot_ev_type {
 	RIOT_EV_EXEC = 3,
 	RIOT_EV_EXIT = 4,
 	RIOT_EV_BATCH = 5,	/* struct riot_ev_batch */
+	RIOT_EV_FD = 6,		/* struct riot_ev_fd */
 };
 
 /* Events one CPU gathered, handed over in one ring-buffer record: the
@@ -128,6 +129,32 @@ struct riot_ev_proc {
 	__s32 exit_code;
 	__u32 pad;
 	char comm[RIOT_COMM_LEN];
+};
+
+/* riot_ev_fd.flags */
+#define RIOT_EVD_PATH_TRUNC	0x01	/* path cut: too deep or too long */
+#define RIOT_EVD_NOFILE		0x02	/* a pipe, socket or anonymous inode:
+					 * no path */
+
+/* An fd in use that the capture did not see made (received over a unix
+ * socket, taken with pidfd_getfd, opened through io_uring, inherited
+ * from before the capture, ...), as the kernel holds it just before the
+ * first call of its process that uses it. Followed by path_len bytes of
+ * the file's path (NUL-terminated; 0: none), walked from its dentry up
+ * to the process's root, " (deleted)" appended when it is unlinked. */
+struct riot_ev_fd {
+	__u8 type;		/* RIOT_EV_FD */
+	__u8 flags;		/* RIOT_EVD_* */
+	__u16 path_len;
+	__u32 pid, tid;
+	__s32 fd;
+	__u32 f_flags;		/* the open file's flags; O_CLOEXEC: the fd's */
+	__u32 ftype;		/* S_IFMT bits */
+	__u32 perm;		/* permission bits (07777) */
+	__u32 pad;
+	__u64 t;		/* bpf_ktime_get_boot_ns() */
+	__u64 pos;		/* the file position */
+	__u64 size, ino, dev;	/* dev encoded as stat(2)'s st_dev */
 };
 
 /* Per-CPU loss counters (map "losses"); userspace turns growth of ring +

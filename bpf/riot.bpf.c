@@ -8,6 +8,9 @@
  * roles say capture needs to its CPU's batch, which goes into the ring
  * buffer when full or when capture's timer asks. sched_process_{fork,exec,
  * exit} record process events and make the traced tgid set follow forks.
+ * Before a recorded call uses an fd the capture did not see made, a
+ * RIOT_EV_FD record introduces it with its path from the kernel (see
+ * fd_check()).
  *
  * Needs BTF-typed raw tracepoints (tp_btf, Linux 5.5), the BPF ring buffer
  * (5.8), task local storage usable from tracing programs (5.11) and BPF
@@ -77,7 +80,13 @@ struct sys_desc {
 	 * open, exec or chdir) whose PATH and PATH2 are absolute and outside
 	 * it. Nothing else is dropped there. */
 	__u8 fd_filter, path_filter, path2_filter;
+	/* Arguments (bit N: argument N) naming an fd the call uses, which
+	 * fd_check() introduces when the capture did not see it made. */
+	__u8 fdcheck;
+	__u8 fdnote;	/* FDNOTE_*: what fd_note_exit() learns from it */
 };
+
+enum { FDNOTE_CLOSE = 1, FDNOTE_RET = 2, FDNOTE_FCNTL = 3, FDNOTE_PAIR = 4 };
 
 #define CLS(c) RIOT_CLASS_##c
 
@@ -87,6 +96,16 @@ struct sys_desc {
 #define NARGS(a0, a1, a2, a3, a4, a5)                                        \
 	(W(a0) + W(a1) + W(a2) + W(a3) + W(a4) + W(a5))
 #define HAS(role, a0, a1, a2, a3, a4, a5) (AT(ROLE(role), a0, a1, a2, a3, a4, a5) >= 0)
+#define USES_FD(a)                                                           \
+	(ROLE(a) == ROLE(FD) || ROLE(a) == ROLE(FD2) ||                      \
+	 ROLE(a) == ROLE(DFD) || ROLE(a) == ROLE(DFD2) ? 1 : 0)
+/* close_range's fds are bounds; dup2's and dup3's FD2 is a target. */
+#define FDCHECK(name, a0, a1, a2, a3, a4, a5)                                \
+	(RIOT_SYS_##name == RIOT_SYS_close_range ? 0 :                       \
+	 (USES_FD(a0) | USES_FD(a1) << 1 | USES_FD(a2) << 2 |                \
+	  USES_FD(a3) << 3 | USES_FD(a4) << 4 | USES_FD(a5) << 5) &          \
+	 (RIOT_SYS_##name == RIOT_SYS_dup2 ||                                \
+	  RIOT_SYS_##name == RIOT_SYS_dup3 ? 1 : 0x3f))
 
 static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 #define RIOT_SYSCALL(name, nr, cls, fl, a0, a1, a2, a3, a4, a5)              \
@@ -128,6 +147,14 @@ static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 			CLS(cls) != CLS(OPEN) && CLS(cls) != CLS(PROC) &&    \
 			CLS(cls) != CLS(CWD),                                \
 		.path2_filter = HAS(PATH2, a0, a1, a2, a3, a4, a5),          \
+		.fdcheck = FDCHECK(name, a0, a1, a2, a3, a4, a5),            \
+		.fdnote = RIOT_SYS_##name == RIOT_SYS_close ? FDNOTE_CLOSE :  \
+			((fl) & RIOT_SF_RET_FD) ||                           \
+			RIOT_SYS_##name == RIOT_SYS_dup ||                   \
+			RIOT_SYS_##name == RIOT_SYS_dup2 ||                  \
+			RIOT_SYS_##name == RIOT_SYS_dup3 ? FDNOTE_RET :      \
+			RIOT_SYS_##name == RIOT_SYS_fcntl ? FDNOTE_FCNTL :   \
+			HAS(FDPAIR, a0, a1, a2, a3, a4, a5) ? FDNOTE_PAIR : 0, \
 	},
 #include "syscalls.def"
 #undef RIOT_SYSCALL
@@ -461,6 +488,9 @@ differs:
 	return 0;
 }
 
+int fd_check(int fd);
+int fd_note_exit(__u32 what, long ret, __u64 arg0, __u64 arg1, __u64 pairp);
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
@@ -517,6 +547,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		s->emit = 0;
 		count_filtered();
 		return 0;
+	}
+	/* Before the entry time: an introduction comes first. */
+	if (emit && d->fdcheck) {
+		for (int i = 0; i < 6; i++)
+			if (d->fdcheck & (1 << i))
+				fd_check((int)s->args[i]);
 	}
 	/* The kernel updates these in place: their value before the call is
 	 * what replay needs. */
@@ -993,6 +1029,337 @@ static __always_inline int emit_syscall(const struct slot *s, long ret)
 	return 0;
 }
 
+/* ---- fds the capture did not see made ----
+ *
+ * A process can hold an fd whose making no traced syscall shows: received
+ * over a unix socket (SCM_RIGHTS), taken with pidfd_getfd, opened through
+ * io_uring, inherited across a fork riot followed only in part. Before a
+ * recorded call uses an fd, its struct file is compared with the one the
+ * capture last saw at that (process, fd); when they differ, a
+ * RIOT_EV_FD record introduces the fd with its path, read from the
+ * kernel, so the resolver knows it from its first use on. The walk lives
+ * in global functions, verified once and apart from the hot programs. */
+
+/* Path components walked (deeper paths are cut and flagged) and mount
+ * crossings on top of them. */
+#define FD_DEPTH 64
+#define FD_MOUNTS 16
+#define NAME_BYTES 256		/* NAME_MAX + NUL */
+#define SB_NOUSER_FLAG 0x80000000u	/* pseudo filesystems: pipefs, sockfs,
+					 * anon_inodefs */
+#define O_CLOEXEC_FLAG 02000000u
+#define F_DUPFD_CMD 0
+#define F_DUPFD_CLOEXEC_CMD 1030
+
+struct fd_key {
+	__u32 tgid;
+	__s32 fd;
+};
+
+/* What the capture last saw made or introduced at each fd of a process:
+ * the struct file (0: nothing). fds below KNOWN_SMALL sit in an array in
+ * the storage of the process's group leader (a load or a store, freed
+ * with the process); the others in a hash by (tgid, fd). A missing or
+ * evicted entry costs one redundant introduction, which the resolver
+ * recognises as the file it holds. */
+#define KNOWN_SMALL 256
+struct known_small {
+	__u64 file[KNOWN_SMALL];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct known_small);
+} known_small_fds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct fd_key);
+	__type(value, __u64);
+} known_fds SEC(".maps");
+
+/* fd's entry in the process's array; NULL for a large fd, or when the
+ * array is missing (and flags does not create it, or it cannot be). */
+static __always_inline __u64 *known_small_at(long fd, __u64 flags)
+{
+	struct task_struct *leader = bpf_get_current_task_btf()->group_leader;
+	struct known_small *k;
+	__u64 i = fd;
+
+	if (fd < 0 || fd >= KNOWN_SMALL)
+		return NULL;
+	k = bpf_task_storage_get(&known_small_fds, leader, 0, flags);
+	asm volatile("" : "+r"(i));	/* keep the mask for the verifier */
+	return k ? &k->file[i & (KNOWN_SMALL - 1)] : NULL;
+}
+
+/* The state of a path walk. In the map value, not on the stack: the
+ * verifier then takes its values as unknown, and the loop callbacks are
+ * verified once each instead of once per counter value. */
+struct walk {
+	__u64 d, mnt;		/* struct dentry *, struct mount * */
+	__u64 root_d, root_mnt;	/* the process's root: dentry, vfsmount */
+	__u64 mnt_off;		/* offset of struct mount's vfsmount */
+	__u32 n, len, trunc, done;
+};
+
+struct fd_scratch;
+struct walk_ctx {	/* bpf_loop's context lives on the stack */
+	struct fd_scratch *sc;
+};
+
+struct fd_scratch {
+	struct riot_ev_fd ev;
+	char path[2 * RIOT_PATH_MAX];
+	__u64 dentries[FD_DEPTH];
+	struct walk w;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fd_scratch);
+} fd_scratches SEC(".maps");
+
+
+/* One step up from w->d: to its parent, or across the mount it is the
+ * root of; its dentry saved unless it is the root. */
+static long walk_up(__u64 i, void *ctx)
+{
+	struct fd_scratch *sc = ((struct walk_ctx *)ctx)->sc;
+	struct walk *w = &sc->w;
+	struct dentry *d = (void *)w->d, *parent;
+	struct mount *mnt = (void *)w->mnt, *up;
+
+	if (w->d == w->root_d && w->mnt + w->mnt_off == w->root_mnt)
+		goto done;
+	if (w->d == (__u64)BPF_CORE_READ(mnt, mnt.mnt_root)) {
+		up = BPF_CORE_READ(mnt, mnt_parent);
+		if (!up || up == mnt)
+			goto done;
+		w->d = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = (__u64)up;
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (!parent || parent == d)
+		goto done;
+	if (w->n >= FD_DEPTH) {
+		w->trunc = 1;
+		return 1;
+	}
+	sc->dentries[w->n & (FD_DEPTH - 1)] = w->d;
+	w->n++;
+	w->d = (__u64)parent;
+	return 0;
+done:
+	w->done = 1;
+	return 1;
+}
+
+/* Appends "/" and the name of the i-th saved dentry from the top. */
+static long put_name(__u64 i, void *ctx)
+{
+	struct fd_scratch *sc = ((struct walk_ctx *)ctx)->sc;
+	struct walk *w = &sc->w;
+	struct dentry *d;
+	const unsigned char *name;
+	__u32 off = w->len;
+	long n;
+
+	if (i >= w->n || off > RIOT_PATH_MAX - NAME_BYTES - 16) {
+		w->trunc |= i < w->n;
+		return 1;
+	}
+	d = (void *)sc->dentries[(w->n - 1 - i) & (FD_DEPTH - 1)];
+	name = BPF_CORE_READ(d, d_name.name);
+	sc->path[off & (RIOT_PATH_MAX - 1)] = '/';
+	off++;
+	n = bpf_probe_read_kernel_str(&sc->path[off & (RIOT_PATH_MAX - 1)],
+				      NAME_BYTES, name);
+	if (n > 1)
+		off += n - 1;
+	w->len = off;
+	return 0;
+}
+
+/* The path of the file at (dentry, vfsmount) seen from the current
+ * process's root, into sc->path; its length with the NUL. */
+static __always_inline __u32 file_path(struct fd_scratch *sc,
+				       struct dentry *dentry,
+				       struct vfsmount *vfsmnt, __u8 *flags)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	static const char deleted[] = " (deleted)";
+	struct walk *w = &sc->w;
+	struct walk_ctx c = { sc };
+	__u32 off;
+
+	__builtin_memset(w, 0, sizeof(*w));
+	w->mnt_off = bpf_core_field_offset(struct mount, mnt);
+	w->d = (__u64)dentry;
+	w->mnt = (__u64)vfsmnt - w->mnt_off;
+	w->root_d = (__u64)BPF_CORE_READ(task, fs, root.dentry);
+	w->root_mnt = (__u64)BPF_CORE_READ(task, fs, root.mnt);
+	bpf_loop(FD_DEPTH + FD_MOUNTS, walk_up, &c, 0);
+	if (!w->done)
+		w->trunc = 1;
+	bpf_loop(FD_DEPTH, put_name, &c, 0);
+	off = w->len;
+	if (!off) {
+		sc->path[0] = '/';
+		off = 1;
+	}
+	/* unlinked: d_unhashed() and not a root, as d_path() says it */
+	if (!BPF_CORE_READ(dentry, d_hash.pprev) &&
+	    BPF_CORE_READ(dentry, d_parent) != dentry) {
+		for (int i = 0; i < sizeof(deleted) - 1; i++)
+			sc->path[(off + i) & (2 * RIOT_PATH_MAX - 1)] = deleted[i];
+		off += sizeof(deleted) - 1;
+	}
+	sc->path[off & (2 * RIOT_PATH_MAX - 1)] = 0;
+	if (w->trunc)
+		*flags |= RIOT_EVD_PATH_TRUNC;
+	return off + 1;
+}
+
+/* Puts a RIOT_EV_FD record for fd, whose file is file, in the ring. */
+static __always_inline void fd_introduce(struct file *file, int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), cloexec = 0;
+	struct fd_scratch *sc;
+	struct riot_ev_fd *ev;
+	struct inode *inode;
+	struct batch *cb;
+	__u32 zero = 0, len = 0, s_dev, size;
+	unsigned long *bits;
+
+	sc = bpf_map_lookup_elem(&fd_scratches, &zero);
+	if (!sc)
+		return;
+	cb = direct_begin();
+	ev = &sc->ev;
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = RIOT_EV_FD;
+	ev->pid = pid_tgid >> 32;
+	ev->tid = (__u32)pid_tgid;
+	ev->fd = fd;
+	ev->t = bpf_ktime_get_boot_ns();
+	inode = BPF_CORE_READ(file, f_inode);
+	ev->ftype = BPF_CORE_READ(inode, i_mode) & S_IFMT_BITS;
+	ev->perm = BPF_CORE_READ(inode, i_mode) & PERM_BITS;
+	ev->size = BPF_CORE_READ(inode, i_size);
+	ev->ino = BPF_CORE_READ(inode, i_ino);
+	s_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	ev->dev = encode_dev(s_dev >> 20, s_dev & 0xfffff);
+	ev->pos = BPF_CORE_READ(file, f_pos);
+	ev->f_flags = BPF_CORE_READ(file, f_flags) & ~O_CLOEXEC_FLAG;
+	bits = BPF_CORE_READ(task, files, fdt, close_on_exec);
+	if (bits && !bpf_probe_read_kernel(&cloexec, sizeof(cloexec),
+					   bits + fd / 64) &&
+	    ((cloexec >> (fd % 64)) & 1))
+		ev->f_flags |= O_CLOEXEC_FLAG;
+	if (BPF_CORE_READ(inode, i_sb, s_flags) & SB_NOUSER_FLAG)
+		ev->flags |= RIOT_EVD_NOFILE;
+	else
+		len = file_path(sc, BPF_CORE_READ(file, f_path.dentry),
+				BPF_CORE_READ(file, f_path.mnt), &ev->flags);
+	len &= 2 * RIOT_PATH_MAX - 1;
+	if (len > RIOT_PATH_MAX) {
+		len = RIOT_PATH_MAX;
+		sc->path[RIOT_PATH_MAX - 1] = 0;
+		ev->flags |= RIOT_EVD_PATH_TRUNC;
+	}
+	ev->path_len = len;
+	size = sizeof(*ev) + len;
+	if (size <= sizeof(*sc) &&
+	    bpf_ringbuf_output(&events, sc, size, ring_flags()))
+		count_loss(1);
+	direct_end(cb);
+}
+
+/* Before a recorded call uses fd: introduces it unless the capture saw
+ * its file made there. A global function: verified once, on its own. */
+__attribute__((noinline)) int fd_check(int fd)
+{
+	struct fd_key key = { .tgid = bpf_get_current_pid_tgid() >> 32,
+			      .fd = fd };
+	struct file *file;
+	__u64 *seen, v;
+
+	if (fd < 0)
+		return 0;
+	file = fd_file(fd);
+	if (!file)
+		return 0;
+	v = (__u64)file;
+	seen = known_small_at(fd, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (seen) {
+		if (*seen == v)
+			return 0;
+		fd_introduce(file, fd);
+		*seen = v;
+		return 0;
+	}
+	seen = bpf_map_lookup_elem(&known_fds, &key);
+	if (seen && *seen == v)
+		return 0;
+	fd_introduce(file, fd);
+	bpf_map_update_elem(&known_fds, &key, &v, BPF_ANY);
+	return 0;
+}
+
+static __always_inline void fd_mark(__u32 tgid, long fd)
+{
+	struct fd_key key = { .tgid = tgid, .fd = fd };
+	__u64 v = (__u64)fd_file(fd), *p;
+
+	if (!v)
+		return;
+	p = known_small_at(fd, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (p)
+		*p = v;
+	else
+		bpf_map_update_elem(&known_fds, &key, &v, BPF_ANY);
+}
+
+/* After a recorded call: the fds it made, which the log shows made, are
+ * known; a closed fd is forgotten. what: FDNOTE_*. */
+__attribute__((noinline)) int fd_note_exit(__u32 what, long ret, __u64 arg0,
+					   __u64 arg1, __u64 pairp)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct fd_key key = { .tgid = tgid, .fd = (__s32)arg0 };
+	__s32 fds[2];
+
+	if (what == FDNOTE_CLOSE) {
+		__u64 *p = known_small_at(key.fd, 0);
+
+		if (p)
+			*p = 0;
+		else if (key.fd >= KNOWN_SMALL)
+			bpf_map_delete_elem(&known_fds, &key);
+		return 0;
+	}
+	if (ret < 0)
+		return 0;
+	if (what == FDNOTE_RET ||
+	    (what == FDNOTE_FCNTL &&
+	     (arg1 == F_DUPFD_CMD || arg1 == F_DUPFD_CLOEXEC_CMD)))
+		fd_mark(tgid, ret);
+	if (what == FDNOTE_PAIR && ret == 0 &&
+	    !bpf_probe_read_user(fds, sizeof(fds), (void *)pairp)) {
+		fd_mark(tgid, fds[0]);
+		fd_mark(tgid, fds[1]);
+	}
+	return 0;
+}
+
 /* capture's own syscalls, made on each CPU in turn, hand over batches
  * that sat since the last flush generation, empty ones too: an idle CPU's
  * progress moves on. */
@@ -1011,7 +1378,9 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	const struct sys_desc *d;
 	struct slot *s;
+	__u32 sys;
 
 	s = bpf_task_storage_get(&slots, task, 0, 0);
 	if (!s || !s->active) {
@@ -1022,7 +1391,15 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	s->active = 0;
 	if (!s->emit)
 		return 0;
-	return emit_syscall(s, ret);
+	emit_syscall(s, ret);
+	sys = s->sys;
+	if (sys >= RIOT_SYS_COUNT)
+		return 0;
+	d = &descs[sys];
+	if (d->fdnote)
+		fd_note_exit(d->fdnote, ret, s->args[0], s->args[1],
+			     arg_at(s->args, d->fdpair));
+	return 0;
 }
 
 static __always_inline struct riot_ev_proc *proc_event(__u8 type)

@@ -686,7 +686,7 @@ static int log_event(void *ctx, const void *data, size_t size)
 	}
 	if (rec.type == RIOT_REC_SYSCALL)
 		exec_fill(c, &rec.sc);
-	else if (rec.proc.kind == RIOT_PROC_EXEC)
+	else if (rec.type == RIOT_REC_PROC && rec.proc.kind == RIOT_PROC_EXEC)
 		exec_remember(c, &rec.proc);
 	return log_rec(c, &rec);
 }

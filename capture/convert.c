@@ -224,6 +224,34 @@ static int convert_proc(const struct riot_ev_proc *ev, size_t size,
 	return 1;
 }
 
+/* An fd the capture did not see made, introduced at its first use: a
+ * SNAP_FD record at that time (formats/FORMAT.md). */
+static int convert_fd(const struct riot_ev_fd *ev, size_t size,
+		      struct riot_rec *rec)
+{
+	struct riot_snap_fd *f = &rec->sfd;
+
+	if (size < sizeof(*ev) + ev->path_len)
+		return -EINVAL;
+	memset(rec, 0, sizeof(*rec));
+	rec->type = RIOT_REC_SNAP_FD;
+	f->pid = ev->pid;
+	f->fd = ev->fd;
+	f->t = ev->t;
+	if (!(ev->flags & RIOT_EVD_NOFILE))
+		f->path = ev_str((const char *)(ev + 1), ev->path_len,
+				 ev->flags & RIOT_EVD_PATH_TRUNC);
+	f->flags = ev->f_flags;
+	f->pos = ev->pos;
+	f->size = ev->size;
+	f->ino = ev->ino;
+	f->dev = ev->dev;
+	f->ftype = ev->ftype;
+	f->perm = ev->perm;
+	f->has_perm = true;
+	return 1;
+}
+
 int convert_event(const void *data, size_t size, struct riot_rec *rec)
 {
 	const uint8_t *type = data;
@@ -232,6 +260,9 @@ int convert_event(const void *data, size_t size, struct riot_rec *rec)
 		return -EINVAL;
 	if (*type == RIOT_EV_SYSCALL)
 		return convert_syscall(data, size, rec);
+	if (*type == RIOT_EV_FD)
+		return size < sizeof(struct riot_ev_fd) ? -EINVAL :
+		       convert_fd(data, size, rec);
 	if (size < sizeof(struct riot_ev_proc))
 		return -EINVAL;
 	return convert_proc(data, size, rec);
@@ -247,6 +278,14 @@ size_t event_size(const void *data, size_t avail)
 		return 0;
 	if (*(const uint8_t *)data == RIOT_EV_SYSCALL)
 		return unpack(data, avail, &v) ? 0 : v.size;
+	if (*(const uint8_t *)data == RIOT_EV_FD) {
+		const struct riot_ev_fd *f = data;
+
+		if (avail < sizeof(*f))
+			return 0;
+		n = sizeof(*f) + f->path_len;
+		return n <= avail ? n : 0;
+	}
 	if (avail < sizeof(*p))
 		return 0;
 	n = sizeof(*p) + p->path_len;
@@ -260,6 +299,8 @@ uint64_t event_time(const void *data, size_t size)
 
 	if (size >= RIOT_EV_SYSCALL_HDR && sc->type == RIOT_EV_SYSCALL)
 		return sc->t + sc->dur;
+	if (size >= sizeof(struct riot_ev_fd) && sc->type == RIOT_EV_FD)
+		return ((const struct riot_ev_fd *)data)->t;
 	if (size >= sizeof(*p))
 		return p->t;
 	return 0;

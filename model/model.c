@@ -1006,6 +1006,26 @@ static int apply_snap_proc(struct model *m, const struct riot_snap_proc *s,
 	return 0;
 }
 
+/* Whether the file object fi is the file a SNAP_FD of path path_id
+ * describes: the same inode when both know it, else the same path, or
+ * both naming no file. */
+static bool snap_same_file(struct model *m, uint32_t fi, const struct riot_snap_fd *s,
+			   uint32_t path_id)
+{
+	const struct model_file *f = &FILEO(m, fi)->pub;
+	const uint32_t id = RIOT_HAS_INO | RIOT_HAS_DEV;
+
+	if ((f->has & id) == id && (s->ino || s->dev))
+		return f->ino == s->ino && f->dev == s->dev;
+	if (!path_id)
+		return file_names_nothing(m, fi);
+	return f->path_id == path_id;
+}
+
+/* A SNAP_FD: an fd open at the start, or one capture found in use without
+ * having seen it made (formats/FORMAT.md). An fd the model already holds
+ * on the same file keeps its object (offset and sharing with other fds
+ * included); any other makes a new object. */
 static int apply_snap_fd(struct model *m, const struct riot_snap_fd *s, struct model_op *op)
 {
 	uint32_t pi = proc_find(m, s->pid), path_id = 0, fi;
@@ -1021,11 +1041,18 @@ static int apply_snap_fd(struct model *m, const struct riot_snap_fd *s, struct m
 		if (!path_id)
 			return -ENOMEM;
 	}
+	fi = fd_file(m, PROC(m, pi)->fdt, s->fd);
+	if (fi && snap_same_file(m, fi, s, path_id)) {
+		f = &FILEO(m, fi)->pub;
+		op->file = f->id;
+		op->path_id = f->path_id;
+		return 0;
+	}
 	fi = file_new(m, path_id, truncated);
 	if (!fi)
 		return -ENOMEM;
 	f = &FILEO(m, fi)->pub;
-	f->flags |= MODEL_FILE_SNAPSHOT;
+	f->flags |= MODEL_FILE_SNAPSHOT | (s->path.s ? 0 : MODEL_FILE_NONFILE);
 	f->open_flags = s->flags;
 	f->has = RIOT_HAS_SIZE | RIOT_HAS_FTYPE | RIOT_HAS_INO | RIOT_HAS_DEV |
 		 (s->has_perm ? RIOT_HAS_PERM : 0);

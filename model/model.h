@@ -3,7 +3,8 @@
  * dump and info read traces through it and nothing else.
  *
  * Feed every record to model_apply() in log order: the start state
- * (SNAP_PROC, SNAP_FD) first, then SYSCALL, PROC and DROP records.
+ * (SNAP_PROC, SNAP_FD) first, then SYSCALL, PROC and DROP records, and
+ * SNAP_FD records of fds found in use later (formats/FORMAT.md).
  *
  * Rules
  *
@@ -30,7 +31,8 @@
  * fds. execve/clone syscall records change nothing: the PROC records do.
  *
  * File objects. One per open file description: made by a successful open
- * or found in the snapshot (SNAP_FD), shared by dup and fork, alive while
+ * or found in the snapshot (SNAP_FD; a SNAP_FD on an fd already held on
+ * the same file keeps that object), shared by dup and fork, alive while
  * an fd refers to it. Ids count up from 1 and are never reused. A file's
  * open flags are those it was opened with (fcntl F_SETFL is left to the
  * consumer of the op). Snapshot fds of different processes are distinct

@@ -179,9 +179,17 @@ class Trace:
             self.eq("snap_proc comm", sp[0].get("comm"), "workload")
             self.eq("snap_proc ppid", sp[0].get("ppid"), self.wppid)
         if prefd:
-            fds = sorted(r.get("fd") for r in self.of_type("snap_fd") if r.get("pid") == self.wpid)
+            # the start state (t 0); an fd found open there and used later
+            # is introduced again at its first use, on the same file object
+            start = [r for r in self.of_type("snap_fd") if r.get("t") == 0]
+            fds = sorted(r.get("fd") for r in start if r.get("pid") == self.wpid)
             self.eq("snap_fd fds of the workload", fds, [0, 1, 2, 3])
-            f3 = [r for r in self.of_type("snap_fd") if r.get("fd") == 3]
+            obj = {(r.get("pid"), r.get("fd")): r.get("file") for r in start}
+            for r in self.of_type("snap_fd"):
+                if r.get("t") != 0 and (r.get("pid"), r.get("fd")) in obj:
+                    self.eq("snap_fd %d found in use: file object" % r.get("fd"),
+                            r.get("file"), obj[(r.get("pid"), r.get("fd"))])
+            f3 = [r for r in start if r.get("fd") == 3]
             if f3:
                 p = self.path("prefd.dat")
                 f3 = f3[0]

@@ -81,16 +81,18 @@ grep -qx '  filtered   [0-9]* (outside --path; [1-9][0-9]* of them in the kernel
 CAP_ARGS=(--ops pread64,close)
 capture_workload paths
 check_trace <<'PY'
-# Without the opens, the fds stay unresolved.
+# Without the opens (and the dup), each fd is introduced at its first
+# recorded use with the path of its file, so the calls still resolve.
+W_ = t.path("")
 t.expect_seq("paths, --ops pread64,close", t.main_calls(), [
-    E("pread64", fd=4, count=10, off=0, ret=10, path=ABSENT),
-    E("pread64", fd=5, count=10, off=20, ret=10, path=ABSENT),
-    E("close", fd=5, ret=0, path=ABSENT),
-    E("close", fd=4, ret=0, path=ABSENT),
-    E("close", fd=4, ret=0, path=ABSENT),
-    E("pread64", fd=4, count=10, off=50, ret=10, path=ABSENT),
-    E("close", fd=4, ret=0, path=ABSENT),
-    E("close", fd=4, ret=0, path=ABSENT),
+    E("pread64", fd=4, count=10, off=0, ret=10, path=W_ + "out/b"),
+    E("pread64", fd=5, count=10, off=20, ret=10, path=W_ + "out/b"),
+    E("close", fd=5, ret=0, path=W_ + "out/b"),
+    E("close", fd=4, ret=0, path=W_ + "out/b"),
+    E("close", fd=4, ret=0, path=W_ + "in/a"),
+    E("pread64", fd=4, count=10, off=50, ret=10, path=W_ + "out/b"),
+    E("close", fd=4, ret=0, path=W_ + "out/b"),
+    E("close", fd=4, ret=0, path=W_ + "out"),
 ])
 t.common(prefd=False)
 PY

@@ -289,6 +289,74 @@ static void test_snapshot_fds(void)
 	CHECK_EQ(apply_errors, 0);
 }
 
+/* A SNAP_FD during the capture introduces an fd capture did not see made
+ * (SCM_RIGHTS, pidfd_getfd, io_uring). On an fd the model already holds
+ * on the same file (same inode, else same path, or both naming no file)
+ * it keeps the object; otherwise it makes a new one. */
+static struct riot_rec found_fd(uint32_t pid, int fd, const char *path, uint64_t ino)
+{
+	struct riot_rec r = { .type = RIOT_REC_SNAP_FD };
+
+	r.sfd.pid = pid;
+	r.sfd.fd = fd;
+	r.sfd.t = 1000;
+	r.sfd.path.s = path;
+	r.sfd.flags = O_RDWR;
+	r.sfd.ftype = path ? 0100000 : 0140000;
+	r.sfd.ino = ino;
+	r.sfd.dev = ino ? 2049 : 0;
+	return r;
+}
+
+static void test_found_fds(void)
+{
+	struct riot_rec r;
+	uint64_t f, g;
+
+	fresh();
+	snap_proc(5, "/srv");
+	f = open_(5, "/srv/a", O_RDWR, 3);
+	r = found_fd(5, 3, "/srv/a", 0);
+	apply(&r);
+	CHECK_U64(op.file, f);	/* same path: the same object */
+	CHECK_U64(rd(5, 3), f);
+	/* opened through a symlink: another path, the same inode */
+	r = sysrec(RIOT_SYS_open, 5, 5, 4);
+	r.sc.has = RIOT_HAS_PATH | RIOT_HAS_FLAGS | RIOT_HAS_INO | RIOT_HAS_DEV;
+	r.sc.path.s = "/srv/link/b";
+	r.sc.flags = O_RDONLY;
+	r.sc.ino = 77;
+	r.sc.dev = 2049;
+	apply(&r);
+	g = op.file;
+	r = found_fd(5, 4, "/srv/real/b", 77);
+	apply(&r);
+	CHECK_U64(op.file, g);
+	CHECK_STR(op.path, "/srv/link/b");
+	/* another inode at the same fd: a new object with the found path */
+	r = found_fd(5, 4, "/srv/real/b", 78);
+	apply(&r);
+	CHECK(op.file != g && op.file != 0);
+	CHECK_STR(op.path, "/srv/real/b");
+	CHECK_U64(rd(5, 4), op.file);
+	CHECK_STR(op.path, "/srv/real/b");
+	/* an fd the model did not hold: received over a socket */
+	r = found_fd(5, 9, "/srv/c", 0);
+	apply(&r);
+	g = op.file;
+	CHECK(g != 0);
+	CHECK_U64(rd(5, 9), g);
+	CHECK_STR(op.path, "/srv/c");
+	/* no path: a pipe or socket, counted as a non-file, not as a loss */
+	r = found_fd(5, 10, NULL, 0);
+	apply(&r);
+	CHECK_U64(rd(5, 10), op.file);
+	CHECK(op.file != 0);
+	CHECK_EQ(st()->unresolved_fd, 0);
+	CHECK_EQ(st()->nonfile_fd, 1);
+	CHECK_EQ(apply_errors, 0);
+}
+
 static void test_threads_share(void)
 {
 	fresh();
@@ -1096,6 +1164,7 @@ int main(void)
 	test_normalise();
 	test_same_fd_two_processes();
 	test_snapshot_fds();
+	test_found_fds();
 	test_threads_share();
 	test_fork_copies();
 	test_clone_files_and_fs();
