@@ -968,6 +968,11 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		riot_err("%s", why);
 		return RIOT_EXIT_FAIL;
 	}
+	/* before anything is attached or started */
+	if ((err = riot_check_output(o->out)) < 0) {
+		riot_err("cannot create %s: %s", o->out, strerror(-err));
+		return RIOT_EXIT_FAIL;
+	}
 	if (check_pids(o) || start_child(o, &r.child, &gate))
 		return RIOT_EXIT_FAIL;
 	c.ro = reorder_new(REORDER_MAX_BYTES);

@@ -255,6 +255,12 @@ uint64_t riot_reader_file_bytes(const struct riot_reader *r);
 uint64_t riot_reader_blocks(const struct riot_reader *r);
 void riot_reader_close(struct riot_reader *r);
 
+/* Reads the whole log at path and checks every block, as a command does
+ * before it changes anything on the log's behalf. 0, or -errno with a
+ * one-line reason naming path in err. A log cut short (a killed writer)
+ * passes: its complete blocks are readable. */
+int riot_log_check(const char *path, char *err, size_t errlen);
+
 /* Reads from a memory buffer instead of a file (the fuzz target). The
  * buffer must outlive the reader. */
 struct riot_reader *riot_reader_open_mem(const void *buf, size_t len,
