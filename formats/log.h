@@ -33,6 +33,14 @@ struct riot_sys_info {
 const struct riot_sys_info *riot_sys_info(unsigned sys);
 /* RIOT_SYS_* for a kernel name, or -ENOENT. */
 int riot_sys_by_name(const char *name);
+/* open(2) flags by name, "O_RDWR|O_CREAT|O_CLOEXEC" (bits without a name
+ * follow in octal); returns buf. */
+const char *riot_open_flags_str(uint64_t flags, char *buf, size_t len);
+/* The errno name of a failed call's result: "ENOENT" for -2; NULL for a
+ * success or a number with no name. */
+const char *riot_errno_str(int64_t ret);
+/* The name of the S_IFMT bits of ftype ("S_IFREG"), or NULL. */
+const char *riot_ftype_str(uint32_t ftype);
 /* "data_read", "open", ...; "unknown" out of range. */
 const char *riot_class_name(unsigned cls);
 
