@@ -1,5 +1,6 @@
 # riot: one static binary from Debian's packages.
-#   make            build ./riot (runs `make deps` first)
+#   make            build ./riot (runs `make deps` first: what the build needs)
+#   make deps-test  also what the tests, the demo and the benchmarks need
 #   make check      build, then run every test (unit, integration, fuzz)
 #   make asan       build with ASan+UBSan into build/asan and run the tests
 #   make fuzz       run the fuzz targets (FUZZ_SECONDS each, default 60)
@@ -32,16 +33,19 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# Debian packages the build, the tests and the demo need.
-DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
-	liburing-dev libsqlite3-dev libclang-rt-14-dev linux-perf file python3 \
-	xfsprogs btrfs-progs tar git strace fio bpftrace chromium sqlite3
+# Debian packages: DEB_BUILD to build riot (`make deps`); DEB_TEST also
+# for the tests, the fuzzers, the demo and the benchmarks (`make deps-test`:
+# peers to measure against, file systems to replay onto, a browser for the
+# HTML report). README lists both.
+DEB_BUILD := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
+	liburing-dev libsqlite3-dev file
+DEB_TEST  := python3 sqlite3 libclang-rt-14-dev bsdutils e2fsprogs xfsprogs btrfs-progs \
+	tar git strace fio bpftrace linux-perf chromium
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
-URING_VER := $(shell dpkg-query -W -f='$${Version}' liburing-dev 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -I$(BUILD) -I. \
-	-DRIOT_VERSION='"$(VERSION)"' -DRIOT_LIBURING_VERSION='"$(URING_VER)"' -D_GNU_SOURCE
+	-DRIOT_VERSION='"$(VERSION)"' -D_GNU_SOURCE
 LIBS      := -lbpf -lelf -lz -lzstd -luring -lsqlite3 -lpthread -lm -ldl
 STATIC    ?= -static
 # Static links print glibc's note that SQLite's (unused) extension loader
@@ -62,20 +66,29 @@ BENCH_SRCS := $(sort $(wildcard benchmarks/*.c))
 BENCH_BINS := $(patsubst benchmarks/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 HDRS      := $(wildcard */*.h) bpf/syscalls.def
 
-.PHONY: all deps check test asan fuzz bench demo install clean tools
+.PHONY: all deps deps-test check test asan fuzz bench demo install clean tools
 all: deps riot tools
 
-# Installs what is missing, and does nothing when all is there.
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# Installs what is missing of the packages given, and does nothing when all
+# is there.
+define install_missing
+	@missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "  DEPS    installing:$$missing"; \
-		if [ "$$(id -u)" != 0 ]; then echo "make deps: need root to install:$$missing" >&2; exit 1; fi; \
+		if [ "$$(id -u)" != 0 ]; then echo "make $@: need root to install:$$missing" >&2; exit 1; fi; \
 		apt-get update -q >/dev/null && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null || exit 1; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_BUILD))
+
+# After deps: two apt-get runs at once would fight over dpkg's lock.
+deps-test: deps
+	$(call install_missing,$(DEB_TEST))
 
 riot: $(BUILD)/riot
 	$(Q)cp $< $@
@@ -102,6 +115,12 @@ $(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
 		echo ';'; } > $@
 $(BUILD)/obj/report/db.o: $(BUILD)/report_schema.h
+
+# `riot version` names the liburing package built against. Asked when
+# version.o is compiled, not when make starts: on a fresh machine `make
+# deps` installs the package in between.
+URING_VER = $(shell dpkg-query -W -f='$${Version}' liburing-dev 2>/dev/null)
+$(BUILD)/obj/inspect/version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(URING_VER)"'
 
 # BPF: compiled against the committed vmlinux.h, embedded by a skeleton.
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/syscalls.def | $(BUILD)
@@ -140,12 +159,12 @@ tools: $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS)
 # Sanitizer builds cannot be static: a second tree under build/asan.
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined
-check: all
+check: deps-test all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin TESTS=$(CURDIR)/$(BUILD)/tests \
 		FUZZ_SECONDS=$${FUZZ_SECONDS:-20} MAKE_FUZZ="$(MAKE) --no-print-directory fuzz" \
 		bash tests/run.sh
 
-asan: deps
+asan: deps-test
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan STATIC= CFLAGS="$(ASAN_FLAGS)" \
 		build/asan/riot build/asan/libriot.a \
 		$(patsubst $(BUILD)/%,build/asan/%,$(UNIT_BINS) $(TOOL_BINS))
@@ -172,15 +191,15 @@ $(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c tests/fuzz/fuzz_log.h $(FUZZ_SRC
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
 		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) $(FUZZ_PLAN_SRCS) \
 		-lzstd -lz -lpthread
-fuzz: deps $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/fuzz/fuzz_plan \
+fuzz: deps-test $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/fuzz/fuzz_plan \
 		$(BUILD)/bin/genlog $(BUILD)/bin/mklog
 	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
-bench: all
+bench: deps-test all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin BENCH=$(CURDIR)/$(BUILD)/bench \
 		bash benchmarks/run.sh
 
-demo: all
+demo: deps-test all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin bash scripts/demo.sh
 
 install: riot

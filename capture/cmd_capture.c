@@ -92,6 +92,9 @@ const char cmd_capture_help[] =
 "Anonymous mmap is not recorded. Records are logged in the order the calls\n"
 "completed (exit time), after the start state.\n"
 "\n"
+"With -a, -p or --cgroup riot first says on stderr what it records; when\n"
+"stderr is a terminal it then keeps one line of events, events/s, drops\n"
+"and log size up to date until it stops (no terminal controls otherwise).\n"
 "At the end: ring-buffer drain, then a summary on stderr (events, drops,\n"
 "duration, log size, bytes per event). Events the kernel side could not\n"
 "record (ring buffer full) are counted per CPU and written to the log as\n"
@@ -740,12 +743,72 @@ static int poll_losses(struct capture *c, struct tracer *t)
 
 /* ---- the loop ---- */
 
+/* -a, -p and --cgroup record until stopped: riot says so, and on a
+ * terminal keeps one line of what has been logged, rewritten every
+ * second (with \r and spaces: no terminal controls). */
+struct live {
+	bool on;		/* stderr is a terminal */
+	uint64_t t_ns, events;	/* at the previous line */
+	int width;		/* of the previous line */
+};
+
+static uint64_t logged_events(const struct capture *c)
+{
+	return riot_writer_count(c->w, RIOT_REC_SYSCALL) + riot_writer_count(c->w, RIOT_REC_PROC);
+}
+
+static void live_start(struct live *l, const struct capture *c, const struct capture_opts *o)
+{
+	char target[4096], opts[2048], dur[64] = "";
+
+	if (o->cmd || o->quiet)
+		return;
+	describe(o, target, sizeof(target), opts, sizeof(opts));
+	if (o->duration > 0)
+		snprintf(dur, sizeof(dur), " for %g s", o->duration);
+	fprintf(stderr, "riot capture: recording %s into %s%s; Ctrl-C stops\n",
+		o->mode == RIOT_TARGET_ALL ? "every process" : target, o->out, dur);
+	l->on = isatty(STDERR_FILENO);
+	l->t_ns = clock_ns(CLOCK_MONOTONIC);
+	l->events = logged_events(c);
+}
+
+static void live_show(struct live *l, const struct capture *c, uint64_t now)
+{
+	uint64_t events = logged_events(c);
+	double secs = now > l->t_ns ? (double)(now - l->t_ns) / 1e9 : 0;
+	char size[32];
+	int n;
+
+	if (!l->on)
+		return;
+	fputc('\r', stderr);
+	n = fprintf(stderr, "  %llu events, %.0f events/s, %llu drops, log %s",
+		    (unsigned long long)events,
+		    secs > 0 ? (double)(events - l->events) / secs : 0.0,
+		    (unsigned long long)(c->ring_lost + c->slot_lost),
+		    riot_fmt_bytes(riot_writer_bytes(c->w), size, sizeof(size)));
+	if (n < l->width)	/* blank out the rest of a longer line */
+		fprintf(stderr, "%*s", l->width - n, "");
+	l->width = n > l->width ? n : l->width;
+	l->t_ns = now;
+	l->events = events;
+}
+
+static void live_end(struct live *l)
+{
+	if (l->on && l->width)
+		fprintf(stderr, "\r%*s\r", l->width, "");
+	l->on = false;
+}
+
 struct run {
 	const struct capture_opts *o;
 	struct tracer *t;
 	pid_t child;
 	int child_status;
 	bool child_done;
+	struct live live;
 };
 
 static bool should_stop(struct run *r, uint64_t start, uint64_t now,
@@ -779,6 +842,8 @@ static int drain_loop(struct capture *c, struct run *r)
 		 last_flush = start, now;
 	int n, err;
 
+	live_start(&r->live, c, r->o);
+	live_show(&r->live, c, start);
 	for (;;) {
 		uint64_t boot = capture_now_boot();
 
@@ -802,6 +867,7 @@ static int drain_loop(struct capture *c, struct run *r)
 			last_flush = now;
 			if ((err = riot_writer_flush(c->w)))
 				return err;
+			live_show(&r->live, c, now);
 		}
 		if (should_stop(r, start, now, tick))
 			return 0;
@@ -968,6 +1034,11 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		riot_err("%s", why);
 		return RIOT_EXIT_FAIL;
 	}
+	/* before anything is attached or started */
+	if ((err = riot_check_output(o->out)) < 0) {
+		riot_err("cannot create %s: %s", o->out, strerror(-err));
+		return RIOT_EXIT_FAIL;
+	}
 	if (check_pids(o) || start_child(o, &r.child, &gate))
 		return RIOT_EXIT_FAIL;
 	c.ro = reorder_new(REORDER_MAX_BYTES);
@@ -1000,6 +1071,7 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 	if (!err) {
 		release_child(&gate, true);
 		err = drain_loop(&c, &r);
+		live_end(&r.live);
 	}
 	if (!err)
 		err = finish_drain(&c, &r);

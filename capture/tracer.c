@@ -99,7 +99,7 @@ int tracer_check(char *why, size_t len)
 		return -ENOTSUP;
 	}
 	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) != 1) {
-		snprintf(why, len, "kernel lacks BPF task local storage (Linux 5.11+)");
+		snprintf(why, len, "kernel lacks BPF task local storage (Linux 5.12+)");
 		return -ENOTSUP;
 	}
 	return 0;

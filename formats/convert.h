@@ -96,7 +96,9 @@ void strace_importer_free(struct strace_importer *im);
 
 /* Streams in (lines of any length, in bounded memory) into a new log at
  * out_path. The header's clock is the wall clock: boot_to_wall_ns is 0 and
- * start_t is the first timestamp, so times line up with the trace. */
+ * start_t is the first timestamp, so times line up with the trace. Input
+ * that gives no record at all (no strace lines, lines without -ttt
+ * timestamps) writes no log: -ENODATA, with what was expected in err. */
 int strace_import_file(FILE *in, const char *in_name, const char *out_path,
 		       const struct strace_import_opts *o, const char *cmdline,
 		       struct strace_stats *st, char *err, size_t errlen);

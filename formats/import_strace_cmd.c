@@ -176,6 +176,27 @@ static int import_lines(FILE *in, struct strace_importer *im, char *buf, size_t 
 	return rc ? rc : strace_importer_finish(im);
 }
 
+/* Why input gave no record, in one line. */
+static void nothing_imported(const char *in_name, const struct strace_stats *st, char *err,
+			     size_t errlen)
+{
+	static const char want[] = "expected the output of strace -f -ttt -T -yy -o LOG CMD";
+	uint64_t nots = st->skipped[STRACE_SKIP_UNPARSED] + st->skipped[STRACE_SKIP_NO_TIMESTAMP];
+
+	if (!st->lines)
+		snprintf(err, errlen, "%s: empty: %s", in_name, want);
+	else if (st->skipped[STRACE_SKIP_NO_TIMESTAMP])
+		snprintf(err, errlen, "%s: %" PRIu64 " of %" PRIu64 " lines are strace's but "
+			 "without -ttt timestamps: %s", in_name,
+			 st->skipped[STRACE_SKIP_NO_TIMESTAMP], st->lines, want);
+	else if (nots == st->lines)
+		snprintf(err, errlen, "%s: none of its %" PRIu64 " lines is an strace line: %s",
+			 in_name, st->lines, want);
+	else
+		snprintf(err, errlen, "%s: none of its %" PRIu64 " lines is a syscall riot "
+			 "records (riot capture --help lists them)", in_name, st->lines);
+}
+
 int strace_import_file(FILE *in, const char *in_name, const char *out_path,
 		       const struct strace_import_opts *o, const char *cmdline,
 		       struct strace_stats *st, char *err, size_t errlen)
@@ -203,9 +224,10 @@ int strace_import_file(FILE *in, const char *in_name, const char *out_path,
 	}
 	s.st = strace_importer_stats(im);
 	rc = import_lines(in, im, buf, cap);
-	if (!rc && !s.w)
-		rc = sink_open(&s, s.st->t_first);	/* an empty log */
-	if (rc) {
+	if (!rc && !s.w) {	/* nothing to log: say what was expected */
+		nothing_imported(in_name, s.st, err, errlen);
+		rc = -ENODATA;
+	} else if (rc) {
 		snprintf(err, errlen, "%s: %s", rc == -EIO || rc == -E2BIG ? in_name : out_path,
 			 model_strerror(rc));
 		if (s.w)

@@ -1,5 +1,7 @@
 /* formats/import_strace_syms.c: the symbolic constants strace prints in the
- * arguments of the syscalls riot records, with their x86_64 kernel values.
+ * arguments of the syscalls riot records, with their x86_64 kernel values;
+ * the importer reads them, `riot dump` names open flags and file types
+ * with them (formats/log.h).
  *
  * Names are unique across families (O_*, AT_*, CLONE_*, ...), so one table
  * serves every flag argument. Values are written out rather than taken from
@@ -7,6 +9,8 @@
  * host, and some of these (O_LARGEFILE) differ between libc and kernel.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,4 +179,55 @@ int strace_sym(const char *name, size_t n, uint64_t *v)
 			hi = mid;
 	}
 	return -ENOENT;
+}
+
+/* Names, from the entries whose name starts with prefix, the bits of v:
+ * an entry is named when all its bits are set and no larger named entry
+ * holds them (O_SYNC, not O_DSYNC too; S_IFLNK, not S_IFREG), and an
+ * alias (O_NDELAY) gives way to the first name of its value. Returns the
+ * bits no entry named. */
+static uint64_t name_bits(uint64_t v, uint64_t ignore, const char *prefix, char *buf,
+			  size_t len, size_t *n)
+{
+	size_t plen = strlen(prefix);
+	uint64_t named = 0;
+
+	for (size_t i = 0; i < N_SYMS; i++) {
+		uint64_t b = syms[i].value;
+		bool skip = strncmp(syms[i].name, prefix, plen) != 0 || !(b & ~ignore) ||
+			    (b & v) != b;
+
+		for (size_t j = 0; j < N_SYMS && !skip; j++) {
+			uint64_t c = syms[j].value;
+
+			if (j == i || strncmp(syms[j].name, prefix, plen) != 0 || (c & v) != c)
+				continue;
+			skip = (c == b && j < i) || (c != b && (c & b) == b);
+		}
+		if (skip)
+			continue;
+		*n += (size_t)snprintf(buf + (*n < len ? *n : len), *n < len ? len - *n : 0,
+				       "%s%s", *n ? "|" : "", syms[i].name);
+		named |= b;
+	}
+	return v & ~named & ~ignore;
+}
+
+const char *riot_open_flags_str(uint64_t flags, char *buf, size_t len)
+{
+	static const char *const acc[] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE" };
+	size_t n = (size_t)snprintf(buf, len, "%s", acc[flags & 3]);
+	uint64_t rest = name_bits(flags, 3, "O_", buf, len, &n);
+
+	if (rest && n < len)
+		snprintf(buf + n, len - n, "|%#llo", (unsigned long long)rest);
+	return buf;
+}
+
+const char *riot_ftype_str(uint32_t ftype)
+{
+	for (size_t i = 0; i < N_SYMS; i++)
+		if (strncmp(syms[i].name, "S_IF", 4) == 0 && syms[i].value == (ftype & 0170000))
+			return syms[i].name;
+	return NULL;
 }

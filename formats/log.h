@@ -33,6 +33,14 @@ struct riot_sys_info {
 const struct riot_sys_info *riot_sys_info(unsigned sys);
 /* RIOT_SYS_* for a kernel name, or -ENOENT. */
 int riot_sys_by_name(const char *name);
+/* open(2) flags by name, "O_RDWR|O_CREAT|O_CLOEXEC" (bits without a name
+ * follow in octal); returns buf. */
+const char *riot_open_flags_str(uint64_t flags, char *buf, size_t len);
+/* The errno name of a failed call's result: "ENOENT" for -2; NULL for a
+ * success or a number with no name. */
+const char *riot_errno_str(int64_t ret);
+/* The name of the S_IFMT bits of ftype ("S_IFREG"), or NULL. */
+const char *riot_ftype_str(uint32_t ftype);
 /* "data_read", "open", ...; "unknown" out of range. */
 const char *riot_class_name(unsigned cls);
 
@@ -254,6 +262,12 @@ const struct riot_log_totals *riot_reader_totals(const struct riot_reader *r);
 uint64_t riot_reader_file_bytes(const struct riot_reader *r);
 uint64_t riot_reader_blocks(const struct riot_reader *r);
 void riot_reader_close(struct riot_reader *r);
+
+/* Reads the whole log at path and checks every block, as a command does
+ * before it changes anything on the log's behalf. 0, or -errno with a
+ * one-line reason naming path in err. A log cut short (a killed writer)
+ * passes: its complete blocks are readable. */
+int riot_log_check(const char *path, char *err, size_t errlen);
 
 /* Reads from a memory buffer instead of a file (the fuzz target). The
  * buffer must outlive the reader. */

@@ -951,6 +951,22 @@ struct riot_reader *riot_reader_open(const char *path, char *err, size_t errlen)
 	}
 }
 
+int riot_log_check(const char *path, char *err, size_t errlen)
+{
+	struct riot_reader *r = riot_reader_open(path, err, errlen);
+	struct riot_rec rec;
+	int rc;
+
+	if (!r)
+		return -errno;
+	while ((rc = riot_reader_next(r, &rec)) > 0)
+		;
+	if (rc < 0)
+		snprintf(err, errlen, "%s: %s", path, riot_reader_error(r));
+	riot_reader_close(r);
+	return rc;
+}
+
 struct riot_reader *riot_reader_open_mem(const void *buf, size_t len,
 					 char *err, size_t errlen)
 {

@@ -62,3 +62,8 @@ const char *riot_class_name(unsigned cls)
 		return "unknown";
 	return class_names[cls];
 }
+
+const char *riot_errno_str(int64_t ret)
+{
+	return ret < 0 && ret > -4096 ? strerrorname_np((int)-ret) : NULL;
+}

@@ -18,7 +18,7 @@
 #define RIOT_VALUE_MAX_DUMP 256	/* value bytes dump shows, in hex */
 
 const char cmd_dump_help[] =
-	"Usage: riot dump FILE [--format text|csv|jsonl] [--limit N]\n"
+	"Usage: riot dump FILE [--format text|csv|jsonl] [--limit N] [--type T[,T...]]\n"
 	"\n"
 	"Prints one line per record of a .riot log with every field that is\n"
 	"present. Times (t) are ns since the start of the capture; dur is ns.\n"
@@ -26,13 +26,26 @@ const char cmd_dump_help[] =
 	"resolved by riot's model: path (absolute, normalised; for fd-based calls\n"
 	"the path of the file the fd refers to) and file (the id of the open file\n"
 	"description). String records show how the log interns paths.\n"
+	"Names stand beside the numbers they decode: errno beside a failed\n"
+	"call's ret (ret=-2 errno=ENOENT), flag_names beside the flags of open,\n"
+	"openat and openat2 and of fds found open (O_RDWR|O_CREAT|O_CLOEXEC),\n"
+	"ftype_name beside a file type (S_IFREG).\n"
 	"\n"
 	"  --format F   text (default), csv (one header row, fixed columns) or\n"
 	"               jsonl (one JSON object per line)\n"
-	"  --limit N    stop after N records\n";
+	"  --type T,... only records of these types: syscall, proc, snap_proc,\n"
+	"               snap_fd, drop, string (all are read: paths still resolve)\n"
+	"  --limit N    stop after N records shown\n";
+
+static const char *const type_names[RIOT_REC_TYPE_MAX] = {
+	[RIOT_REC_STRING] = "string", [RIOT_REC_SYSCALL] = "syscall", [RIOT_REC_PROC] = "proc",
+	[RIOT_REC_SNAP_PROC] = "snap_proc", [RIOT_REC_SNAP_FD] = "snap_fd",
+	[RIOT_REC_DROP] = "drop",
+};
 
 struct dump {
 	struct emitter e;
+	unsigned types;		/* bit per RIOT_REC_* shown; 0: all */
 	uint64_t t0;		/* capture start: times are shown from here */
 	struct model *model;
 };
@@ -58,6 +71,7 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 	emit_u64(e, "tid", sc->tid);
 	emit_u64(e, "dur", sc->dur);
 	emit_i64(e, "ret", sc->ret);
+	emit_str(e, "errno", riot_errno_str(sc->ret));
 	if (h & RIOT_HAS_FD)
 		emit_i64(e, "fd", sc->fd);
 	if (op->file)
@@ -84,8 +98,14 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 		emit_u64(e, "off2", sc->off2);
 	if (h & RIOT_HAS_COUNT)
 		emit_u64(e, "count", sc->count);
-	if (h & RIOT_HAS_FLAGS)
+	if (h & RIOT_HAS_FLAGS) {
+		char names[256];
+
 		emit_u64(e, "flags", sc->flags);
+		if (sc->sys == RIOT_SYS_open || sc->sys == RIOT_SYS_openat ||
+		    sc->sys == RIOT_SYS_openat2)
+			emit_str(e, "flag_names", riot_open_flags_str(sc->flags, names, sizeof(names)));
+	}
 	if (h & RIOT_HAS_MODE)
 		emit_u64(e, "mode", sc->mode);
 	if (h & RIOT_HAS_CMD)
@@ -100,8 +120,10 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 		emit_u64(e, "gid", sc->gid);
 	if (h & RIOT_HAS_SIZE)
 		emit_u64(e, "size", sc->size);
-	if (h & RIOT_HAS_FTYPE)
+	if (h & RIOT_HAS_FTYPE) {
 		emit_u64(e, "ftype", sc->ftype);
+		emit_str(e, "ftype_name", riot_ftype_str(sc->ftype));
+	}
 	if (h & RIOT_HAS_INO)
 		emit_u64(e, "ino", sc->ino);
 	if (h & RIOT_HAS_DEV)
@@ -159,6 +181,7 @@ static void emit_record(struct dump *d, const struct riot_rec *r,
 			const struct model_op *op)
 {
 	struct emitter *e = &d->e;
+	char names[256];
 
 	switch (r->type) {
 	case RIOT_REC_SYSCALL:
@@ -186,9 +209,11 @@ static void emit_record(struct dump *d, const struct riot_rec *r,
 			emit_u64(e, "file", op->file);
 		emit_str(e, "path", r->sfd.path.s);
 		emit_u64(e, "flags", r->sfd.flags);
+		emit_str(e, "flag_names", riot_open_flags_str(r->sfd.flags, names, sizeof(names)));
 		emit_u64(e, "pos", r->sfd.pos);
 		emit_u64(e, "size", r->sfd.size);
 		emit_u64(e, "ftype", r->sfd.ftype);
+		emit_str(e, "ftype_name", riot_ftype_str(r->sfd.ftype));
 		if (r->sfd.has_perm)
 			emit_u64(e, "perm", r->sfd.perm);
 		emit_u64(e, "ino", r->sfd.ino);
@@ -213,6 +238,21 @@ static void emit_record(struct dump *d, const struct riot_rec *r,
 		break;
 	}
 	emit_end(e);
+}
+
+/* --type syscall,proc,...: a bit per record type. */
+static int parse_types(char *s, unsigned *types)
+{
+	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
+		unsigned k = 1;
+
+		while (k < RIOT_REC_TYPE_MAX && strcmp(t, type_names[k]) != 0)
+			k++;
+		if (k == RIOT_REC_TYPE_MAX)
+			return -EINVAL;
+		*types |= 1u << k;
+	}
+	return *types ? 0 : -EINVAL;
 }
 
 static int parse_format(const char *s, enum emit_format *fmt)
@@ -243,6 +283,8 @@ static int dump_log(struct dump *d, struct riot_reader *rd, const char *file,
 			riot_err("%s: %s", file, model_strerror(rc));
 			return rc;
 		}
+		if (d->types && (rec.type >= RIOT_REC_TYPE_MAX || !(d->types >> rec.type & 1)))
+			continue;
 		emit_record(d, &rec, &op);
 		n++;
 	}
@@ -262,9 +304,11 @@ int cmd_dump(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "limit", required_argument, NULL, 'n' },
+		{ "type", required_argument, NULL, 't' },
 		{ 0 }
 	};
 	enum emit_format fmt = EMIT_TEXT;
+	unsigned types = 0;
 	uint64_t limit = UINT64_MAX;
 	struct riot_reader *rd;
 	struct dump d;
@@ -281,6 +325,11 @@ int cmd_dump(int argc, char **argv)
 			if (riot_parse_u64(optarg, &limit))
 				return riot_usage("--limit needs a whole number, not '%s'", optarg);
 			break;
+		case 't':
+			if (parse_types(optarg, &types))
+				return riot_usage("--type wants syscall, proc, snap_proc, snap_fd, "
+						  "drop or string, comma-separated");
+			break;
 		default:
 			return riot_usage("unknown option");
 		}
@@ -293,6 +342,7 @@ int cmd_dump(int argc, char **argv)
 		return RIOT_EXIT_FAIL;
 	}
 	memset(&d, 0, sizeof(d));
+	d.types = types;
 	d.t0 = riot_reader_header(rd)->start_t;
 	d.model = model_new();
 	if (!d.model) {

@@ -24,8 +24,10 @@ const char cmd_version_help[] =
 	"Usage: riot version [--json]\n"
 	"\n"
 	"Prints riot's version, the versions of the libraries linked in (libbpf,\n"
-	"liburing, zstd, SQLite) and what the running kernel offers: BTF, the BPF\n"
-	"ring buffer, and io_uring with the number of operations it supports.\n"
+	"liburing, zstd, SQLite) and what the running kernel offers, each probed:\n"
+	"BTF, the BPF ring buffer and BPF task storage (capture needs all three),\n"
+	"io_uring with the number of operations it supports, and whether one of\n"
+	"them is OPENAT2 (the uring replay engine needs it).\n"
 	"\n"
 	"  --json   one JSON object\n";
 
@@ -33,11 +35,13 @@ struct kernel_features {
 	char release[65];
 	bool btf;
 	int ringbuf;		/* 1 yes, 0 no, -errno when it could not tell */
+	int task_storage;	/* the same */
+	int uring_openat2;	/* 1 yes, 0 no */
 	int uring_ops;		/* supported io_uring ops, -errno if none */
 	int uring_last_op;
 };
 
-static int probe_uring(int *last_op)
+static int probe_uring(int *last_op, int *openat2)
 {
 	struct io_uring_probe *p = io_uring_get_probe();
 	int n = 0;
@@ -48,6 +52,7 @@ static int probe_uring(int *last_op)
 		if (p->ops[op].flags & IO_URING_OP_SUPPORTED)
 			n++;
 	*last_op = p->last_op;
+	*openat2 = io_uring_opcode_supported(p, IORING_OP_OPENAT2);
 	io_uring_free_probe(p);
 	return n;
 }
@@ -64,10 +69,30 @@ static void probe_kernel(struct kernel_features *k)
 	libbpf_set_print(NULL);
 	rc = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
 	k->ringbuf = rc == 1 ? 1 : rc == 0 ? 0 : rc;
-	k->uring_ops = probe_uring(&k->uring_last_op);
+	rc = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL);
+	k->task_storage = rc == 1 ? 1 : rc == 0 ? 0 : rc;
+	k->uring_ops = probe_uring(&k->uring_last_op, &k->uring_openat2);
 }
 
-static const char *ringbuf_text(int v)
+/* The liburing riot was built with: the package's version, or the
+ * library's own when the build could not ask the package manager. */
+static const char *liburing_version(void)
+{
+#ifdef IO_URING_VERSION_MAJOR
+	static char v[32];
+#endif
+
+	if (RIOT_LIBURING_VERSION[0])
+		return RIOT_LIBURING_VERSION;
+#ifdef IO_URING_VERSION_MAJOR
+	snprintf(v, sizeof(v), "%d.%d", IO_URING_VERSION_MAJOR, IO_URING_VERSION_MINOR);
+	return v;
+#else
+	return "unknown";
+#endif
+}
+
+static const char *probe_text(int v)
 {
 	if (v == 1)
 		return "yes";
@@ -98,7 +123,7 @@ int cmd_version(int argc, char **argv)
 		json_obj_open(&j, NULL);
 		json_str(&j, "riot", RIOT_VERSION);
 		json_str(&j, "libbpf", libbpf_version_string());
-		json_str(&j, "liburing", RIOT_LIBURING_VERSION);
+		json_str(&j, "liburing", liburing_version());
 		json_str(&j, "zstd", ZSTD_versionString());
 		json_str(&j, "sqlite", sqlite3_libversion());
 		json_str(&j, "kernel", k.release);
@@ -107,21 +132,28 @@ int cmd_version(int argc, char **argv)
 			json_bool(&j, "ringbuf", k.ringbuf == 1);
 		else
 			json_null(&j, "ringbuf");
+		if (k.task_storage >= 0)
+			json_bool(&j, "task_storage", k.task_storage == 1);
+		else
+			json_null(&j, "task_storage");
 		json_i64(&j, "io_uring_ops", k.uring_ops < 0 ? 0 : k.uring_ops);
+		json_bool(&j, "io_uring_openat2", k.uring_ops >= 0 && k.uring_openat2 == 1);
 		json_obj_close(&j);
 		json_end_line(&j);
 		return RIOT_EXIT_OK;
 	}
 	printf("riot %s\n", RIOT_VERSION);
 	printf("libraries: libbpf %s, liburing %s, zstd %s, SQLite %s\n",
-	       libbpf_version_string(), RIOT_LIBURING_VERSION,
+	       libbpf_version_string(), liburing_version(),
 	       ZSTD_versionString(), sqlite3_libversion());
 	printf("kernel %s:\n", k.release);
 	printf("  BTF (/sys/kernel/btf/vmlinux): %s\n", k.btf ? "yes" : "no");
-	printf("  BPF ring buffer:               %s\n", ringbuf_text(k.ringbuf));
+	printf("  BPF ring buffer:               %s\n", probe_text(k.ringbuf));
+	printf("  BPF task storage:              %s\n", probe_text(k.task_storage));
 	if (k.uring_ops >= 0)
-		printf("  io_uring:                      yes, %d operations (last opcode %d)\n",
-		       k.uring_ops, k.uring_last_op);
+		printf("  io_uring:                      yes, %d operations (last opcode %d), "
+		       "OPENAT2 %s\n", k.uring_ops, k.uring_last_op,
+		       k.uring_openat2 == 1 ? "yes" : "no");
 	else
 		printf("  io_uring:                      no (%s)\n", strerror(-k.uring_ops));
 	return RIOT_EXIT_OK;

@@ -2,9 +2,12 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 const char *riot_cmd = NULL;
 
@@ -87,4 +90,21 @@ const char *riot_fmt_bytes(uint64_t bytes, char *buf, unsigned len)
 	else
 		snprintf(buf, len, "%.1f %s", v, unit[u]);
 	return buf;
+}
+
+int riot_check_output(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	bool made = false;
+
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		made = fd >= 0;
+	}
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	if (made && unlink(path) < 0)
+		return -errno;
+	return 0;
 }

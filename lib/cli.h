@@ -23,6 +23,12 @@ int riot_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int riot_parse_u64(const char *s, uint64_t *out);
 int riot_parse_double(const char *s, double *out);
 
+/* Whether path can be written as a command's output, checked before any
+ * work so a run is not lost at its end: an existing file is opened for
+ * writing (not truncated), a missing one is created and removed again.
+ * 0 or -errno (EISDIR, ENOENT for a missing directory, EROFS, EACCES). */
+int riot_check_output(const char *path);
+
 /* "12.3 MiB" into buf; returns buf. */
 const char *riot_fmt_bytes(uint64_t bytes, char *buf, unsigned len);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "formats/log.h"
 #include "lib/cli.h"
 #include "replay.h"
 
@@ -144,7 +145,9 @@ static struct replay_root *open_root(struct init_args *a)
 	char err[PATH_MAX + 256];
 	struct replay_root *r = NULL;
 
-	if (replay_maps_for_log(a->log, a->maps, a->nmaps, err, sizeof(err)) == 0)
+	/* a log init cannot read to its end leaves no root behind */
+	if (riot_log_check(a->log, err, sizeof(err)) == 0 &&
+	    replay_maps_for_log(a->log, a->maps, a->nmaps, err, sizeof(err)) == 0)
 		r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
 	replay_maps_release(a->maps, a->nmaps);
 	if (!r)

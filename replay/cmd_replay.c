@@ -204,6 +204,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "dry-run", no_argument, NULL, 'D' }, { "json", no_argument, NULL, 'j' },
 		{ 0 },
 	};
+	char err[512];
 	int c, rc;
 
 	*a = (struct replay_args){ .order = ORDER_RESOURCE, .engine = replay_engines[0],
@@ -216,6 +217,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	a->log = argv[optind];
 	if (!a->root && !a->dry_run)
 		return riot_usage("needs --root DIR");
+	if (a->label && !a->report)
+		return riot_usage("--label names a run in --report DB: give --report too");
+	if (replay_map_check(a->maps, a->nmaps, err, sizeof(err)) < 0)
+		return riot_usage("%s", err);
 	if (!a->workers)
 		a->workers = (unsigned)(get_nprocs() > 0 ? get_nprocs() : 1);
 	return 0;
@@ -286,6 +291,24 @@ static int dry_run(const struct replay_args *a)
 }
 
 /* ---- set-up ---- */
+
+/* What would fail the run at its end, or after the root was made, is
+ * refused first: a log that cannot be read to its end, a report that
+ * cannot take the run. */
+static int check_inputs(const struct replay_args *a)
+{
+	char err[PATH_MAX + 512];
+
+	if (riot_log_check(a->log, err, sizeof(err)) < 0) {
+		riot_err("%s", err);
+		return -1;
+	}
+	if (a->report && run_db_check(a->report, a->label, err, sizeof(err)) < 0) {
+		riot_err("--report %s", err);
+		return -1;
+	}
+	return 0;
+}
 
 static struct replay_root *prepare_root(struct replay_args *a)
 {
@@ -579,6 +602,8 @@ int cmd_replay(int argc, char **argv)
 		return rc;
 	if (a.dry_run)
 		return dry_run(&a);
+	if (check_inputs(&a) < 0)
+		return RIOT_EXIT_FAIL;
 	root = prepare_root(&a);
 	if (!root)
 		return RIOT_EXIT_FAIL;

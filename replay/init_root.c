@@ -109,7 +109,41 @@ static int write_marker(int dirfd)
 	return fsync(dirfd) < 0 ? -errno : 0;
 }
 
-static int check_marked(const char *real, char *err, size_t errlen)
+/* A missing dir can be made when its nearest existing ancestor is a
+ * directory. */
+static int check_makeable(const char *dir, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	char *slash;
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(buf)) {
+		snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	memcpy(buf, dir, n + 1);
+	while ((slash = strrchr(buf, '/'))) {
+		*slash = '\0';
+		if (stat(slash == buf ? "/" : buf, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				return 0;
+			snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(ENOTDIR));
+			return -ENOTDIR;
+		}
+		if (errno != ENOENT) {
+			int rc = -errno;
+
+			snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;	/* relative to the working directory, which exists */
+}
+
+/* real must hold riot's marker or be empty; with mark, an empty one gets
+ * the marker. */
+static int check_marked(const char *real, bool mark, char *err, size_t errlen)
 {
 	int fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
 
@@ -125,7 +159,7 @@ static int check_marked(const char *real, char *err, size_t errlen)
 			snprintf(err, errlen, "%s is not empty and has no %s marker: "
 				 "refusing to write into it", real, REPLAY_ROOT_MARKER);
 			rc = -ENOTEMPTY;
-		} else if (rc > 0 && (rc = write_marker(fd)) < 0) {
+		} else if (rc > 0 && mark && (rc = write_marker(fd)) < 0) {
 			snprintf(err, errlen, "%s/%s: %s", real, REPLAY_ROOT_MARKER, strerror(-rc));
 		}
 	} else if (rc == -EEXIST) {
@@ -138,7 +172,9 @@ static int check_marked(const char *real, char *err, size_t errlen)
 	return rc < 0 ? rc : 0;
 }
 
-int replay_root_prepare(const char *dir, char *err, size_t errlen)
+/* With make: creates dir when missing and marks it. Without: only says
+ * whether that would succeed, changing nothing. */
+static int examine_root(const char *dir, bool make, char *err, size_t errlen)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -149,9 +185,13 @@ int replay_root_prepare(const char *dir, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	/* "/" exists: it is refused below without anything being made */
-	if (stat(dir, &st) < 0 && errno == ENOENT && (rc = make_path(dir)) < 0) {
-		snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(-rc));
-		return rc;
+	if (stat(dir, &st) < 0 && errno == ENOENT) {
+		if (!make)
+			return check_makeable(dir, err, errlen);
+		if ((rc = make_path(dir)) < 0) {
+			snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(-rc));
+			return rc;
+		}
 	}
 	if (!realpath(dir, real)) {
 		rc = -errno;
@@ -163,7 +203,12 @@ int replay_root_prepare(const char *dir, char *err, size_t errlen)
 			 dir);
 		return -EPERM;
 	}
-	return check_marked(real, err, errlen);
+	return check_marked(real, make, err, errlen);
+}
+
+int replay_root_prepare(const char *dir, char *err, size_t errlen)
+{
+	return examine_root(dir, true, err, errlen);
 }
 
 struct replay_root *replay_root_setup(const char *dir, const struct replay_map *maps,
@@ -175,12 +220,14 @@ struct replay_root *replay_root_setup(const char *dir, const struct replay_map *
 		errno = -rc;
 		return NULL;
 	}
-	for (unsigned i = 0; i <= nmaps; i++) {
-		rc = replay_root_prepare(i ? maps[i - 1].dir : dir, err, errlen);
-		if (rc < 0) {
-			errno = -rc;
-			return NULL;
+	/* every directory is checked before any is made or marked */
+	for (int make = 0; make <= 1; make++)
+		for (unsigned i = 0; i <= nmaps; i++) {
+			rc = examine_root(i ? maps[i - 1].dir : dir, make, err, errlen);
+			if (rc < 0) {
+				errno = -rc;
+				return NULL;
+			}
 		}
-	}
 	return replay_root_open(dir, maps, nmaps, err, errlen);
 }

@@ -66,6 +66,24 @@ static bool path_is_clean(const char *p)
 	return true;
 }
 
+/* True when a and b name the same components ("/a//b/" is "/a/b"). */
+static bool same_components(const char *a, const char *b)
+{
+	const char *ca = NULL, *cb = NULL;
+	size_t na = 0, nb = 0;
+
+	for (;;) {
+		bool ma = path_next(&a, &ca, &na), mb = path_next(&b, &cb, &nb);
+
+		if (ma != mb)
+			return false;
+		if (!ma)
+			return true;
+		if (na != nb || memcmp(ca, cb, na) != 0)
+			return false;
+	}
+}
+
 /* True when the last component of p is the marker's name: such a path is
  * refused wherever it lies, so no symlink to the root's top can lead a
  * replayed call to the marker (and symlink targets ending in it are
@@ -244,6 +262,12 @@ int replay_map_check(const struct replay_map *maps, unsigned nmaps, char *err, s
 				 maps[i].prefix);
 			return -EINVAL;
 		}
+		for (unsigned j = 0; j < i; j++)
+			if (same_components(maps[i].prefix, maps[j].prefix)) {
+				snprintf(err, errlen, "map prefix '%s' is given twice",
+					 maps[i].prefix);
+				return -EINVAL;
+			}
 	}
 	return 0;
 }

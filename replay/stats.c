@@ -311,13 +311,13 @@ static void print_divergences(FILE *out, const struct replay_stats *s)
 		fprintf(out, "  %-18s %" PRIu64 " other result, %" PRIu64 " other byte count\n",
 			sys_name(i), ss->div[RUN_DIV_RESULT], ss->div[RUN_DIV_BYTES]);
 		for (unsigned e = 0; e < ss->nexamples; e++)
-			fprintf(out, "    op %" PRIu64 " %s: captured %" PRId64 ", replayed %" PRId64 "%s%s\n",
-				ss->examples[e].seq,
+			fprintf(out, "    op %" PRIu64 " %s: captured %" PRId64 "%s%s, replayed %"
+				PRId64 "%s%s\n", ss->examples[e].seq,
 				text_safe(ss->examples[e].path, path, sizeof(path)),
-				ss->examples[e].captured,
-				ss->examples[e].replayed,
-				ss->examples[e].replayed < 0 ? " " : "",
-				ss->examples[e].replayed < 0 ? strerror((int)-ss->examples[e].replayed) : "");
+				ss->examples[e].captured, riot_errno_str(ss->examples[e].captured) ? " " : "",
+				riot_errno_str(ss->examples[e].captured) ?: "",
+				ss->examples[e].replayed, riot_errno_str(ss->examples[e].replayed) ? " " : "",
+				riot_errno_str(ss->examples[e].replayed) ?: "");
 	}
 }
 

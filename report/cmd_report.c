@@ -237,6 +237,13 @@ static int summarise(const struct report_args *ra)
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
 	}
+	/* the log is read once: a database that cannot take the run is
+	 * refused before it */
+	if (run_db_check(ra->db, ra->label, err, sizeof(err)) < 0) {
+		riot_err("-o %s", err);
+		riot_reader_close(rd);
+		return RIOT_EXIT_FAIL;
+	}
 	c.start = riot_reader_header(rd)->start_t;
 	c.m = model_new();
 	c.acc = run_acc_new(RUN_CAPTURE);

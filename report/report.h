@@ -171,6 +171,13 @@ uint64_t run_acc_ops(const struct run_acc *a);
 int run_acc_store(struct run_acc *a, const char *db_path, const struct run_meta *meta,
 		  const struct model *m, int64_t *run_id, char *err, size_t errlen);
 
+/* Checks, before a run is made, that run_acc_store() can append it to
+ * db_path with label (NULL: a derived one): an existing file must be a
+ * riot report this riot reads, writable, without a run of that label; a
+ * missing one must be creatable (it is not left behind). 0 or -errno with
+ * a one-line reason in err. */
+int run_db_check(const char *db_path, const char *label, char *err, size_t errlen);
+
 /* The filesystem holding path, from statfs and /proc/self/mountinfo.
  * Strings point into buf. 0 or -errno. */
 int run_fs_of_path(const char *path, struct run_fs *fs, char *buf, size_t buflen);

@@ -68,6 +68,45 @@ static void print_header(const struct run_view *v)
 	       v->unresolved_fds, v->unknown_cwd, v->truncated_paths);
 }
 
+static bool diverged(const struct sys_view *s)
+{
+	return s->div[0] || s->div[1] || s->div[2] || s->div[3];
+}
+
+/* A paced replay's issue delays and divergences per syscall; a replay as
+ * fast as possible had no schedule, so only its syscalls that diverged,
+ * and nothing when none did. */
+static void print_replay_table(const struct run_view *v)
+{
+	bool paced = v->replay_speed > 0, any = false;
+	char c[3][24];
+
+	for (unsigned i = 0; i < v->nsys; i++)
+		any |= diverged(&v->sys[i]);
+	if (!paced && !any)
+		return;
+	if (paced)
+		printf("\n  %-18s %11s %10s %10s %10s %8s %8s %8s %8s\n", "issue delay", "ops",
+		       "p50", "p99", "max", "result", "bytes", "skipped", "other");
+	else
+		printf("\n  %-18s %8s %8s %8s %8s\n", "divergences", "result", "bytes", "skipped",
+		       "other");
+	for (unsigned i = 0; i < v->nsys; i++) {
+		const struct sys_view *s = &v->sys[i];
+
+		if (paced)
+			printf("  %-18s %11" PRIu64 " %10s %10s %10s", s->name, s->delay_count,
+			       fmt_ns(s->delay_p50, c[0], 24), fmt_ns(s->delay_p99, c[1], 24),
+			       fmt_ns(s->delay_max, c[2], 24));
+		else if (diverged(s))
+			printf("  %-18s", s->name);
+		else
+			continue;
+		printf(" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+		       s->div[0], s->div[1], s->div[2], s->div[3]);
+	}
+}
+
 static void print_syscalls(const struct run_view *v)
 {
 	bool delays = view_is_replay(v);
@@ -85,18 +124,8 @@ static void print_syscalls(const struct run_view *v)
 		       fmt_ns(s->p99, c[4], sizeof(c[4])), fmt_ns(s->p999, c[5], sizeof(c[5])),
 		       fmt_ns(s->lat_max, c[6], sizeof(c[6])));
 	}
-	if (!delays)
-		return;
-	printf("\n  %-18s %11s %10s %10s %10s %8s %8s %8s %8s\n", "issue delay", "ops", "p50",
-	       "p99", "max", "result", "bytes", "skipped", "other");
-	for (unsigned i = 0; i < v->nsys; i++) {
-		const struct sys_view *s = &v->sys[i];
-
-		printf("  %-18s %11" PRIu64 " %10s %10s %10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-		       " %8" PRIu64 "\n", s->name, s->delay_count, fmt_ns(s->delay_p50, c[0], 24),
-		       fmt_ns(s->delay_p99, c[1], 24), fmt_ns(s->delay_max, c[2], 24),
-		       s->div[0], s->div[1], s->div[2], s->div[3]);
-	}
+	if (delays)
+		print_replay_table(v);
 }
 
 static void print_classes(const struct run_view *v)

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/log.h"
 #include "internal.h"
+#include "lib/cli.h"
 #include "model/model.h"
 
 struct store {
@@ -348,6 +350,53 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+/* A label given by the user must be 1-255 bytes, not a number, and free
+ * in s->db (when there is one). */
+static void check_label(struct store *s, const char *label)
+{
+	if (!*label || all_digits(label) || strlen(label) >= sizeof(((struct run_facts *)0)->label)) {
+		snprintf(s->err, s->errlen, "label '%s' must be 1-255 bytes and not a "
+			 "number (numbers name runs by id)", label);
+		s->rc = -EINVAL;
+	} else if (s->db && label_taken(s, label)) {
+		snprintf(s->err, s->errlen, "%s: a run labelled '%s' exists already",
+			 sqlite3_db_filename(s->db, "main"), label);
+		s->rc = -EEXIST;
+	}
+}
+
+int run_db_check(const char *db_path, const char *label, char *err, size_t errlen)
+{
+	struct store s = { .err = err, .errlen = errlen };
+	struct stat st;
+	int rc;
+
+	if (stat(db_path, &st) < 0 || st.st_size == 0) {
+		/* a new (or empty) database gets the schema: only the label's
+		 * form can be wrong */
+		rc = riot_check_output(db_path);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s: cannot write: %s", db_path, strerror(-rc));
+			return rc;
+		}
+		if (label)
+			check_label(&s, label);
+		return s.rc;
+	}
+	if (S_ISDIR(st.st_mode) || (rc = riot_check_output(db_path)) < 0) {
+		rc = S_ISDIR(st.st_mode) ? -EISDIR : rc;
+		snprintf(err, errlen, "%s: cannot write: %s", db_path, strerror(-rc));
+		return rc;
+	}
+	s.db = report_db_open_ro(db_path, err, errlen);
+	if (!s.db)
+		return -errno;
+	if (label)
+		check_label(&s, label);
+	sqlite3_close(s.db);
+	return s.rc;
+}
+
 /* The given label (which must be free), or one derived from the
  * filesystem and made unique. */
 static void choose_label(struct store *s, struct run_facts *f, const struct run_meta *meta)
@@ -356,15 +405,7 @@ static void choose_label(struct store *s, struct run_facts *f, const struct run_
 	const char *dev;
 
 	if (meta->label) {
-		if (!*meta->label || all_digits(meta->label) || strlen(meta->label) >= sizeof(f->label)) {
-			snprintf(s->err, s->errlen, "label '%s' must be 1-255 bytes and not a "
-				 "number (numbers name runs by id)", meta->label);
-			s->rc = -EINVAL;
-		} else if (label_taken(s, meta->label)) {
-			snprintf(s->err, s->errlen, "%s: a run labelled '%s' exists already",
-				 sqlite3_db_filename(s->db, "main"), meta->label);
-			s->rc = -EEXIST;
-		}
+		check_label(s, meta->label);
 		snprintf(f->label, sizeof(f->label), "%s", meta->label);
 		return;
 	}

@@ -8,14 +8,14 @@
 set -euo pipefail
 : "${RIOT:?}" "${BIN:?}"
 if [ "$(id -u)" -ne 0 ]; then
-	echo "demo: capture and replay need root: run 'sudo make demo'" >&2
+	echo "demo: capture and replay need root: run 'make demo' as root (or with sudo)" >&2
 	exit 1
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /var/tmp/riot-demo.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+. "$here/demo_lib.sh"
 
 step "riot version"
 "$RIOT" version

@@ -28,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+. "$(dirname "$0")/demo_lib.sh"
 
 # make_fs TYPE: a sparse image with a fresh TYPE filesystem, loop-mounted at
 # $work/TYPE; the mount's options are the defaults.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A full disk under the log: capture stops with exit 1 and one line on
-# stderr that says so, and the log stays readable up to what was written.
+# stderr that says so (after the one saying what it records), and the log
+# stays readable up to what was written.
 . "$(dirname "$0")/lib.sh"
 require_capture
 
@@ -15,9 +16,12 @@ rc=$REPLY
 kill -9 "$WPID"
 wait "$WPID" 2>/dev/null
 [ "$rc" -eq 1 ] || { cat "$IT_TMP/cap.err" >&2; fail "riot capture on a full disk exited $rc, expected 1"; }
+# the line that says what is recorded, then the error
 lines=$(wc -l <"$IT_TMP/cap.err")
-[ "$lines" -eq 1 ] || { cat "$IT_TMP/cap.err" >&2; fail "expected one line on stderr, got $lines"; }
-grep -q '^riot: capture: .*No space left on device' "$IT_TMP/cap.err" ||
+[ "$lines" -eq 2 ] || { cat "$IT_TMP/cap.err" >&2; fail "expected two lines on stderr, got $lines"; }
+[ "$(head -n 1 "$IT_TMP/cap.err")" = "riot capture: recording pids: $WPID into $LOG; Ctrl-C stops" ] ||
+	fail "the first line does not say what is recorded: $(head -n 1 "$IT_TMP/cap.err")"
+tail -n 1 "$IT_TMP/cap.err" | grep -q '^riot: capture: .*No space left on device' ||
 	fail "the error does not say the disk is full: $(cat "$IT_TMP/cap.err")"
 dump_log "$LOG"
 python3 - "$IT_TMP/info.json" <<'PY' || fail "riot info --json of the full-disk log"

@@ -54,7 +54,7 @@ mkdir -p "$T/root"
 "$RIOT" init "$T/h.riot" --root "$T/root" >"$T/init.txt" || fail "riot init"
 "$RIOT" replay "$T/h.riot" --root "$T/root" >"$T/replay.txt" 2>&1 || fail "riot replay"
 no_controls replay "$T/replay.txt"
-grep -qF 'op 8 /w/\x1b[2Jfull: captured -39, replayed -2' "$T/replay.txt" ||
+grep -qF 'op 8 /w/\x1b[2Jfull: captured -39 ENOTEMPTY, replayed -2 ENOENT' "$T/replay.txt" ||
 	fail "replay: divergence example: $(grep -a -A3 diverg "$T/replay.txt")"
 
 # jsonl: the bytes stay distinguishable and recoverable

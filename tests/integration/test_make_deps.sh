@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# test_make_deps: `make deps` installs what the build needs and `make
+# deps-test` the rest; every target that runs tests, the demo or the
+# benchmarks installs the latter first (CI is a fresh machine), and each
+# tool they call comes from a package in those lists.
+. "$(dirname "$0")/lib.sh"
+TOP=$(cd "$IT_DIR/../.." && pwd)
+command -v make >/dev/null || fail "make is missing"
+
+make -C "$TOP" -pnq >"$IT_TMP/db" 2>/dev/null
+list() { sed -n "s/^$1 := //p" "$IT_TMP/db"; }
+BUILD=" $(list DEB_BUILD) "
+TEST=" $(list DEB_TEST) "
+[ "$BUILD" != "  " ] && [ "$TEST" != "  " ] || fail "no DEB_BUILD or DEB_TEST in the Makefile"
+for t in check asan fuzz bench demo; do
+	grep -qE "^$t: (.* )?deps-test( |$)" "$IT_TMP/db" || fail "make $t does not run deps-test first"
+done
+grep -qE '^deps-test: deps$' "$IT_TMP/db" || fail "deps-test does not follow deps"
+grep -qE '^all: deps ' "$IT_TMP/db" || fail "make does not run deps first"
+
+# COMMAND PACKAGE [OWNER]: PACKAGE, in the test list, brings the command
+# (the package that owns its file is OWNER, installed with PACKAGE)
+while read -r cmd pkg owner; do
+	[[ "$TEST" == *" $pkg "* ]] || fail "$pkg (for $cmd) is not in DEB_TEST"
+	[[ "$BUILD" == *" $pkg "* ]] && fail "$pkg is in DEB_BUILD too"
+	dpkg -S "bin/$cmd" 2>/dev/null | grep -qE "^(diversion by )?${owner:-$pkg}[:, ]" ||
+		fail "$cmd does not come from $pkg: $(dpkg -S "bin/$cmd" 2>&1 | head -n 2)"
+done <<'EOF2'
+python3 python3 python3-minimal
+sqlite3 sqlite3
+script bsdutils
+mkfs.ext4 e2fsprogs
+mkfs.xfs xfsprogs
+mkfs.btrfs btrfs-progs
+tar tar
+git git
+strace strace
+fio fio
+bpftrace bpftrace
+perf linux-perf
+chromium chromium
+EOF2
+for pkg in clang bpftool libbpf-dev liburing-dev libsqlite3-dev libzstd-dev; do
+	[[ "$BUILD" == *" $pkg "* ]] || fail "$pkg is not in DEB_BUILD"
+done
+# README names every package of both lists
+for pkg in $BUILD $TEST; do
+	grep -q "$pkg" "$TOP/README.md" || fail "README does not name $pkg"
+done
+echo PASS

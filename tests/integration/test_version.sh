@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# test_version: `riot version` shows each library's version (liburing's
+# from the package it was built against, never empty) and each kernel
+# facility it says it checks: BTF, the BPF ring buffer, BPF task storage,
+# io_uring and its OPENAT2. Under CI, on a kernel that runs the capture
+# and replay tests, every one is there.
+. "$(dirname "$0")/lib.sh"
+
+"$RIOT" version >"$IT_TMP/v.txt" || fail "riot version exited $?"
+"$RIOT" version --json >"$IT_TMP/v.json" || fail "riot version --json exited $?"
+uring=$(dpkg-query -W -f='${Version}' liburing-dev 2>/dev/null)
+[ -n "$uring" ] || fail "liburing-dev is not installed"
+grep -qxE "libraries: libbpf v?[0-9][0-9.]*, liburing $uring, zstd [0-9.]+, SQLite [0-9.]+" \
+	"$IT_TMP/v.txt" || fail "libraries line: $(grep libraries "$IT_TMP/v.txt")"
+root=$([ "$(id -u)" -eq 0 ] && echo yes || echo no)
+for want in "  BTF (/sys/kernel/btf/vmlinux): yes" "  BPF ring buffer:               yes" \
+	    "  BPF task storage:              yes"; do
+	if [ "$root" = yes ] || [ "${CI:-}" = true ]; then
+		grep -qxF "$want" "$IT_TMP/v.txt" || fail "no '$want' in: $(cat "$IT_TMP/v.txt")"
+	fi
+done
+grep -qxE '  io_uring:                      yes, [0-9]+ operations \(last opcode [0-9]+\), OPENAT2 yes' \
+	"$IT_TMP/v.txt" || fail "io_uring line: $(grep io_uring "$IT_TMP/v.txt")"
+python3 - "$IT_TMP/v.json" "$uring" "$root" <<'PY' || fail "riot version --json"
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["liburing"] == sys.argv[2], v
+assert v["io_uring_openat2"] is True and v["io_uring_ops"] > 0, v
+if sys.argv[3] == "yes":
+    assert v["btf"] is True and v["ringbuf"] is True and v["task_storage"] is True, v
+PY
+echo PASS
