@@ -1526,18 +1526,20 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 		return 0;
 	/* do_exit() decrements signal->live before this tracepoint. */
 	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
+	if (comm_matches()) {
+		cb = direct_begin();
+		ev = proc_event(RIOT_EV_EXIT);
+		if (ev) {
+			ev->exit_code = BPF_CORE_READ(p, exit_code);
+			if (group_dead)
+				ev->flags |= RIOT_EVP_GROUP_DEAD;
+			proc_output(ev, 0);
+		}
+		direct_end(cb);
+	}
+	/* After the record is in the ring: capture stops once the traced
+	 * set is empty, and must find the last exit there. */
 	if (group_dead && target_mode == RIOT_TARGET_PIDS)
 		bpf_map_delete_elem(&traced, &tgid);
-	if (!comm_matches())
-		return 0;
-	cb = direct_begin();
-	ev = proc_event(RIOT_EV_EXIT);
-	if (ev) {
-		ev->exit_code = BPF_CORE_READ(p, exit_code);
-		if (group_dead)
-			ev->flags |= RIOT_EVP_GROUP_DEAD;
-		proc_output(ev, 0);
-	}
-	direct_end(cb);
 	return 0;
 }
