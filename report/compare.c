@@ -320,6 +320,7 @@ static void print_runs(FILE *out, struct run_view *runs, unsigned n)
 	fprintf(out, "\nper syscall\n");
 	print_table_head(out, "syscall", runs, n);
 	for_each_sys(runs, n, print_sys, &sp);
+	device_compare(out, runs, n);
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned j = 0; j < n; j++)
 			if (!view_is_replay(&runs[i]) && view_is_replay(&runs[j]))

@@ -145,25 +145,37 @@ static sqlite3 *db_open(const char *path, int flags, char *err, size_t errlen)
 	return db;
 }
 
+/* The statements version 3 added: the end of schema.sql from its marker. */
+static const char *schema_v3_sql(void)
+{
+	const char *m = strstr(report_schema_sql, "-- Added in version 3");
+
+	return m ? m : "";
+}
+
 /* Brings a report of an older schema to this one: versions only add
- * columns, so older readers still read it. */
+ * tables and columns, so older readers still read it. */
 static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
 {
 	char ver[32], sql[128];
+	long v;
 	int rc;
 
 	if (meta_get(db, "schema_version", ver, sizeof(ver)) < 0 ||
-	    strtol(ver, NULL, 10) != 1)
+	    strtol(ver, NULL, 10) >= REPORT_SCHEMA_VERSION)
 		return 0;
 	rc = report_db_exec(db, "BEGIN IMMEDIATE", err, errlen);
 	if (rc)
 		return rc;
-	if (meta_get(db, "schema_version", ver, sizeof(ver)) == 0 &&
-	    strtol(ver, NULL, 10) == 1)	/* not upgraded by another riot meanwhile */
+	/* read again: another riot may have upgraded it meanwhile */
+	v = meta_get(db, "schema_version", ver, sizeof(ver)) == 0 ? strtol(ver, NULL, 10) : 0;
+	if (v == 1)
 		rc = report_db_exec(db, "ALTER TABLE runs ADD COLUMN timing_kept INTEGER; "
 				    "ALTER TABLE runs ADD COLUMN late_ops INTEGER; "
 				    "ALTER TABLE runs ADD COLUMN delay_p99_ns INTEGER; "
 				    "ALTER TABLE runs ADD COLUMN delay_max_ns INTEGER", err, errlen);
+	if (!rc && v >= 1 && v < 3)
+		rc = report_db_exec(db, schema_v3_sql(), err, errlen);
 	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
 		 REPORT_SCHEMA_VERSION);
 	return end_transaction(db, rc ? rc : report_db_exec(db, sql, err, errlen), err, errlen);

@@ -272,6 +272,7 @@ int html_write(const char *path, struct run_view *runs, unsigned n, char *err, s
 		"<h1>riot report</h1>\n", css);
 	if (n > 1)
 		rc = comparison(f, runs, n);
+	device_html(f, runs, n);
 	for (unsigned i = 0; i < n && !rc; i++) {
 		run_summary(f, &runs[i]);
 		rc = chart_latency(f, &runs[i]);

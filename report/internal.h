@@ -100,6 +100,9 @@ sqlite3 *report_db_open_ro(const char *path, char *err, size_t errlen);
 int report_db_reserve_run(sqlite3 *db, int64_t *id, char *err, size_t errlen);
 int report_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
 
+/* Stores a run's devices (device.c) after its runs row. 0 or -errno. */
+int device_store(sqlite3 *db, int64_t run, const struct run_block *b, char *err, size_t errlen);
+
 /* ---- machine facts (sysinfo.c) ---- */
 
 struct host_facts {

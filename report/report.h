@@ -32,13 +32,16 @@
 #ifndef RIOT_REPORT_REPORT_H
 #define RIOT_REPORT_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../bpf/syscalls.h"
+#include "../lib/hist.h"
 
 /* The schema version this riot writes, and the newest it reads. */
-#define REPORT_SCHEMA_VERSION 2
+#define REPORT_SCHEMA_VERSION 3
 
 /* Seconds of the timeline kept with full histograms (see above). */
 #define RUN_TIMELINE_WINDOW 16
@@ -82,6 +85,43 @@ struct run_fs {
 	const char *mount_point;
 	const char *mount_options;	/* per-mount and superblock options */
 	uint64_t ops;		/* operations on files there */
+};
+
+/* What reached one block device during a run (capture/block.h records
+ * it). Request groups as /sys/block/<dev>/stat counts them. */
+enum run_dev_op { RUN_DEV_READ, RUN_DEV_WRITE, RUN_DEV_DISCARD, RUN_DEV_FLUSH, RUN_DEV_OPS };
+
+/* One point of a device's queue depth series: the mean of the depths
+ * sampled in [t_ns, t_ns + step) and the most in flight then. */
+struct run_depth_point {
+	uint64_t t_ns;			/* since the recording started */
+	double depth;
+	uint32_t depth_max;
+};
+
+struct run_device {
+	uint64_t dev;			/* glibc makedev encoding */
+	char name[32];			/* "sda1", "loop3", "nvme0n1" */
+	char kind[16];			/* disk, partition, loop, member */
+	char note[320];			/* "backed by /img", "member of dm-0" */
+	uint64_t reqs[RUN_DEV_OPS], bytes[RUN_DEV_OPS];
+	struct hist lat[2];		/* issue -> completion: read, write */
+	uint64_t lat_sum_all;		/* every request: depth integral */
+	uint64_t depth_peak;		/* the most in flight at once */
+	uint64_t untimed;		/* completions whose issue was unseen */
+	struct run_depth_point *depth;	/* the series, oldest first */
+	unsigned ndepth;
+	uint64_t depth_step_ns;		/* width of a point */
+};
+
+/* The devices of a run: the window is from the start of the recording to
+ * its end, after a syncfs of the filesystem when synced. */
+struct run_block {
+	uint64_t window_ns;
+	uint64_t flush_ns;		/* the syncfs at the end; 0 none */
+	bool synced;
+	struct run_device *dev;
+	unsigned ndev;
 };
 
 /* What a run was. NULL strings and zero numbers are stored as unknown
@@ -128,6 +168,8 @@ struct run_meta {
 	 * over 1 ms late, issue delay p99 and max */
 	bool timing_known, timing_kept;
 	uint64_t late_ops, delay_p99_ns, delay_max_ns;
+	/* what reached the devices; NULL: not recorded */
+	const struct run_block *block;
 };
 
 struct run_acc;
@@ -181,6 +223,10 @@ int run_db_check(const char *db_path, const char *label, char *err, size_t errle
 /* The filesystem holding path, from statfs and /proc/self/mountinfo.
  * Strings point into buf. 0 or -errno. */
 int run_fs_of_path(const char *path, struct run_fs *fs, char *buf, size_t buflen);
+
+/* The devices of a run as `report show` prints them, with the write
+ * amplification against bytes_written (the workload's). */
+void run_block_print(FILE *out, const struct run_block *b, uint64_t bytes_written);
 
 /* Commands (riot.c's table). */
 int cmd_report(int argc, char **argv);

@@ -1,4 +1,4 @@
--- report/schema.sql: the riot report database (schema version 2).
+-- report/schema.sql: the riot report database (schema version 3).
 --
 -- One database holds several runs (captures and replays), each with a
 -- unique label. Times are ns, sizes bytes. Syscalls are named as in
@@ -172,4 +172,48 @@ CREATE TABLE syscall_names (
 	id INTEGER PRIMARY KEY,		-- RIOT_SYS_*: stable across versions
 	name TEXT NOT NULL,
 	class TEXT NOT NULL
+);
+
+-- Added in version 3; an older report is upgraded by running every
+-- statement from the next line on (so they say IF NOT EXISTS).
+-- What reached the block devices during a run (README: "What the storage
+-- saw"): block_rq_issue to block_rq_complete, counted at completion as
+-- /sys/block/<dev>/stat counts. A loop device is counted at the loop
+-- device; a device-mapper or md device at its members. Every request to
+-- the device in the window counts, whoever sent it.
+CREATE TABLE IF NOT EXISTS devices (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	dev INTEGER NOT NULL,		-- st_dev encoding (glibc makedev)
+	name TEXT NOT NULL,		-- "sda1", "loop3"
+	kind TEXT NOT NULL,		-- disk, partition, loop
+	note TEXT,			-- "loop device backed by ...", "member of dm-0"
+	window_ns INTEGER NOT NULL,	-- recording start to end
+	flush_ns INTEGER,		-- the syncfs that ended the window; NULL: none
+	read_reqs INTEGER NOT NULL, read_bytes INTEGER NOT NULL,
+	write_reqs INTEGER NOT NULL, write_bytes INTEGER NOT NULL,
+	discard_reqs INTEGER NOT NULL, discard_bytes INTEGER NOT NULL,
+	flush_reqs INTEGER NOT NULL,
+	-- issue to completion, from a lib/hist.h histogram (within 1.6 %)
+	read_p50_ns INTEGER, read_p99_ns INTEGER, read_max_ns INTEGER,
+	write_p50_ns INTEGER, write_p99_ns INTEGER, write_max_ns INTEGER,
+	depth_mean REAL NOT NULL,	-- requests in flight on average: sum of
+					-- their latencies over the window
+	depth_peak INTEGER NOT NULL,	-- the most in flight at once
+	untimed INTEGER NOT NULL,	-- requests ending with no issue seen: a
+					-- flush sequence's, or issued before
+	write_amplification REAL,	-- write_bytes / runs.bytes_written; NULL
+					-- when the workload wrote nothing
+	PRIMARY KEY (run_id, dev)
+);
+
+-- Queue depth over time: requests in flight sampled every 10 ms, averaged
+-- over points of step_ns (wider for long runs), with the most in flight
+-- within each point.
+CREATE TABLE IF NOT EXISTS device_depth (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	dev INTEGER NOT NULL,
+	t_ns INTEGER NOT NULL,		-- since the window started
+	step_ns INTEGER NOT NULL,
+	depth REAL NOT NULL, depth_max INTEGER NOT NULL,
+	PRIMARY KEY (run_id, dev, t_ns)
 );

@@ -194,6 +194,7 @@ static void print_run(const struct run_view *v)
 		    "comm                       pid         ops      errors  bytes read bytes written    total ns",
 		    "SELECT coalesce(comm, '?'), pid, ops, errors, bytes_read, bytes_written, "
 		    "lat_sum_ns FROM processes WHERE run_id = ?1 ORDER BY lat_sum_ns DESC LIMIT 10", 1);
+	device_show(stdout, v);
 	printf("\n");
 }
 

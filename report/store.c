@@ -558,6 +558,8 @@ static int store_all(struct store *s, struct run_acc *a, const struct run_meta *
 	store_errors(s, a);
 	store_divergences(s, a);
 	store_filesystems(s, meta, f);
+	if (!s->rc && meta->block)
+		s->rc = device_store(s->db, s->run, meta->block, s->err, s->errlen);
 	store_syscall_names(s);
 	free(f);
 	return s->rc;

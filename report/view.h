@@ -103,6 +103,13 @@ void compare_json(FILE *out, struct run_view *runs, unsigned n);
 /* The HTML page: every run's charts, and the comparison when n > 1. */
 int html_write(const char *path, struct run_view *runs, unsigned n, char *err, size_t errlen);
 
+/* What reached the block devices (device.c): a run's devices in `report
+ * show`, the device rows of `compare` and of the HTML page; nothing when
+ * no run has them. */
+void device_show(FILE *out, const struct run_view *v);
+void device_compare(FILE *out, struct run_view *runs, unsigned n);
+void device_html(FILE *f, struct run_view *runs, unsigned n);
+
 /* Formatting shared by the text outputs. */
 const char *fmt_ns(uint64_t ns, char *buf, size_t len);	/* "12.3 us" */
 double view_rate(uint64_t n, uint64_t duration_ns);	/* per second */

@@ -160,12 +160,13 @@ cp "$T/r.db" "$T/newer.db"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE meta SET value = 99 WHERE key = \"schema_version\""); c.commit()' "$T/newer.db"
 expect_error "$RIOT" report show "$T/newer.db" | grep -q 'newer riot' || fail "newer schema"
 expect_error "$RIOT" report "$T/b.riot" -o "$T/newer.db" | grep -q 'newer riot' || fail "report into newer"
-# a report of schema version 1 (no timing columns) takes new runs: it is
-# brought to version 2, and its old runs are kept
-# (this schema without the columns version 2 added, and one run)
+# a report of schema version 1 (no timing columns, no device tables) takes
+# new runs: it is brought to version 3, and its old runs are kept
+# (this schema without what versions 2 and 3 added, and one run)
 python3 - "$T/v1.db" "$(dirname "$0")/../../report/schema.sql" <<'PY' || fail "making a version 1 report"
 import re, sqlite3, sys
 sql = open(sys.argv[2]).read()
+sql = sql[:sql.index("-- Added in version 3")]
 sql = sql.replace("events_kept INTEGER NOT NULL,", "events_kept INTEGER NOT NULL")
 sql = re.sub(r"\n\t-- paced replays \(version 2\).*?delay_max_ns INTEGER[^\n]*\n", "\n", sql, flags=re.S)
 assert "timing_kept" not in sql
@@ -182,7 +183,22 @@ before=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).exec
 "$RIOT" report show "$T/v1.db" >/dev/null || fail "report show of a version 1 report"
 "$RIOT" report "$T/b.riot" -o "$T/v1.db" --label after-v1 >/dev/null || fail "report into a version 1 report"
 got=$(python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select value from meta where key = \"schema_version\"").fetchone()[0], c.execute("select count(*) from runs").fetchone()[0], c.execute("select count(*) from runs where timing_kept is null").fetchone()[0])' "$T/v1.db")
-[ "$got" = "2 $((before + 1)) $((before + 1))" ] || fail "version 1 report after a new run: '$got', expected '2 $((before + 1)) $((before + 1))'"
+[ "$got" = "3 $((before + 1)) $((before + 1))" ] || fail "version 1 report after a new run: '$got', expected '3 $((before + 1)) $((before + 1))'"
+# a report of version 2 (no device tables) is brought to version 3: the
+# tables appear and show reads it
+python3 - "$T/v2.db" "$(dirname "$0")/../../report/schema.sql" <<'PY' || fail "making a version 2 report"
+import sqlite3, sys
+sql = open(sys.argv[2]).read()
+sql = sql[:sql.index("-- Added in version 3")]
+c = sqlite3.connect(sys.argv[1])
+c.executescript(sql)
+c.execute("INSERT INTO meta VALUES ('application', 'riot'), ('schema_version', '2')")
+c.commit()
+PY
+"$RIOT" report "$T/b.riot" -o "$T/v2.db" --label v2-a >/dev/null || fail "report into a version 2 report"
+"$RIOT" report show "$T/v2.db" >/dev/null || fail "report show of a version 2 report"
+got=$(sqlite3 "$T/v2.db" "SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM runs; SELECT count(*) FROM sqlite_master WHERE name IN ('devices', 'device_depth')" | tr '\n' ' ')
+[ "$got" = "3 1 2 " ] || fail "version 2 report after a new run: '$got', expected '3 1 2 '"
 expect_error "$RIOT" report show "$T/r.db" --run nosuch | grep -q "no run 'nosuch'" || fail "unknown run"
 expect_error "$RIOT" compare "$T/r.db" cap-a nosuch | grep -q "no run 'nosuch'" || fail "compare unknown run"
 expect_error "$RIOT" report show "$T/missing.db" | grep -q 'No such file' || fail "missing db"

@@ -1,0 +1,535 @@
+/* report/device.c: what reached the block devices (schema.sql's devices
+ * and device_depth tables): storing a run's, and showing them in
+ * `report show`, `compare`, the HTML page and the replay summary. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "lib/cli.h"
+#include "view.h"
+
+/* One device of a run as shown: from a recording or from the database. */
+struct dev_row {
+	char name[32], kind[16], note[320];
+	uint64_t window_ns, flush_ns;
+	uint64_t reqs[RUN_DEV_OPS], bytes[RUN_DEV_OPS];
+	uint64_t p50[2], p99[2], max[2];
+	double depth_mean;
+	uint64_t depth_peak, untimed;
+};
+
+static const char *const op_names[RUN_DEV_OPS] = { "read", "write", "discard", "flush" };
+
+static double depth_mean(uint64_t lat_sum, uint64_t window_ns)
+{
+	return window_ns ? (double)lat_sum / (double)window_ns : 0;
+}
+
+static void row_of_device(const struct run_device *d, const struct run_block *b,
+			  struct dev_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", d->name);
+	snprintf(r->kind, sizeof(r->kind), "%s", d->kind);
+	snprintf(r->note, sizeof(r->note), "%s", d->note);
+	r->window_ns = b->window_ns;
+	r->flush_ns = b->synced ? b->flush_ns : 0;
+	memcpy(r->reqs, d->reqs, sizeof(r->reqs));
+	memcpy(r->bytes, d->bytes, sizeof(r->bytes));
+	for (unsigned k = 0; k < 2; k++) {
+		r->p50[k] = hist_quantile(&d->lat[k], 0.5);
+		r->p99[k] = hist_quantile(&d->lat[k], 0.99);
+		r->max[k] = d->lat[k].max;
+	}
+	r->depth_mean = depth_mean(d->lat_sum_all, b->window_ns);
+	r->depth_peak = d->depth_peak;
+	r->untimed = d->untimed;
+}
+
+/* ---- storing ---- */
+
+static int step(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+
+	if (rc)
+		snprintf(err, errlen, "%s: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+	sqlite3_reset(st);
+	return rc;
+}
+
+static void bind_opt(sqlite3_stmt *st, int col, uint64_t v, bool known)
+{
+	if (known)
+		sqlite3_bind_int64(st, col, (int64_t)v);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+static int store_device(sqlite3 *db, sqlite3_stmt *st, int64_t run, const struct run_device *d,
+			const struct run_block *b, char *err, size_t errlen)
+{
+	struct dev_row r;
+	int c = 1;
+
+	row_of_device(d, b, &r);
+	sqlite3_bind_int64(st, c++, run);
+	sqlite3_bind_int64(st, c++, (int64_t)d->dev);
+	sqlite3_bind_text(st, c++, r.name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, c++, r.kind, -1, SQLITE_TRANSIENT);
+	if (r.note[0])
+		sqlite3_bind_text(st, c++, r.note, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, c++);
+	sqlite3_bind_int64(st, c++, (int64_t)r.window_ns);
+	bind_opt(st, c++, b->flush_ns, b->synced);
+	for (unsigned k = 0; k < RUN_DEV_OPS; k++) {
+		sqlite3_bind_int64(st, c++, (int64_t)r.reqs[k]);
+		if (k != RUN_DEV_FLUSH)
+			sqlite3_bind_int64(st, c++, (int64_t)r.bytes[k]);
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		bind_opt(st, c++, r.p50[k], d->lat[k].count > 0);
+		bind_opt(st, c++, r.p99[k], d->lat[k].count > 0);
+		bind_opt(st, c++, r.max[k], d->lat[k].count > 0);
+	}
+	sqlite3_bind_double(st, c++, r.depth_mean);
+	sqlite3_bind_int64(st, c++, (int64_t)r.depth_peak);
+	sqlite3_bind_int64(st, c++, (int64_t)r.untimed);
+	return step(db, st, err, errlen);
+}
+
+static int store_depth(sqlite3 *db, sqlite3_stmt *st, int64_t run, const struct run_device *d,
+		       char *err, size_t errlen)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; i < d->ndepth && !rc; i++) {
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int64(st, 2, (int64_t)d->dev);
+		sqlite3_bind_int64(st, 3, (int64_t)d->depth[i].t_ns);
+		sqlite3_bind_int64(st, 4, (int64_t)d->depth_step_ns);
+		sqlite3_bind_double(st, 5, d->depth[i].depth);
+		sqlite3_bind_int64(st, 6, d->depth[i].depth_max);
+		rc = step(db, st, err, errlen);
+	}
+	return rc;
+}
+
+int device_store(sqlite3 *db, int64_t run, const struct run_block *b, char *err, size_t errlen)
+{
+	static const char dev_sql[] =
+		"INSERT INTO devices (run_id, dev, name, kind, note, window_ns, flush_ns, "
+		"read_reqs, read_bytes, write_reqs, write_bytes, discard_reqs, discard_bytes, "
+		"flush_reqs, read_p50_ns, read_p99_ns, read_max_ns, write_p50_ns, write_p99_ns, "
+		"write_max_ns, depth_mean, depth_peak, untimed) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	static const char wa_sql[] =
+		"UPDATE devices SET write_amplification = write_bytes * 1.0 / "
+		"(SELECT bytes_written FROM runs WHERE id = ?1) WHERE run_id = ?1 AND "
+		"(SELECT bytes_written FROM runs WHERE id = ?1) > 0";
+	sqlite3_stmt *dev = NULL, *depth = NULL, *wa = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, dev_sql, -1, &dev, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO device_depth VALUES (?,?,?,?,?,?)", -1, &depth,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, wa_sql, -1, &wa, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+		rc = -EIO;
+	}
+	for (unsigned i = 0; i < b->ndev && !rc; i++) {
+		rc = store_device(db, dev, run, &b->dev[i], b, err, errlen);
+		if (!rc)
+			rc = store_depth(db, depth, run, &b->dev[i], err, errlen);
+	}
+	if (!rc) {
+		sqlite3_bind_int64(wa, 1, run);
+		rc = step(db, wa, err, errlen);
+	}
+	sqlite3_finalize(dev);
+	sqlite3_finalize(depth);
+	sqlite3_finalize(wa);
+	return rc;
+}
+
+/* ---- reading back ---- */
+
+static uint64_t col_u64(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : (uint64_t)sqlite3_column_int64(st, i);
+}
+
+static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+/* The devices of run id, at most max; a report older than version 3 has
+ * none. Returns how many. */
+static unsigned load_devices(sqlite3 *db, int64_t id, struct dev_row *rows, unsigned max)
+{
+	static const char sql[] =
+		"SELECT name, kind, note, window_ns, flush_ns, read_reqs, read_bytes, write_reqs, "
+		"write_bytes, discard_reqs, discard_bytes, flush_reqs, read_p50_ns, read_p99_ns, "
+		"read_max_ns, write_p50_ns, write_p99_ns, write_max_ns, depth_mean, depth_peak, "
+		"untimed FROM devices WHERE run_id = ? ORDER BY write_bytes + read_bytes DESC, dev";
+	sqlite3_stmt *st;
+	unsigned n = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+		struct dev_row *r = &rows[n++];
+		int c = 3;
+
+		memset(r, 0, sizeof(*r));
+		col_text(st, 0, r->name, sizeof(r->name));
+		col_text(st, 1, r->kind, sizeof(r->kind));
+		col_text(st, 2, r->note, sizeof(r->note));
+		r->window_ns = col_u64(st, c++);
+		r->flush_ns = col_u64(st, c++);
+		for (unsigned k = 0; k < RUN_DEV_OPS; k++) {
+			r->reqs[k] = col_u64(st, c++);
+			if (k != RUN_DEV_FLUSH)
+				r->bytes[k] = col_u64(st, c++);
+		}
+		for (unsigned k = 0; k < 2; k++) {
+			r->p50[k] = col_u64(st, c++);
+			r->p99[k] = col_u64(st, c++);
+			r->max[k] = col_u64(st, c++);
+		}
+		r->depth_mean = sqlite3_column_double(st, c++);
+		r->depth_peak = col_u64(st, c++);
+		r->untimed = col_u64(st, c++);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* ---- text ---- */
+
+static void print_rows(FILE *out, const struct dev_row *rows, unsigned n, uint64_t wrote)
+{
+	uint64_t dev_wrote = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct dev_row *r = &rows[i];
+		char b[4][24];
+
+		fprintf(out, "device %s (%s%s%s)\n", r->name, r->kind, r->note[0] ? "; " : "",
+			r->note);
+		fprintf(out, "  %-8s %10s %12s %10s %10s %10s\n", "", "requests", "bytes", "p50",
+			"p99", "max");
+		for (unsigned k = 0; k < RUN_DEV_OPS; k++) {
+			fprintf(out, "  %-8s %10llu %12s", op_names[k], (unsigned long long)r->reqs[k],
+				k == RUN_DEV_FLUSH ? "-" : riot_fmt_bytes(r->bytes[k], b[0], 24));
+			if (k < 2 && r->reqs[k])
+				fprintf(out, " %10s %10s %10s", fmt_ns(r->p50[k], b[1], 24),
+					fmt_ns(r->p99[k], b[2], 24), fmt_ns(r->max[k], b[3], 24));
+			fprintf(out, "\n");
+		}
+		fprintf(out, "  queue depth: mean %.2f, peak %llu; window %s%s%s%s\n", r->depth_mean,
+			(unsigned long long)r->depth_peak, fmt_ns(r->window_ns, b[0], 24),
+			r->flush_ns ? ", ended by syncfs (" : " (no syncfs at the end)",
+			r->flush_ns ? fmt_ns(r->flush_ns, b[1], 24) : "", r->flush_ns ? ")" : "");
+		dev_wrote += r->bytes[RUN_DEV_WRITE];
+	}
+	if (n && wrote) {
+		char b[2][24];
+
+		fprintf(out, "write amplification: %.3f (%s reached the device%s, the workload "
+			"wrote %s)\n", (double)dev_wrote / (double)wrote,
+			riot_fmt_bytes(dev_wrote, b[0], 24), n > 1 ? "s" : "",
+			riot_fmt_bytes(wrote, b[1], 24));
+	} else if (n) {
+		fprintf(out, "write amplification: - (the workload wrote nothing)\n");
+	}
+}
+
+void run_block_print(FILE *out, const struct run_block *b, uint64_t bytes_written)
+{
+	struct dev_row *rows = calloc(b->ndev ? b->ndev : 1, sizeof(*rows));
+
+	if (!rows)
+		return;
+	for (unsigned i = 0; i < b->ndev; i++)
+		row_of_device(&b->dev[i], b, &rows[i]);
+	print_rows(out, rows, b->ndev, bytes_written);
+	free(rows);
+}
+
+#define SHOW_DEVS_MAX 16
+
+void device_show(FILE *out, const struct run_view *v)
+{
+	struct dev_row rows[SHOW_DEVS_MAX];
+	unsigned n = load_devices(v->db, v->id, rows, SHOW_DEVS_MAX);
+
+	if (!n)
+		return;
+	fprintf(out, "\nwhat reached the storage (block layer)\n");
+	print_rows(out, rows, n, v->bytes_written);
+}
+
+/* ---- compare ---- */
+
+/* A run's devices summed; latencies and depth from its busiest device. */
+struct dev_sum {
+	unsigned n;
+	char names[96];
+	struct dev_row t;
+};
+
+static void sum_devices(const struct run_view *v, struct dev_sum *s)
+{
+	struct dev_row rows[SHOW_DEVS_MAX];
+
+	memset(s, 0, sizeof(*s));
+	s->n = load_devices(v->db, v->id, rows, SHOW_DEVS_MAX);
+	if (!s->n)
+		return;
+	s->t = rows[0];		/* the busiest: load_devices' order */
+	for (unsigned i = 0; i < s->n; i++) {
+		size_t l = strlen(s->names);
+
+		snprintf(s->names + l, sizeof(s->names) - l, "%s%s", i ? "+" : "", rows[i].name);
+		if (i == 0)
+			continue;
+		for (unsigned k = 0; k < RUN_DEV_OPS; k++) {
+			s->t.reqs[k] += rows[i].reqs[k];
+			s->t.bytes[k] += rows[i].bytes[k];
+		}
+	}
+}
+
+enum dev_metric {
+	DM_WRITE_BYTES, DM_WRITE_REQS, DM_READ_BYTES, DM_READ_REQS, DM_DISCARD_BYTES,
+	DM_FLUSH_REQS, DM_WRITE_P50, DM_WRITE_P99, DM_READ_P50, DM_READ_P99, DM_DEPTH_MEAN,
+	DM_DEPTH_PEAK, DM_WA, DM_COUNT
+};
+
+static const char *const dm_names[DM_COUNT] = {
+	"bytes written", "write requests", "bytes read", "read requests", "bytes discarded",
+	"flush requests", "write p50", "write p99", "read p50", "read p99", "queue depth mean",
+	"queue depth peak", "write amplification",
+};
+
+/* The value of m for a run, and whether it has one. */
+static bool dm_value(const struct dev_sum *s, const struct run_view *v, enum dev_metric m,
+		     double *out)
+{
+	const struct dev_row *t = &s->t;
+
+	switch (m) {
+	case DM_WRITE_BYTES: *out = (double)t->bytes[RUN_DEV_WRITE]; return true;
+	case DM_WRITE_REQS: *out = (double)t->reqs[RUN_DEV_WRITE]; return true;
+	case DM_READ_BYTES: *out = (double)t->bytes[RUN_DEV_READ]; return true;
+	case DM_READ_REQS: *out = (double)t->reqs[RUN_DEV_READ]; return true;
+	case DM_DISCARD_BYTES: *out = (double)t->bytes[RUN_DEV_DISCARD]; return true;
+	case DM_FLUSH_REQS: *out = (double)t->reqs[RUN_DEV_FLUSH]; return true;
+	case DM_WRITE_P50: *out = (double)t->p50[1]; return t->reqs[RUN_DEV_WRITE] > 0;
+	case DM_WRITE_P99: *out = (double)t->p99[1]; return t->reqs[RUN_DEV_WRITE] > 0;
+	case DM_READ_P50: *out = (double)t->p50[0]; return t->reqs[RUN_DEV_READ] > 0;
+	case DM_READ_P99: *out = (double)t->p99[0]; return t->reqs[RUN_DEV_READ] > 0;
+	case DM_DEPTH_MEAN: *out = t->depth_mean; return true;
+	case DM_DEPTH_PEAK: *out = (double)t->depth_peak; return true;
+	case DM_WA:
+		*out = v->bytes_written ? (double)t->bytes[RUN_DEV_WRITE] / (double)v->bytes_written : 0;
+		return v->bytes_written > 0;
+	default: return false;
+	}
+}
+
+static const char *dm_fmt(enum dev_metric m, double v, char *buf, size_t len)
+{
+	switch (m) {
+	case DM_WRITE_BYTES: case DM_READ_BYTES: case DM_DISCARD_BYTES:
+		return riot_fmt_bytes((uint64_t)v, buf, (unsigned)len);
+	case DM_WRITE_P50: case DM_WRITE_P99: case DM_READ_P50: case DM_READ_P99:
+		return fmt_ns((uint64_t)v, buf, len);
+	case DM_DEPTH_MEAN:
+		snprintf(buf, len, "%.2f", v);
+		return buf;
+	case DM_WA:
+		snprintf(buf, len, "%.3f", v);
+		return buf;
+	default:
+		snprintf(buf, len, "%.0f", v);
+		return buf;
+	}
+}
+
+/* The device sums of runs[0..n); false when none has devices. */
+static bool sum_all(struct run_view *runs, unsigned n, struct dev_sum *s)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < n; i++) {
+		sum_devices(&runs[i], &s[i]);
+		any |= s[i].n > 0;
+	}
+	return any;
+}
+
+void device_compare(FILE *out, struct run_view *runs, unsigned n)
+{
+	struct dev_sum *s = calloc(n, sizeof(*s));
+	int w = 20;
+
+	if (!s || !sum_all(runs, n, s)) {
+		free(s);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if ((int)strlen(runs[i].label) > w)
+			w = (int)strlen(runs[i].label);
+	fprintf(out, "\nwhat reached the storage (block layer; ratios against %s)\n",
+		runs[0].label);
+	fprintf(out, "  %-20s", "");
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, " %*s", w, runs[i].label);
+	fprintf(out, "\n  %-20s", "devices");
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, " %*s", w, s[i].n ? s[i].names : "(not recorded)");
+	fprintf(out, "\n");
+	for (unsigned m = 0; m < DM_COUNT; m++) {
+		double base = 0, v;
+		bool base_ok = dm_value(&s[0], &runs[0], m, &base) && s[0].n;
+		char buf[64];
+
+		fprintf(out, "  %-20s", dm_names[m]);
+		for (unsigned i = 0; i < n; i++)
+			fprintf(out, " %*s", w, s[i].n && dm_value(&s[i], &runs[i], m, &v) ?
+				dm_fmt(m, v, buf, sizeof(buf)) : "-");
+		for (unsigned i = 1; i < n; i++) {
+			if (s[i].n && base_ok && base > 0 && dm_value(&s[i], &runs[i], m, &v))
+				fprintf(out, "  x%.3f", v / base);
+			else
+				fprintf(out, "  -");
+		}
+		fprintf(out, "\n");
+	}
+	free(s);
+}
+
+/* ---- HTML ---- */
+
+static void html_esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+#define DEPTH_W 640
+#define DEPTH_H 160
+
+/* A run's queue depth series of its busiest device as an SVG polyline. */
+static void html_depth(FILE *f, const struct run_view *v)
+{
+	sqlite3_stmt *st;
+	double top = 1;
+	uint64_t span = 1;
+
+	if (sqlite3_prepare_v2(v->db, "SELECT max(depth_max), max(t_ns + step_ns) FROM device_depth "
+			       "WHERE run_id = ?1 AND dev = (SELECT dev FROM devices WHERE run_id = ?1 "
+			       "ORDER BY write_bytes + read_bytes DESC, dev LIMIT 1)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, v->id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		top = sqlite3_column_double(st, 0) > 1 ? sqlite3_column_double(st, 0) : 1;
+		span = col_u64(st, 1) ? col_u64(st, 1) : 1;
+	} else {
+		sqlite3_finalize(st);
+		return;
+	}
+	sqlite3_finalize(st);
+	fprintf(f, "<figure><figcaption>queue depth of ");
+	html_esc(f, v->label);
+	fprintf(f, " (mean per point, and the most in flight; 0 to %.0f over %.3f s)"
+		"</figcaption><svg class=\"depth\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"%d\" height=\"%d\"><rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		"fill=\"none\" stroke=\"#999\"/>\n", top, (double)span / 1e9, DEPTH_W, DEPTH_H,
+		DEPTH_W, DEPTH_H);
+	for (int pass = 0; pass < 2; pass++) {
+		if (sqlite3_prepare_v2(v->db, "SELECT t_ns, step_ns, depth, depth_max FROM "
+				       "device_depth WHERE run_id = ?1 AND dev = (SELECT dev FROM "
+				       "devices WHERE run_id = ?1 ORDER BY write_bytes + read_bytes "
+				       "DESC, dev LIMIT 1) ORDER BY t_ns", -1, &st, NULL) != SQLITE_OK)
+			return;
+		sqlite3_bind_int64(st, 1, v->id);
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" points=\"",
+			pass ? "#d62728" : "#1f77b4");
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			double x = (double)(col_u64(st, 0) + col_u64(st, 1) / 2) / (double)span;
+			double y = sqlite3_column_double(st, pass ? 3 : 2) / top;
+
+			fprintf(f, "%.1f,%.1f ", x * DEPTH_W, DEPTH_H - y * (DEPTH_H - 4));
+		}
+		fprintf(f, "\"/>\n");
+		sqlite3_finalize(st);
+	}
+	fprintf(f, "</svg></figure>\n");
+}
+
+void device_html(FILE *f, struct run_view *runs, unsigned n)
+{
+	struct dev_sum *s = calloc(n, sizeof(*s));
+
+	if (!s || !sum_all(runs, n, s)) {
+		free(s);
+		return;
+	}
+	fprintf(f, "<h2>what reached the storage (block layer)</h2>\n<table class=\"devices\">"
+		"<tr><th></th>");
+	for (unsigned i = 0; i < n; i++) {
+		fprintf(f, "<th>");
+		html_esc(f, runs[i].label);
+		fprintf(f, "</th>");
+	}
+	fprintf(f, "</tr>\n<tr><td>devices</td>");
+	for (unsigned i = 0; i < n; i++) {
+		fprintf(f, "<td>");
+		html_esc(f, s[i].n ? s[i].names : "(not recorded)");
+		fprintf(f, "</td>");
+	}
+	fprintf(f, "</tr>\n");
+	for (unsigned m = 0; m < DM_COUNT; m++) {
+		char buf[64];
+		double v;
+
+		fprintf(f, "<tr><td>%s</td>", dm_names[m]);
+		for (unsigned i = 0; i < n; i++)
+			fprintf(f, "<td>%s</td>", s[i].n && dm_value(&s[i], &runs[i], m, &v) ?
+				dm_fmt(m, v, buf, sizeof(buf)) : "-");
+		fprintf(f, "</tr>\n");
+	}
+	fprintf(f, "</table>\n");
+	for (unsigned i = 0; i < n; i++) {
+		if (s[i].n && s[i].t.note[0]) {
+			fprintf(f, "<p>");
+			html_esc(f, runs[i].label);
+			fprintf(f, ": ");
+			html_esc(f, s[i].names);
+			fprintf(f, ": ");
+			html_esc(f, s[i].t.note);
+			fprintf(f, "</p>\n");
+		}
+		if (s[i].n)
+			html_depth(f, &runs[i]);
+	}
+	free(s);
+}
