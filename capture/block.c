@@ -1,0 +1,442 @@
+/* capture/block.c: see block.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/block.h"
+#include "block.skel.h"
+#include "capture/block.h"
+
+/* how often the queue depth is sampled, and how many points a series
+ * keeps before pairs merge into points twice as wide */
+#define DEPTH_SAMPLE_NS 10000000ull
+#define DEPTH_POINTS_MAX 1024
+/* dm over dm over ...: how deep members are followed */
+#define MEMBER_DEPTH_MAX 4
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The first line of a sysfs file, without its newline; -errno. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+static bool has_dev(const struct run_device *devs, unsigned n, uint64_t dev)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (devs[i].dev == dev)
+			return true;
+	return false;
+}
+
+static int add_dev(uint64_t dev, const char *member_of, unsigned depth,
+		   struct run_device *devs, unsigned *n, char *err, size_t errlen);
+
+/* A device-mapper or md device: its members, or 0 when it has none. */
+static int add_members(const char *sys, const char *name, unsigned depth,
+		       struct run_device *devs, unsigned *n, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 300], line[64];
+	struct dirent *de;
+	unsigned found = 0;
+	int rc = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/slaves", sys);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!rc && (de = readdir(d))) {
+		unsigned ma, mi;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/slaves/%s/dev", sys, de->d_name);
+		if (read_line(path, line, sizeof(line)) < 0 || sscanf(line, "%u:%u", &ma, &mi) != 2)
+			continue;
+		found++;
+		rc = add_dev(makedev(ma, mi), name, depth + 1, devs, n, err, errlen);
+	}
+	closedir(d);
+	return rc ? rc : (int)found;
+}
+
+static int add_dev(uint64_t dev, const char *member_of, unsigned depth,
+		   struct run_device *devs, unsigned *n, char *err, size_t errlen)
+{
+	char sys[PATH_MAX], real[PATH_MAX], path[PATH_MAX + 32];
+	struct run_device *d;
+	const char *name;
+	int rc;
+
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	if (major(dev) == 0 || !realpath(sys, real)) {
+		snprintf(err, errlen, "device %u:%u is no block device (tmpfs, overlay or "
+			 "btrfs have none to follow; name one with --block-dev)",
+			 major(dev), minor(dev));
+		return -ENODEV;
+	}
+	name = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	if (depth < MEMBER_DEPTH_MAX) {
+		rc = add_members(real, name, depth, devs, n, err, errlen);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
+	if (has_dev(devs, *n, dev))
+		return 0;
+	if (*n >= BLOCK_DEVS_MAX) {
+		snprintf(err, errlen, "more than %d block devices to follow", BLOCK_DEVS_MAX);
+		return -E2BIG;
+	}
+	d = &devs[(*n)++];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	snprintf(d->name, sizeof(d->name), "%.31s", name);
+	snprintf(path, sizeof(path), "%s/partition", real);
+	if (strncmp(name, "loop", 4) == 0) {
+		char backing[256] = "";
+
+		snprintf(d->kind, sizeof(d->kind), "loop");
+		snprintf(path, sizeof(path), "%s/loop/backing_file", real);
+		read_line(path, backing, sizeof(backing));
+		snprintf(d->note, sizeof(d->note), "loop device%s%s: counted at the loop "
+			 "device, not the disk below", backing[0] ? " backed by " : "", backing);
+	} else {
+		snprintf(d->kind, sizeof(d->kind), access(path, F_OK) == 0 ? "partition" : "disk");
+	}
+	if (member_of) {
+		size_t l = strlen(d->note);
+
+		snprintf(d->note + l, sizeof(d->note) - l, "%smember of %s", l ? "; " : "",
+			 member_of);
+	}
+	return 0;
+}
+
+int block_devs_of_dev(uint64_t dev, struct run_device *devs, unsigned *n,
+		      char *err, size_t errlen)
+{
+	return add_dev(dev, NULL, 0, devs, n, err, errlen);
+}
+
+int block_devs_of_path(const char *path, struct run_device *devs, unsigned *n,
+		       char *err, size_t errlen)
+{
+	struct stat st;
+	int rc;
+
+	if (stat(path, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	rc = block_devs_of_dev(st.st_dev, devs, n, err, errlen);
+	if (rc == -ENODEV) {
+		size_t l = strlen(path);
+
+		/* say whose filesystem it is */
+		if (l + 2 < errlen) {
+			memmove(err + l + 2, err, errlen - l - 2);
+			memcpy(err, path, l);
+			memcpy(err + l, ": ", 2);
+			err[errlen - 1] = '\0';
+		}
+	}
+	return rc;
+}
+
+int block_dev_named(const char *spec, struct run_device *devs, unsigned *n,
+		    char *err, size_t errlen)
+{
+	char path[PATH_MAX], line[64];
+	unsigned ma, mi;
+	struct stat st;
+	char tail;
+
+	if (sscanf(spec, "%u:%u%c", &ma, &mi, &tail) == 2)
+		return block_devs_of_dev(makedev(ma, mi), devs, n, err, errlen);
+	if (strchr(spec, '/')) {
+		if (stat(spec, &st) < 0 || !S_ISBLK(st.st_mode)) {
+			snprintf(err, errlen, "--block-dev %s: not a block device", spec);
+			return -ENODEV;
+		}
+		return block_devs_of_dev(st.st_rdev, devs, n, err, errlen);
+	}
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", spec);
+	if (read_line(path, line, sizeof(line)) < 0 || sscanf(line, "%u:%u", &ma, &mi) != 2) {
+		snprintf(err, errlen, "--block-dev %s: no such block device", spec);
+		return -ENODEV;
+	}
+	return block_devs_of_dev(makedev(ma, mi), devs, n, err, errlen);
+}
+
+/* ---- the recorder ---- */
+
+struct block_rec {
+	struct block_bpf *skel;
+	struct run_device dev[BLOCK_DEVS_MAX];
+	unsigned ndev;
+	uint64_t start_ns;
+	pthread_t sampler;
+	bool sampling;
+	volatile int stop;
+	/* per device: samples of the point being filled */
+	double acc[BLOCK_DEVS_MAX];
+	uint32_t acc_max[BLOCK_DEVS_MAX];
+	unsigned acc_n;
+	uint64_t step_ns, point_t;
+	unsigned per_point;		/* samples a point holds */
+	int oom;
+};
+
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+/* Halves a series: pairs of points become one twice as wide. */
+static void merge_pairs(struct run_device *d)
+{
+	unsigned j = 0;
+
+	for (unsigned i = 0; i < d->ndepth; i += 2, j++) {
+		struct run_depth_point p = d->depth[i];
+
+		if (i + 1 < d->ndepth) {
+			p.depth = (p.depth + d->depth[i + 1].depth) / 2;
+			if (d->depth[i + 1].depth_max > p.depth_max)
+				p.depth_max = d->depth[i + 1].depth_max;
+		}
+		d->depth[j] = p;
+	}
+	d->ndepth = j;
+}
+
+static void end_point(struct block_rec *r)
+{
+	if (!r->acc_n)
+		return;
+	for (unsigned i = 0; i < r->ndev; i++) {
+		struct run_device *d = &r->dev[i];
+
+		if (!d->depth && !(d->depth = calloc(DEPTH_POINTS_MAX, sizeof(*d->depth)))) {
+			r->oom = 1;
+			continue;
+		}
+		d->depth[d->ndepth++] = (struct run_depth_point){
+			.t_ns = r->point_t, .depth = r->acc[i] / r->acc_n,
+			.depth_max = r->acc_max[i] };
+		r->acc[i] = 0;
+		r->acc_max[i] = 0;
+	}
+	r->acc_n = 0;
+	r->point_t += r->step_ns;
+	if (r->ndev && r->dev[0].ndepth == DEPTH_POINTS_MAX) {
+		for (unsigned i = 0; i < r->ndev; i++)
+			merge_pairs(&r->dev[i]);
+		r->step_ns *= 2;
+		r->per_point *= 2;
+	}
+}
+
+static void sample(struct block_rec *r)
+{
+	for (unsigned i = 0; i < r->ndev; i++) {
+		struct block_dev_counts *c = &r->skel->bss->counts[i];
+		int64_t now = __atomic_load_n(&c->inflight, __ATOMIC_RELAXED);
+		uint64_t cur = now > 0 ? (uint64_t)now : 0;
+		/* the most in flight since the last sample, reset to now's */
+		uint64_t max = __atomic_exchange_n(&c->depth_max, cur, __ATOMIC_RELAXED);
+
+		if (cur > max)
+			max = cur;
+		r->acc[i] += (double)cur;
+		if (max > r->acc_max[i])
+			r->acc_max[i] = (uint32_t)max;
+	}
+	if (++r->acc_n == r->per_point)
+		end_point(r);
+}
+
+static void *sampler_main(void *arg)
+{
+	struct block_rec *r = arg;
+	uint64_t next = r->start_ns;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		struct timespec ts;
+
+		next += DEPTH_SAMPLE_NS;
+		ts.tv_sec = (time_t)(next / 1000000000u);
+		ts.tv_nsec = (long)(next % 1000000000u);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		sample(r);
+	}
+	return NULL;
+}
+
+struct block_rec *block_rec_start(const struct run_device *devs, unsigned n,
+				  char *err, size_t errlen)
+{
+	libbpf_print_fn_t old;
+	struct block_rec *r;
+	int rc = 0;
+
+	if (n == 0 || n > BLOCK_DEVS_MAX || n > BLOCK_MAX_DEVS) {
+		snprintf(err, errlen, "block: 1 to %d devices can be followed", BLOCK_MAX_DEVS);
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	memcpy(r->dev, devs, n * sizeof(*devs));
+	r->ndev = n;
+	for (unsigned i = 0; i < n; i++) {
+		r->dev[i].depth = NULL;
+		r->dev[i].ndepth = 0;
+	}
+	old = libbpf_set_print(silent);
+	r->skel = block_bpf__open();
+	if (!r->skel) {
+		rc = -errno;
+		goto out;
+	}
+	r->skel->rodata->ndevs = n;
+	for (unsigned i = 0; i < n; i++)
+		r->skel->rodata->devs[i] = (major(devs[i].dev) << 20) | minor(devs[i].dev);
+	if ((rc = block_bpf__load(r->skel)) != 0 || (rc = block_bpf__attach(r->skel)) != 0)
+		goto out;
+	r->start_ns = now_ns();
+	r->step_ns = DEPTH_SAMPLE_NS;
+	r->per_point = 1;
+	if (pthread_create(&r->sampler, NULL, sampler_main, r) != 0) {
+		rc = -EAGAIN;
+		goto out;
+	}
+	r->sampling = true;
+out:
+	libbpf_set_print(old);
+	if (rc) {
+		snprintf(err, errlen, "block tracepoints: %s%s", strerror(rc < 0 ? -rc : rc),
+			 rc == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "");
+		block_rec_free(r);
+		errno = rc < 0 ? -rc : rc;
+		return NULL;
+	}
+	return r;
+}
+
+static void fill_hist(struct hist *h, const __u64 *b, uint64_t sum, uint64_t max)
+{
+	hist_init(h);
+	for (unsigned i = 0; i < BLOCK_HIST_BUCKETS && i < HIST_BUCKETS; i++) {
+		if (!b[i])
+			continue;
+		h->b[i] = b[i];
+		h->count += b[i];
+		if (h->min == UINT64_MAX)
+			h->min = hist_bucket_low(i);
+	}
+	h->sum = sum;
+	h->max = max;
+	if (!h->count)
+		h->min = 0;
+}
+
+int block_rec_stop(struct block_rec *r, struct run_block *out)
+{
+	uint64_t end;
+
+	memset(out, 0, sizeof(*out));
+	block_bpf__detach(r->skel);
+	end = now_ns();
+	if (r->sampling) {
+		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(r->sampler, NULL);
+		r->sampling = false;
+		end_point(r);
+	}
+	out->window_ns = end - r->start_ns;
+	out->dev = calloc(r->ndev, sizeof(*out->dev));
+	if (!out->dev || r->oom)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->ndev; i++) {
+		const struct block_dev_counts *c = &r->skel->bss->counts[i];
+		struct run_device *d = &out->dev[i];
+
+		*d = r->dev[i];
+		r->dev[i].depth = NULL;		/* handed over */
+		d->depth_step_ns = r->step_ns;
+		for (unsigned k = 0; k < RUN_DEV_OPS; k++) {
+			d->reqs[k] = c->reqs[k];
+			d->bytes[k] = c->bytes[k];
+		}
+		for (unsigned k = 0; k < 2; k++)
+			fill_hist(&d->lat[k], r->skel->bss->lat_hist[i][k], c->lat_sum[k],
+				  c->lat_max[k]);
+		d->lat_sum_all = c->lat_sum_all;
+		d->depth_peak = c->depth_peak;
+		d->untimed = c->untimed;
+	}
+	out->ndev = r->ndev;
+	return 0;
+}
+
+void block_rec_free(struct block_rec *r)
+{
+	if (!r)
+		return;
+	if (r->sampling) {
+		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(r->sampler, NULL);
+	}
+	for (unsigned i = 0; i < r->ndev; i++)
+		free(r->dev[i].depth);
+	block_bpf__destroy(r->skel);
+	free(r);
+}
+
+void block_result_free(struct run_block *b)
+{
+	if (!b || !b->dev)
+		return;
+	for (unsigned i = 0; i < b->ndev; i++)
+		free(b->dev[i].depth);
+	free(b->dev);
+	b->dev = NULL;
+	b->ndev = 0;
+}

@@ -1,0 +1,48 @@
+/* capture/block.h: recording what reaches block devices (bpf/block.bpf.c)
+ * while a replay or a capture runs: requests and bytes per group, latency
+ * from issue to completion, queue depth over time.
+ *
+ * Which devices: those holding a filesystem (block_devs_of_path()), or
+ * named by the user (block_dev_named()). A partition is followed as
+ * itself; a loop device as the loop device (not the disk under its backing
+ * file); a device-mapper or md device through its members (its requests
+ * reach the block layer there). A filesystem on no block device (tmpfs,
+ * overlay, btrfs' anonymous device) has none to follow.
+ *
+ * Functions return 0 or -errno with a one-line reason in err.
+ */
+#ifndef RIOT_CAPTURE_BLOCK_H
+#define RIOT_CAPTURE_BLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/report.h"
+
+#define BLOCK_DEVS_MAX 8
+
+/* Adds the devices holding path's filesystem to devs (n in, n out; no
+ * duplicates; names, kinds and notes filled). */
+int block_devs_of_path(const char *path, struct run_device *devs, unsigned *n,
+		       char *err, size_t errlen);
+/* The same for a device number (st_dev). */
+int block_devs_of_dev(uint64_t dev, struct run_device *devs, unsigned *n,
+		      char *err, size_t errlen);
+/* The same for a device the user named: /dev/sdb1, sdb1 or 8:17. */
+int block_dev_named(const char *spec, struct run_device *devs, unsigned *n,
+		    char *err, size_t errlen);
+
+struct block_rec;
+
+/* Loads and attaches the recorder for devs[0..n) (copied) and starts
+ * sampling the queue depth. Needs what capture needs (root or CAP_BPF and
+ * CAP_PERFMON, kernel BTF). NULL + errno with the reason in err. */
+struct block_rec *block_rec_start(const struct run_device *devs, unsigned n,
+				  char *err, size_t errlen);
+/* Detaches and fills out (out->dev malloc'ed, freed by
+ * block_result_free()). flush_ns and synced are the caller's. */
+int block_rec_stop(struct block_rec *r, struct run_block *out);
+void block_rec_free(struct block_rec *r);
+void block_result_free(struct run_block *b);
+
+#endif
