@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "engine.h"
 #include "init.h"
 #include "lib/cli.h"
@@ -66,6 +67,9 @@ const char cmd_replay_help[] =
 	"  --fill KIND       random (default), zero, compress:PCT\n"
 	"  --no-init         replay onto DIR as it is\n"
 	"  --drop-caches     sync and drop the page cache before the start\n"
+	"  --no-block        do not record what reached the devices (below)\n"
+	"  --block-dev DEV   record DEV (/dev/sdb1, sdb1 or 8:17; repeatable)\n"
+	"                    instead of the devices of DIR's filesystem\n"
 	"  --user USER       drop privileges to USER (a name or a numeric UID)\n"
 	"                    after init\n"
 	"  --report DB       store the run in the SQLite report DB\n"
@@ -73,6 +77,16 @@ const char cmd_replay_help[] =
 	"  --dry-run         print the plan (streams, operations, files to create)\n"
 	"                    and touch nothing\n"
 	"  --json            the summary as one JSON object on stdout\n"
+	"\n"
+	"What reached the storage is recorded with the block tracepoints: the\n"
+	"devices of DIR's filesystem (a loop device as itself, a device-mapper\n"
+	"device through its members), from the first operation to a syncfs of\n"
+	"DIR's filesystem after the last, so the writeback of what the replay\n"
+	"wrote counts and init's does not. Requests and bytes read, written and\n"
+	"discarded, device latency p50/p99, queue depth and write amplification\n"
+	"(device bytes written / bytes the workload wrote) follow the summary\n"
+	"and go into the report. Every request to those devices counts, whoever\n"
+	"sent it.\n"
 	"\n"
 	"A progress line is shown on a terminal. The summary gives operations,\n"
 	"bytes, elapsed time, ops/s, latency p50/p99 per syscall, issue delay\n"
@@ -97,7 +111,9 @@ struct replay_args {
 	const struct replay_engine *engine;
 	const char *fill_name;
 	struct fill fill;
-	bool no_init, drop_caches, dry_run, json;
+	bool no_init, drop_caches, dry_run, json, no_block;
+	const char *block_devs[BLOCK_DEVS_MAX];
+	unsigned nblock_devs;
 };
 
 static const char *const order_names[] = { "thread", "resource", "strict" };
@@ -183,6 +199,12 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 			riot_usage("--fill is random, zero or compress:PCT") : 0;
 	case 'n': a->no_init = true; return 0;
 	case 'd': a->drop_caches = true; return 0;
+	case 'B': a->no_block = true; return 0;
+	case 'b':
+		if (a->nblock_devs == BLOCK_DEVS_MAX)
+			return riot_usage("--block-dev: at most %d devices", BLOCK_DEVS_MAX);
+		a->block_devs[a->nblock_devs++] = arg;
+		return 0;
 	case 'u': a->user = arg; return find_user(a);
 	case 'R': a->report = arg; return 0;
 	case 'L': a->label = arg; return 0;
@@ -202,6 +224,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "drop-caches", no_argument, NULL, 'd' }, { "user", required_argument, NULL, 'u' },
 		{ "report", required_argument, NULL, 'R' }, { "label", required_argument, NULL, 'L' },
 		{ "dry-run", no_argument, NULL, 'D' }, { "json", no_argument, NULL, 'j' },
+		{ "no-block", no_argument, NULL, 'B' }, { "block-dev", required_argument, NULL, 'b' },
 		{ 0 },
 	};
 	char err[512];
@@ -397,6 +420,7 @@ struct replay_run {
 	int producer_rc;
 	struct replay_stats total;
 	uint64_t elapsed_ns;
+	struct replay_device dev;
 };
 
 static void *producer_main(void *arg)
@@ -519,7 +543,7 @@ static int store_report(struct replay_run *r, int argc, char **argv)
 		.complete = replay_plan_log_complete(r->cx.plan), .speed = a->speed,
 		.order = order_names[a->order], .workers = a->workers,
 		.engine = a->engine->report_name,
-		.fill = a->fill_name,
+		.fill = a->fill_name, .block = r->dev.recorded ? &r->dev.res : NULL,
 	};
 	struct replay_timing tm;
 
@@ -556,6 +580,8 @@ static void print_summary(const struct replay_run *r)
 		replay_print_json(stdout, &r->total, &si);
 	else
 		replay_print_summary(stdout, &r->total, &si);
+	if (!a->json)
+		replay_device_print(stdout, &r->dev, r->total.bytes_written);
 }
 
 static int replay_main(struct replay_run *r, struct replay_root *root, int argc, char **argv)
@@ -567,6 +593,9 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 		return RIOT_EXIT_FAIL;
 	if (a->drop_caches && drop_caches() < 0)
 		return RIOT_EXIT_FAIL;
+	/* before --user: loading the recorder needs privileges */
+	if (!a->no_block)
+		replay_device_begin(&r->dev, a->root, a->block_devs, a->nblock_devs);
 	if (a->user && drop_privileges(a) < 0)
 		return RIOT_EXIT_FAIL;
 	raise_fd_limit();
@@ -574,6 +603,7 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 		return RIOT_EXIT_FAIL;
 	wait_run(r);
 	rc = a->engine->finish(r->eng, &r->total);
+	replay_device_end(&r->dev);
 	if (r->total.last_end_ns)	/* the last completion, not when we looked */
 		r->elapsed_ns = r->total.last_end_ns;
 	if (r->producer_rc < 0) {
@@ -593,7 +623,7 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_args a;
-	struct replay_run r = { .a = &a };
+	struct replay_run r = { .a = &a, .dev = { .fd = -1 } };
 	struct replay_report rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct replay_root *root;
 	int rc = parse_args(argc, argv, &a);
@@ -625,6 +655,7 @@ int cmd_replay(int argc, char **argv)
 	replay_plan_free(r.cx.plan);
 	replay_stats_free(&r.total);
 	run_acc_free(rep.acc);
+	replay_device_free(&r.dev);
 	replay_root_close(root);
 	return rc;
 }
