@@ -15,8 +15,8 @@
 #include "../bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 2	/* 1: permission bits, xattr values; 2: block
-				 * sequence records */
+#define RIOT_FMT_MINOR 3	/* 1: permission bits, xattr values; 2: block
+				 * sequence records; 3: end sections */
 #define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 
 /* ---- syscall table (from bpf/syscalls.def) ---- */
@@ -221,6 +221,17 @@ int riot_writer_add(struct riot_writer *w, const struct riot_rec *r);
 int riot_writer_flush(struct riot_writer *w);
 /* Flushes, writes the end record, closes. Frees w even on error. */
 int riot_writer_close(struct riot_writer *w);
+/* End sections (format 1.3): summaries known only when the capture ends,
+ * stored after the end record's totals, so a log cut short has none. */
+enum riot_end_section_key {
+	RIOT_END_DEVICES = 1,	/* what reached the block devices
+				 * (report/device.c encodes it) */
+	RIOT_END_SECTIONS_MAX = 8	/* sections a writer or reader keeps */
+};
+#define RIOT_END_SECTION_BYTES_MAX (512u << 10)
+/* Sets end section key (copied; set again, it replaces), written by
+ * riot_writer_close(). 0, -EINVAL (key or size out of range), -ENOMEM. */
+int riot_writer_end_section(struct riot_writer *w, unsigned key, const void *p, size_t len);
 /* Writes the open block, then closes without an end record: the log reads
  * as incomplete, with every record added. */
 void riot_writer_abort(struct riot_writer *w);
@@ -254,6 +265,9 @@ const struct riot_log_header *riot_reader_header(const struct riot_reader *r);
  * complete block, then 0, and riot_reader_complete() is false. */
 int riot_reader_next(struct riot_reader *r, struct riot_rec *out);
 bool riot_reader_complete(const struct riot_reader *r);
+/* End section key's bytes once the end record is read (the log is
+ * complete), else NULL; valid until riot_reader_close(). */
+const void *riot_reader_end_section(const struct riot_reader *r, unsigned key, size_t *len);
 /* Why the log is incomplete ("ends inside block 7 at byte 123"), or NULL. */
 const char *riot_reader_incomplete_reason(const struct riot_reader *r);
 const char *riot_reader_error(const struct riot_reader *r);

@@ -105,6 +105,7 @@ enum log_field {
  * are refused. The reader checks and consumes it; callers never see it. */
 #define REC_BLOCK_SEQ	7
 #define FMT_MINOR_BLOCK_SEQ 2	/* the first minor version that has it */
+#define FMT_MINOR_END_SECTIONS 3	/* the first minor version with end sections */
 
 /* ---- predictors: reset at every block start ----
  *

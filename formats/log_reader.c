@@ -60,6 +60,8 @@ struct riot_reader {
 	int err;
 	bool done, complete;
 	struct riot_log_totals totals;
+	uint8_t *sections[RIOT_END_SECTIONS_MAX];	/* by key - 1 */
+	size_t section_len[RIOT_END_SECTIONS_MAX];
 	char incomplete[128];
 	char errmsg[ERR_LEN];
 };
@@ -358,6 +360,39 @@ static int end_counts(struct riot_reader *r, struct cursor *c, uint64_t max,
 	return 0;
 }
 
+/* Format 1.3's end sections: kept by key, unknown keys skipped. */
+static int end_sections(struct riot_reader *r, struct cursor *c)
+{
+	uint64_t n, key, len;
+
+	if (get_varint(c, &n) || n > 255)
+		return -EBADMSG;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_varint(c, &key) || get_varint(c, &len) ||
+		    len > (uint64_t)(c->end - c->p) || len > RIOT_END_SECTION_BYTES_MAX)
+			return -EBADMSG;
+		if (key >= 1 && key <= RIOT_END_SECTIONS_MAX && !r->sections[key - 1]) {
+			uint8_t *p = malloc(len ? len : 1);
+
+			if (!p)
+				return -ENOMEM;
+			memcpy(p, c->p, len);
+			r->sections[key - 1] = p;
+			r->section_len[key - 1] = len;
+		}
+		c->p += len;
+	}
+	return 0;
+}
+
+const void *riot_reader_end_section(const struct riot_reader *r, unsigned key, size_t *len)
+{
+	if (!r->complete || key < 1 || key > RIOT_END_SECTIONS_MAX || !r->sections[key - 1])
+		return NULL;
+	*len = r->section_len[key - 1];
+	return r->sections[key - 1];
+}
+
 static int end_check(struct riot_reader *r, const struct riot_log_totals *t,
 		     const uint64_t *types, uint64_t sys_other)
 {
@@ -394,7 +429,9 @@ static int end_parse(struct riot_reader *r, const uint8_t *p, size_t n)
 	    end_counts(r, &c, LOG_TYPES_MAX, types, LOG_TYPES_MAX, &type_other) ||
 	    end_counts(r, &c, LOG_SYS_MAX, t->syscalls, RIOT_SYS_COUNT, &sys_other))
 		return BLK_FAIL(r, "end record: bad totals");
-	/* Bytes after the totals belong to a newer minor version. */
+	if (r->h.minor >= FMT_MINOR_END_SECTIONS && end_sections(r, &c) < 0)
+		return BLK_FAIL(r, "end record: bad sections");
+	/* Bytes after these belong to a newer minor version. */
 	int rc = end_check(r, t, types, sys_other);
 	if (rc)
 		return rc;
@@ -1038,5 +1075,7 @@ void riot_reader_close(struct riot_reader *r)
 	free(r->raw);
 	free(r->arena);
 	free(r->strs);
+	for (unsigned i = 0; i < RIOT_END_SECTIONS_MAX; i++)
+		free(r->sections[i]);
 	free(r);
 }

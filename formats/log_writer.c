@@ -55,6 +55,7 @@ struct riot_writer {
 	uint64_t syscalls[RIOT_SYS_COUNT];
 	uint64_t drops;
 	uint64_t t_last;
+	struct bytes sections[RIOT_END_SECTIONS_MAX];	/* by key - 1 */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -601,6 +602,8 @@ static void writer_free(struct riot_writer *w)
 	free(w->out.p);
 	free(w->strs);
 	free(w->slots);
+	for (unsigned i = 0; i < RIOT_END_SECTIONS_MAX; i++)
+		free(w->sections[i].p);
 	ZSTD_freeCCtx(w->zc);
 	free(w);
 }
@@ -647,8 +650,42 @@ fail:
 	return NULL;
 }
 
+int riot_writer_end_section(struct riot_writer *w, unsigned key, const void *p, size_t len)
+{
+	struct bytes *s;
+
+	if (key < 1 || key > RIOT_END_SECTIONS_MAX || len > RIOT_END_SECTION_BYTES_MAX)
+		return -EINVAL;
+	s = &w->sections[key - 1];
+	s->len = 0;
+	if (bytes_reserve(s, len ? len : 1))
+		return -ENOMEM;
+	return put_mem(s, p, len);
+}
+
+/* Format 1.3: the number of sections, then key, length and bytes each. */
+static int put_end_sections(struct riot_writer *w, struct bytes *b)
+{
+	unsigned n = 0;
+	int rc;
+
+	for (unsigned i = 0; i < RIOT_END_SECTIONS_MAX; i++)
+		n += w->sections[i].p != NULL;
+	rc = put_varint(b, n);
+	for (unsigned i = 0; !rc && i < RIOT_END_SECTIONS_MAX; i++) {
+		const struct bytes *s = &w->sections[i];
+
+		if (!s->p)
+			continue;
+		rc = put_varint(b, i + 1);
+		rc = rc ? rc : put_varint(b, s->len);
+		rc = rc ? rc : put_mem(b, s->p, s->len);
+	}
+	return rc;
+}
+
 /* The end record: a frame header like a block's (magic REND, payload
- * stored uncompressed), then the totals. */
+ * stored uncompressed), then the totals and the end sections. */
 static int write_end(struct riot_writer *w)
 {
 	struct bytes b = { 0 };
@@ -668,6 +705,7 @@ static int write_end(struct riot_writer *w)
 	rc = rc ? rc : put_varint(&b, RIOT_SYS_COUNT);
 	for (unsigned i = 0; !rc && i < RIOT_SYS_COUNT; i++)
 		rc = put_varint(&b, w->syscalls[i]);
+	rc = rc ? rc : put_end_sections(w, &b);
 	if (!rc) {
 		uint32_t len = (uint32_t)(b.len - BLK_HDR_SIZE);
 		memcpy(b.p, END_MAGIC, FRAME_MAGIC_LEN);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/log_codec.h"
 #include "internal.h"
 #include "lib/cli.h"
 #include "view.h"
@@ -46,6 +47,30 @@ static void row_of_device(const struct run_device *d, const struct run_block *b,
 	r->depth_mean = depth_mean(d->lat_sum_all, b->window_ns);
 	r->depth_peak = d->depth_peak;
 	r->untimed = d->untimed;
+}
+
+/* What the workload wrote to files, the write amplification's divisor: a
+ * replay's bytes written (it writes files under its root only); for a
+ * capture, the bytes written to files with a path outside /dev, /proc and
+ * /sys (not to pipes, sockets, terminals or /dev/null). ?1 is the run. */
+#define WORKLOAD_WRITTEN \
+	"SELECT CASE r.kind WHEN 'replay' THEN r.bytes_written ELSE " \
+	"(SELECT coalesce(sum(f.bytes_written), 0) FROM files f WHERE f.run_id = r.id " \
+	"AND f.path_id != 0 AND f.path NOT LIKE '/dev/%' AND f.path NOT LIKE '/proc/%' " \
+	"AND f.path NOT LIKE '/sys/%') END FROM runs r WHERE r.id = ?1"
+
+static uint64_t workload_written(sqlite3 *db, int64_t run)
+{
+	sqlite3_stmt *st;
+	uint64_t n = 0;
+
+	if (sqlite3_prepare_v2(db, WORKLOAD_WRITTEN, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }
 
 /* ---- storing ---- */
@@ -127,9 +152,8 @@ int device_store(sqlite3 *db, int64_t run, const struct run_block *b, char *err,
 		"write_max_ns, depth_mean, depth_peak, untimed) "
 		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	static const char wa_sql[] =
-		"UPDATE devices SET write_amplification = write_bytes * 1.0 / "
-		"(SELECT bytes_written FROM runs WHERE id = ?1) WHERE run_id = ?1 AND "
-		"(SELECT bytes_written FROM runs WHERE id = ?1) > 0";
+		"UPDATE devices SET write_amplification = write_bytes * 1.0 / (" WORKLOAD_WRITTEN
+		") WHERE run_id = ?1 AND (" WORKLOAD_WRITTEN ") > 0";
 	sqlite3_stmt *dev = NULL, *depth = NULL, *wa = NULL;
 	int rc = 0;
 
@@ -240,11 +264,13 @@ static void print_rows(FILE *out, const struct dev_row *rows, unsigned n, uint64
 			r->flush_ns ? fmt_ns(r->flush_ns, b[1], 24) : "", r->flush_ns ? ")" : "");
 		dev_wrote += r->bytes[RUN_DEV_WRITE];
 	}
-	if (n && wrote) {
+	if (wrote == RUN_BYTES_UNKNOWN) {
+		return;
+	} else if (n && wrote) {
 		char b[2][24];
 
 		fprintf(out, "write amplification: %.3f (%s reached the device%s, the workload "
-			"wrote %s)\n", (double)dev_wrote / (double)wrote,
+			"wrote %s to files)\n", (double)dev_wrote / (double)wrote,
 			riot_fmt_bytes(dev_wrote, b[0], 24), n > 1 ? "s" : "",
 			riot_fmt_bytes(wrote, b[1], 24));
 	} else if (n) {
@@ -274,7 +300,7 @@ void device_show(FILE *out, const struct run_view *v)
 	if (!n)
 		return;
 	fprintf(out, "\nwhat reached the storage (block layer)\n");
-	print_rows(out, rows, n, v->bytes_written);
+	print_rows(out, rows, n, workload_written(v->db, v->id));
 }
 
 /* ---- compare ---- */
@@ -282,6 +308,7 @@ void device_show(FILE *out, const struct run_view *v)
 /* A run's devices summed; latencies and depth from its busiest device. */
 struct dev_sum {
 	unsigned n;
+	uint64_t wrote;			/* workload_written() */
 	char names[96];
 	struct dev_row t;
 };
@@ -294,6 +321,7 @@ static void sum_devices(const struct run_view *v, struct dev_sum *s)
 	s->n = load_devices(v->db, v->id, rows, SHOW_DEVS_MAX);
 	if (!s->n)
 		return;
+	s->wrote = workload_written(v->db, v->id);
 	s->t = rows[0];		/* the busiest: load_devices' order */
 	for (unsigned i = 0; i < s->n; i++) {
 		size_t l = strlen(s->names);
@@ -340,8 +368,8 @@ static bool dm_value(const struct dev_sum *s, const struct run_view *v, enum dev
 	case DM_DEPTH_MEAN: *out = t->depth_mean; return true;
 	case DM_DEPTH_PEAK: *out = (double)t->depth_peak; return true;
 	case DM_WA:
-		*out = v->bytes_written ? (double)t->bytes[RUN_DEV_WRITE] / (double)v->bytes_written : 0;
-		return v->bytes_written > 0;
+		*out = s->wrote ? (double)t->bytes[RUN_DEV_WRITE] / (double)s->wrote : 0;
+		return s->wrote > 0;
 	default: return false;
 	}
 }
@@ -532,4 +560,201 @@ void device_html(FILE *f, struct run_view *runs, unsigned n)
 			html_depth(f, &runs[i]);
 	}
 	free(s);
+}
+
+/* ---- in a capture's log (formats/log.h's RIOT_END_DEVICES) ----
+ *
+ * All varints: window_ns, flush_ns, synced, ndev; per device: dev, name,
+ * kind and note (length, bytes), requests and bytes of the four groups;
+ * for reads and writes the number of non-empty latency buckets, each as
+ * (bucket - previous bucket - 1, count), then sum and max; lat_sum_all,
+ * depth_peak, untimed, depth_step_ns, the number of depth points and each
+ * as (t_ns, depth in thousandths, depth_max). Bytes after that are a newer
+ * riot's and are ignored. */
+
+#define DEV_SECTION_DEVS_MAX 16
+#define DEV_SECTION_POINTS_MAX 4096
+
+static int put_str(struct bytes *b, const char *s)
+{
+	size_t n = strlen(s);
+	int rc = put_varint(b, n);
+
+	return rc ? rc : put_mem(b, s, n);
+}
+
+static int put_hist(struct bytes *b, const struct hist *h)
+{
+	unsigned nb = 0, prev = 0;
+	int rc;
+
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		nb += h->b[i] != 0;
+	rc = put_varint(b, nb);
+	for (unsigned i = 0, first = 1; !rc && i < HIST_BUCKETS; i++) {
+		if (!h->b[i])
+			continue;
+		rc = put_varint(b, first ? i : i - prev - 1);
+		rc = rc ? rc : put_varint(b, h->b[i]);
+		prev = i;
+		first = 0;
+	}
+	rc = rc ? rc : put_varint(b, h->sum);
+	return rc ? rc : put_varint(b, h->count ? h->max : 0);
+}
+
+static int put_device(struct bytes *b, const struct run_device *d)
+{
+	int rc = put_varint(b, d->dev);
+
+	rc = rc ? rc : put_str(b, d->name);
+	rc = rc ? rc : put_str(b, d->kind);
+	rc = rc ? rc : put_str(b, d->note);
+	for (unsigned k = 0; !rc && k < RUN_DEV_OPS; k++)
+		rc = put_varint(b, d->reqs[k]);
+	for (unsigned k = 0; !rc && k < RUN_DEV_OPS; k++)
+		rc = put_varint(b, d->bytes[k]);
+	for (unsigned k = 0; !rc && k < 2; k++)
+		rc = put_hist(b, &d->lat[k]);
+	rc = rc ? rc : put_varint(b, d->lat_sum_all);
+	rc = rc ? rc : put_varint(b, d->depth_peak);
+	rc = rc ? rc : put_varint(b, d->untimed);
+	rc = rc ? rc : put_varint(b, d->depth_step_ns);
+	rc = rc ? rc : put_varint(b, d->ndepth);
+	for (unsigned i = 0; !rc && i < d->ndepth; i++) {
+		rc = put_varint(b, d->depth[i].t_ns);
+		rc = rc ? rc : put_varint(b, (uint64_t)(d->depth[i].depth * 1000 + 0.5));
+		rc = rc ? rc : put_varint(b, d->depth[i].depth_max);
+	}
+	return rc;
+}
+
+int run_block_encode(const struct run_block *blk, uint8_t **out, size_t *len)
+{
+	struct bytes b = { 0 };
+	int rc = put_varint(&b, blk->window_ns);
+
+	rc = rc ? rc : put_varint(&b, blk->flush_ns);
+	rc = rc ? rc : put_varint(&b, blk->synced);
+	rc = rc ? rc : put_varint(&b, blk->ndev);
+	for (unsigned i = 0; !rc && i < blk->ndev; i++)
+		rc = put_device(&b, &blk->dev[i]);
+	if (rc) {
+		free(b.p);
+		return rc;
+	}
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+static int get_str(struct cursor *c, char *buf, size_t size)
+{
+	uint64_t n;
+
+	if (get_varint(c, &n) || n >= size || n > (uint64_t)(c->end - c->p) ||
+	    memchr(c->p, 0, n))
+		return -EBADMSG;
+	memcpy(buf, c->p, n);
+	buf[n] = '\0';
+	c->p += n;
+	return 0;
+}
+
+static int get_hist(struct cursor *c, struct hist *h)
+{
+	uint64_t nb, at = 0, v;
+
+	hist_init(h);
+	if (get_varint(c, &nb) || nb > HIST_BUCKETS)
+		return -EBADMSG;
+	for (uint64_t i = 0; i < nb; i++) {
+		uint64_t gap, n;
+
+		if (get_varint(c, &gap) || get_varint(c, &n) || n == 0 ||
+		    gap >= HIST_BUCKETS - at)
+			return -EBADMSG;
+		at += gap;
+		h->b[at] = n;
+		if (h->count + n < h->count)
+			return -EBADMSG;
+		h->count += n;
+		if (i == 0)
+			h->min = hist_bucket_low((unsigned)at);
+		at++;
+	}
+	if (get_varint(c, &h->sum) || get_varint(c, &v))
+		return -EBADMSG;
+	h->max = v;
+	if (!h->count)
+		h->min = 0;
+	return 0;
+}
+
+static int get_device(struct cursor *c, struct run_device *d)
+{
+	uint64_t n, v, max;
+
+	memset(d, 0, sizeof(*d));
+	if (get_varint(c, &d->dev) || get_str(c, d->name, sizeof(d->name)) ||
+	    get_str(c, d->kind, sizeof(d->kind)) || get_str(c, d->note, sizeof(d->note)))
+		return -EBADMSG;
+	for (unsigned k = 0; k < RUN_DEV_OPS; k++)
+		if (get_varint(c, &d->reqs[k]))
+			return -EBADMSG;
+	for (unsigned k = 0; k < RUN_DEV_OPS; k++)
+		if (get_varint(c, &d->bytes[k]))
+			return -EBADMSG;
+	for (unsigned k = 0; k < 2; k++)
+		if (get_hist(c, &d->lat[k]))
+			return -EBADMSG;
+	if (get_varint(c, &d->lat_sum_all) || get_varint(c, &d->depth_peak) ||
+	    get_varint(c, &d->untimed) || get_varint(c, &d->depth_step_ns) ||
+	    get_varint(c, &n) || n > DEV_SECTION_POINTS_MAX)
+		return -EBADMSG;
+	if (n && !(d->depth = calloc(n, sizeof(*d->depth))))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		struct run_depth_point *p = &d->depth[d->ndepth++];
+
+		if (get_varint(c, &p->t_ns) || get_varint(c, &v) || get_varint(c, &max) ||
+		    max > UINT32_MAX)
+			return -EBADMSG;
+		p->depth = (double)v / 1000;
+		p->depth_max = (uint32_t)max;
+	}
+	return 0;
+}
+
+int run_block_decode(const void *p, size_t len, struct run_block *blk)
+{
+	struct cursor c = { p, (const uint8_t *)p + len };
+	uint64_t synced, ndev;
+	int rc = 0;
+
+	memset(blk, 0, sizeof(*blk));
+	if (get_varint(&c, &blk->window_ns) || get_varint(&c, &blk->flush_ns) ||
+	    get_varint(&c, &synced) || get_varint(&c, &ndev) || ndev > DEV_SECTION_DEVS_MAX)
+		return -EBADMSG;
+	blk->synced = synced != 0;
+	if (ndev && !(blk->dev = calloc(ndev, sizeof(*blk->dev))))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < ndev && !rc; i++) {
+		rc = get_device(&c, &blk->dev[i]);
+		blk->ndev++;
+	}
+	if (rc)
+		run_block_free(blk);
+	return rc;
+}
+
+void run_block_free(struct run_block *b)
+{
+	if (!b || !b->dev)
+		return;
+	for (unsigned i = 0; i < b->ndev; i++)
+		free(b->dev[i].depth);
+	free(b->dev);
+	b->dev = NULL;
+	b->ndev = 0;
 }

@@ -224,8 +224,18 @@ int run_db_check(const char *db_path, const char *label, char *err, size_t errle
  * Strings point into buf. 0 or -errno. */
 int run_fs_of_path(const char *path, struct run_fs *fs, char *buf, size_t buflen);
 
+/* A run's devices as bytes for a capture's log (RIOT_END_DEVICES), and
+ * back: decoding checks every length and count (the log is hostile).
+ * 0 or -errno (-EBADMSG malformed); *out malloc'ed. */
+int run_block_encode(const struct run_block *b, uint8_t **out, size_t *len);
+int run_block_decode(const void *p, size_t len, struct run_block *b);
+/* Frees what a recording or run_block_decode() allocated in b. */
+void run_block_free(struct run_block *b);
+
 /* The devices of a run as `report show` prints them, with the write
- * amplification against bytes_written (the workload's). */
+ * amplification against bytes_written (the workload's; RUN_BYTES_UNKNOWN:
+ * none). */
+#define RUN_BYTES_UNKNOWN UINT64_MAX
 void run_block_print(FILE *out, const struct run_block *b, uint64_t bytes_written);
 
 /* Commands (riot.c's table). */
