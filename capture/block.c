@@ -1,6 +1,7 @@
 /* capture/block.c: see block.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -430,13 +431,60 @@ void block_rec_free(struct block_rec *r)
 	free(r);
 }
 
-void block_result_free(struct run_block *b)
+/* ---- a recording with its window ---- */
+
+int block_view_begin(struct block_view *v, const char *path, const char *const *named,
+		     unsigned nnamed, char *err, size_t errlen)
 {
-	if (!b || !b->dev)
+	struct run_device devs[BLOCK_DEVS_MAX];
+	unsigned n = 0;
+	int rc = 0;
+
+	*v = (struct block_view){ .fd = -1 };
+	for (unsigned i = 0; i < nnamed && !rc; i++)
+		rc = block_dev_named(named[i], devs, &n, err, errlen);
+	if (!nnamed)
+		rc = block_devs_of_path(path, devs, &n, err, errlen);
+	if (rc)
+		return rc;
+	if (path) {
+		v->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (v->fd >= 0)
+			syncfs(v->fd);
+	}
+	v->rec = block_rec_start(devs, n, err, errlen);
+	return v->rec ? 0 : -errno;
+}
+
+void block_view_end(struct block_view *v)
+{
+	uint64_t t0, t1;
+	bool synced = false;
+
+	if (!v->rec)
 		return;
-	for (unsigned i = 0; i < b->ndev; i++)
-		free(b->dev[i].depth);
-	free(b->dev);
-	b->dev = NULL;
-	b->ndev = 0;
+	t0 = now_ns();
+	if (v->fd >= 0)
+		synced = syncfs(v->fd) == 0;
+	t1 = now_ns();
+	if (block_rec_stop(v->rec, &v->res) == 0) {
+		v->res.synced = synced;
+		v->res.flush_ns = synced ? t1 - t0 : 0;
+		v->recorded = true;
+	} else {
+		run_block_free(&v->res);
+	}
+	block_rec_free(v->rec);
+	v->rec = NULL;
+}
+
+void block_view_free(struct block_view *v)
+{
+	block_rec_free(v->rec);
+	v->rec = NULL;
+	run_block_free(&v->res);
+	v->recorded = false;
+	if (v->fd >= 0)
+		close(v->fd);
+	v->fd = -1;
 }

@@ -14,6 +14,7 @@
 #ifndef RIOT_CAPTURE_BLOCK_H
 #define RIOT_CAPTURE_BLOCK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,10 +40,25 @@ struct block_rec;
  * CAP_PERFMON, kernel BTF). NULL + errno with the reason in err. */
 struct block_rec *block_rec_start(const struct run_device *devs, unsigned n,
 				  char *err, size_t errlen);
-/* Detaches and fills out (out->dev malloc'ed, freed by
- * block_result_free()). flush_ns and synced are the caller's. */
+/* Detaches and fills out (out->dev malloc'ed, freed by run_block_free()).
+ * flush_ns and synced are the caller's. */
 int block_rec_stop(struct block_rec *r, struct run_block *out);
 void block_rec_free(struct block_rec *r);
-void block_result_free(struct run_block *b);
+
+/* A recording with its window: begin() picks the devices (the named ones,
+ * else those of path's filesystem), flushes that filesystem (syncfs of
+ * path, so earlier writes stay out) and starts; end() flushes it again,
+ * so the writeback of what was written in the window counts, and stops.
+ * Without a path there is no flush (synced false). */
+struct block_view {
+	struct block_rec *rec;
+	int fd;				/* path, for syncfs; -1 none */
+	struct run_block res;
+	bool recorded;			/* res holds a recording */
+};
+int block_view_begin(struct block_view *v, const char *path, const char *const *named,
+		     unsigned nnamed, char *err, size_t errlen);
+void block_view_end(struct block_view *v);
+void block_view_free(struct block_view *v);
 
 #endif

@@ -3,6 +3,7 @@
 #ifndef RIOT_CAPTURE_INT_H
 #define RIOT_CAPTURE_INT_H
 
+#include "capture/block.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -27,6 +28,9 @@ struct capture_opts {
 	int zstd_level;
 	bool quiet;
 	bool all_ops;
+	bool block;			/* --block or --block-dev */
+	const char *block_devs[BLOCK_DEVS_MAX];	/* --block-dev */
+	unsigned nblock_devs;
 };
 
 /* ---- tracer.c: the BPF side's lifecycle ---- */

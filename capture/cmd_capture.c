@@ -77,6 +77,17 @@ const char cmd_capture_help[] =
 "  -o, --output FILE   the log to write (replaced if it exists)\n"
 "      --ring-size MIB ring buffer size, a power of 2 up to 2048 (default 16)\n"
 "      --zstd-level N  compression level of the log blocks (default 3)\n"
+"      --block         also record what reached the block devices of the\n"
+"                      --path PREFIX's filesystem (else the current\n"
+"                      directory's): requests, bytes, latency, queue depth,\n"
+"                      from the start to a syncfs of that filesystem after\n"
+"                      the end, so the writeback of what was written counts;\n"
+"                      every request to the device counts, whoever sent it;\n"
+"                      a loop device is counted as itself. Stored at the end\n"
+"                      of the log (a killed capture has none); `riot report`\n"
+"                      shows it beside what the program wrote\n"
+"      --block-dev DEV these devices instead (/dev/sdb1, sdb1 or 8:17;\n"
+"                      repeatable; implies --block; no syncfs without --path)\n"
 "  -q, --quiet         no summary\n"
 "  -h, --help          this text\n"
 "\n"
@@ -137,6 +148,7 @@ struct capture {
 	int err;		/* first write error */
 	dev_t log_dev;		/* the log file as created: a log removed */
 	ino_t log_ino;		/* or replaced meanwhile is a failure */
+	struct block_view block;	/* --block */
 };
 
 static volatile sig_atomic_t stop_signals;
@@ -317,7 +329,8 @@ static int set_cgroup(struct capture_opts *o, const char *path, char *buf,
 	return 0;
 }
 
-enum { OPT_CGROUP = 256, OPT_COMM, OPT_PATH, OPT_OPS, OPT_RING, OPT_ZSTD };
+enum { OPT_CGROUP = 256, OPT_COMM, OPT_PATH, OPT_OPS, OPT_RING, OPT_ZSTD, OPT_BLOCK,
+       OPT_BLOCK_DEV };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -330,6 +343,8 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "ring-size", required_argument, NULL, OPT_RING },
 	{ "zstd-level", required_argument, NULL, OPT_ZSTD },
+	{ "block", no_argument, NULL, OPT_BLOCK },
+	{ "block-dev", required_argument, NULL, OPT_BLOCK_DEV },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -381,6 +396,13 @@ static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
 		if (riot_parse_u64(optarg, &v) || v < 1 || v > 19)
 			return riot_usage("--zstd-level: 1 to 19");
 		o->zstd_level = (int)v;
+		return 0;
+	case OPT_BLOCK: o->block = true; return 0;
+	case OPT_BLOCK_DEV:
+		if (o->nblock_devs == BLOCK_DEVS_MAX)
+			return riot_usage("--block-dev: at most %d devices", BLOCK_DEVS_MAX);
+		o->block_devs[o->nblock_devs++] = optarg;
+		o->block = true;
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': fputs(cmd_capture_help, stdout); return -1;
@@ -985,7 +1007,28 @@ static int finish_log(struct capture *c, const struct capture_opts *o,
 	bytes = st.st_size;
 	if (!o->quiet)
 		print_summary(c, o->out, &lt, bytes);
+	if (!o->quiet && c->block.recorded)
+		run_block_print(stderr, &c->block.res, RUN_BYTES_UNKNOWN);
 	return 0;
+}
+
+/* --block: ends the recording after the last event and stores it in the
+ * log's end section. 0 or -errno (the writer's error codes). */
+static int block_to_log(struct capture *c, const struct capture_opts *o)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	block_view_end(&c->block);
+	if (!c->block.recorded)
+		return -ENOMEM;
+	rc = run_block_encode(&c->block.res, &buf, &len);
+	if (rc)
+		return rc;
+	rc = riot_writer_end_section(c->w, RIOT_END_DEVICES, buf, len);
+	free(buf);
+	return rc;
 }
 
 /* Ends the command riot started, when the capture failed under it: TERM,
@@ -1023,7 +1066,7 @@ static int child_exit(struct run *r)
 
 static int capture_run(struct capture_opts *o, int argc, char **argv)
 {
-	struct capture c = { 0 };
+	struct capture c = { .block = { .fd = -1 } };
 	struct run r = { .o = o };
 	char why[512], stopped[PATH_MAX + 64] = "";
 	int gate = -1, err, rc = RIOT_EXIT_FAIL;
@@ -1062,6 +1105,13 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		c.log_dev = st.st_dev;
 		c.log_ino = st.st_ino;
 	}
+	if (o->block && block_view_begin(&c.block, o->path_prefix ? o->path_prefix : ".",
+					 o->block_devs, o->nblock_devs, why, sizeof(why)) < 0) {
+		riot_err("--block: %s", why);
+		riot_writer_abort(c.w);
+		unlink(o->out);
+		goto out;
+	}
 	set_signals();
 	err = write_start_state(&c, o, r.child, t0);
 	/* The start state goes to disk at once: a log that shows it proves
@@ -1075,6 +1125,8 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 	}
 	if (!err)
 		err = finish_drain(&c, &r);
+	if (!err && o->block)
+		err = block_to_log(&c, o);
 	tracer_destroy(r.t);
 	r.t = NULL;
 	if (err)
@@ -1087,6 +1139,7 @@ out:
 	tracer_destroy(r.t);
 	if (r.child && gate >= 0)
 		reap_child(r.child, &gate);
+	block_view_free(&c.block);
 	path_filter_free(c.pf);
 	free(c.execs);
 	reorder_free(c.ro);

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "device.h"
+#include "capture/block.h"
 #include "engine.h"
 #include "init.h"
 #include "lib/cli.h"
@@ -420,7 +420,7 @@ struct replay_run {
 	int producer_rc;
 	struct replay_stats total;
 	uint64_t elapsed_ns;
-	struct replay_device dev;
+	struct block_view dev;		/* what reached the root's devices */
 };
 
 static void *producer_main(void *arg)
@@ -580,22 +580,25 @@ static void print_summary(const struct replay_run *r)
 		replay_print_json(stdout, &r->total, &si);
 	else
 		replay_print_summary(stdout, &r->total, &si);
-	if (!a->json)
-		replay_device_print(stdout, &r->dev, r->total.bytes_written);
+	if (!a->json && r->dev.recorded)
+		run_block_print(stdout, &r->dev.res, r->total.bytes_written);
 }
 
 static int replay_main(struct replay_run *r, struct replay_root *root, int argc, char **argv)
 {
 	const struct replay_args *a = r->a;
+	char err[512];
 	int rc;
 
 	if (!a->no_init && run_init(a, root, a->json ? stderr : stdout) < 0)
 		return RIOT_EXIT_FAIL;
 	if (a->drop_caches && drop_caches() < 0)
 		return RIOT_EXIT_FAIL;
-	/* before --user: loading the recorder needs privileges */
-	if (!a->no_block)
-		replay_device_begin(&r->dev, a->root, a->block_devs, a->nblock_devs);
+	/* before --user: loading the recorder needs privileges. A root on no
+	 * block device, or no BPF, costs the device view, not the replay. */
+	if (!a->no_block && block_view_begin(&r->dev, a->root, a->block_devs, a->nblock_devs,
+					     err, sizeof(err)) < 0)
+		fprintf(stderr, "riot: replay: device view not recorded: %s\n", err);
 	if (a->user && drop_privileges(a) < 0)
 		return RIOT_EXIT_FAIL;
 	raise_fd_limit();
@@ -603,7 +606,7 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 		return RIOT_EXIT_FAIL;
 	wait_run(r);
 	rc = a->engine->finish(r->eng, &r->total);
-	replay_device_end(&r->dev);
+	block_view_end(&r->dev);
 	if (r->total.last_end_ns)	/* the last completion, not when we looked */
 		r->elapsed_ns = r->total.last_end_ns;
 	if (r->producer_rc < 0) {
@@ -655,7 +658,7 @@ int cmd_replay(int argc, char **argv)
 	replay_plan_free(r.cx.plan);
 	replay_stats_free(&r.total);
 	run_acc_free(rep.acc);
-	replay_device_free(&r.dev);
+	block_view_free(&r.dev);
 	replay_root_close(root);
 	return rc;
 }

@@ -179,6 +179,24 @@ static const char *or_empty_null(const char *s)
 	return s && *s ? s : NULL;
 }
 
+/* What reached the devices, when the capture recorded it (--block). A
+ * malformed section is an error: the log is corrupt. */
+static int capture_devices(struct riot_reader *rd, const char *file, struct run_block *b)
+{
+	size_t len;
+	const void *p = riot_reader_end_section(rd, RIOT_END_DEVICES, &len);
+	int rc;
+
+	if (!p)
+		return 0;
+	rc = run_block_decode(p, len, b);
+	if (rc == -EBADMSG)
+		riot_err("%s: the end record's device section is malformed", file);
+	else if (rc)
+		riot_err("%s: %s", file, strerror(-rc));
+	return rc;
+}
+
 static int store_capture(const struct report_args *ra, struct riot_reader *rd,
 			 struct capture_scan *c)
 {
@@ -204,6 +222,7 @@ static int store_capture(const struct report_args *ra, struct riot_reader *rd,
 		.unknown_cwd = ms->unknown_cwd,
 		.truncated_paths = c->truncated_paths,
 	};
+	struct run_block block = { 0 };
 	char err[512];
 	int64_t id;
 	int rc;
@@ -213,13 +232,18 @@ static int store_capture(const struct report_args *ra, struct riot_reader *rd,
 		riot_err("out of memory");
 		return -ENOMEM;
 	}
-	rc = run_acc_store(c->acc, ra->db, &meta, c->m, &id, err, sizeof(err));
+	rc = capture_devices(rd, ra->log, &block);
+	if (!rc && block.ndev)
+		meta.block = &block;
+	if (!rc)
+		rc = run_acc_store(c->acc, ra->db, &meta, c->m, &id, err, sizeof(err));
 	if (rc)
 		riot_err("%s", err);
 	else
 		printf("run %lld stored in %s: %llu syscalls, %.3f s%s\n", (long long)id, ra->db,
 		       (unsigned long long)run_acc_ops(c->acc), (double)meta.duration_ns / 1e9,
 		       meta.complete ? "" : " (the log is incomplete)");
+	run_block_free(&block);
 	free(fs);
 	free(bufs);
 	return rc;
