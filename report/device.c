@@ -448,19 +448,6 @@ void device_compare(FILE *out, struct run_view *runs, unsigned n)
 
 /* ---- HTML ---- */
 
-static void html_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 #define DEPTH_W 640
 #define DEPTH_H 160
 

@@ -35,6 +35,11 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
+void html_esc(FILE *f, const char *s)
+{
+	esc(f, s);
+}
+
 static double plot_x(double frac)
 {
 	return PAD_L + frac * (CHART_W - PAD_L - PAD_R);

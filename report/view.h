@@ -110,6 +110,9 @@ void device_show(FILE *out, const struct run_view *v);
 void device_compare(FILE *out, struct run_view *runs, unsigned n);
 void device_html(FILE *f, struct run_view *runs, unsigned n);
 
+/* Text into HTML: < > & " escaped. */
+void html_esc(FILE *f, const char *s);
+
 /* Formatting shared by the text outputs. */
 const char *fmt_ns(uint64_t ns, char *buf, size_t len);	/* "12.3 us" */
 double view_rate(uint64_t n, uint64_t duration_ns);	/* per second */

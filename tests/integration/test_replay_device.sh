@@ -71,15 +71,12 @@ replay_on() {
 
 # check_device TYPE NAME: the stored figures against the stat deltas
 check_device() {
-	python3 - "$IT_TMP/r.db" "$1" "$2" "$IT_TMP/$1.stat0" "$IT_TMP/$1.stat1" \
+	python3 - "$IT_DIR" "$IT_TMP/r.db" "$1" "$2" "$IT_TMP/$1.stat0" "$IT_TMP/$1.stat1" \
 		"$(stat -c %t:%T "$LOOP")" <<'PY' || fail "$1: device figures"
 import sqlite3, sys
-db, label, name, s0, s1, majmin = sys.argv[1:]
-a = [int(x) for x in open(s0).read().split()]
-b = [int(x) for x in open(s1).read().split()]
-d = [y - x for x, y in zip(a, b)]
-stat = {"read_reqs": d[0], "read_bytes": d[2] * 512, "write_reqs": d[4],
-        "write_bytes": d[6] * 512}
+sys.path.insert(0, sys.argv[1])
+from devstat import stat_moved, check_within
+db, label, name, s0, s1, majmin = sys.argv[2:]
 c = sqlite3.connect(db)
 c.row_factory = sqlite3.Row
 rows = c.execute("SELECT d.*, r.bytes_written AS wl_written FROM devices d "
@@ -93,13 +90,7 @@ if r["name"] != name or r["kind"] != "loop" or "loop device backed by" not in (r
     bad.append("device %s/%s/%s, expected %s, loop" % (r["name"], r["kind"], r["note"], name))
 if r["dev"] != (ma << 8 | (mi & 0xff) | (mi & ~0xff) << 12):
     bad.append("dev %d is not %s" % (r["dev"], majmin))
-for k, v in stat.items():
-    got = r[k]
-    print("%s %s: recorded %d, /sys/block stat %d" % (label, k, got, v))
-    # the recording lies within the stat window: never more, and at most
-    # 5 % less (riot's own set-up before the recording starts)
-    if got > v or got < v * 0.95:
-        bad.append("%s: recorded %d, stat says %d" % (k, got, v))
+check_within(r, stat_moved(s0, s1), label, bad)
 # the workload wrote 24 MiB and read 4 MiB: the device saw them
 if r["write_bytes"] < 24 << 20 or r["read_bytes"] < 4 << 20:
     bad.append("device bytes %d written, %d read: less than the workload's" %
