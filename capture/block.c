@@ -126,7 +126,7 @@ static int add_dev(uint64_t dev, const char *member_of, unsigned depth,
 	snprintf(d->name, sizeof(d->name), "%.31s", name);
 	snprintf(path, sizeof(path), "%s/partition", real);
 	if (strncmp(name, "loop", 4) == 0) {
-		char backing[256] = "";
+		char backing[240] = "";	/* fits the note with the words around it */
 
 		snprintf(d->kind, sizeof(d->kind), "loop");
 		snprintf(path, sizeof(path), "%s/loop/backing_file", real);

@@ -447,6 +447,7 @@ void compare_json(FILE *out, struct run_view *runs, unsigned n)
 		json_str(&j, "label", runs[i].label);
 		json_str(&j, "kind", runs[i].kind);
 		json_u64(&j, "duration_ns", runs[i].duration_ns);
+		device_json(&j, &runs[i]);
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);

@@ -9,6 +9,7 @@
 #include "formats/log_codec.h"
 #include "internal.h"
 #include "lib/cli.h"
+#include "lib/json.h"
 #include "view.h"
 
 /* One device of a run as shown: from a recording or from the database. */
@@ -301,6 +302,54 @@ void device_show(FILE *out, const struct run_view *v)
 		return;
 	fprintf(out, "\nwhat reached the storage (block layer)\n");
 	print_rows(out, rows, n, workload_written(v->db, v->id));
+}
+
+void device_json(struct json *j, const struct run_view *v)
+{
+	struct dev_row rows[SHOW_DEVS_MAX];
+	unsigned n = load_devices(v->db, v->id, rows, SHOW_DEVS_MAX);
+	uint64_t wrote = n ? workload_written(v->db, v->id) : 0, dev_wrote = 0;
+
+	json_arr_open(j, "devices");
+	for (unsigned i = 0; i < n; i++) {
+		const struct dev_row *r = &rows[i];
+
+		json_obj_open(j, NULL);
+		json_str(j, "name", r->name);
+		json_str(j, "kind", r->kind);
+		json_str(j, "note", r->note[0] ? r->note : NULL);
+		json_u64(j, "window_ns", r->window_ns);
+		json_u64(j, "flush_ns", r->flush_ns);
+		for (unsigned k = 0; k < RUN_DEV_OPS; k++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%s_reqs", op_names[k]);
+			json_u64(j, key, r->reqs[k]);
+			if (k == RUN_DEV_FLUSH)
+				continue;
+			snprintf(key, sizeof(key), "%s_bytes", op_names[k]);
+			json_u64(j, key, r->bytes[k]);
+		}
+		for (unsigned k = 0; k < 2; k++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%s_p50_ns", op_names[k]);
+			json_u64(j, key, r->p50[k]);
+			snprintf(key, sizeof(key), "%s_p99_ns", op_names[k]);
+			json_u64(j, key, r->p99[k]);
+			snprintf(key, sizeof(key), "%s_max_ns", op_names[k]);
+			json_u64(j, key, r->max[k]);
+		}
+		json_double(j, "depth_mean", r->depth_mean);
+		json_u64(j, "depth_peak", r->depth_peak);
+		json_obj_close(j);
+		dev_wrote += r->bytes[RUN_DEV_WRITE];
+	}
+	json_arr_close(j);
+	if (wrote)
+		json_double(j, "write_amplification", (double)dev_wrote / (double)wrote);
+	else
+		json_null(j, "write_amplification");
 }
 
 /* ---- compare ---- */

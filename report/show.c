@@ -323,6 +323,7 @@ static void json_run(struct json *j, const struct run_view *v)
 	}
 	json_obj_close(j);
 	json_errors(j, v);
+	device_json(j, v);
 	json_obj_close(j);
 }
 

@@ -109,6 +109,10 @@ int html_write(const char *path, struct run_view *runs, unsigned n, char *err, s
 void device_show(FILE *out, const struct run_view *v);
 void device_compare(FILE *out, struct run_view *runs, unsigned n);
 void device_html(FILE *f, struct run_view *runs, unsigned n);
+/* "devices": [...] and "write_amplification" (null: none) in the open
+ * object. */
+struct json;
+void device_json(struct json *j, const struct run_view *v);
 
 /* Text into HTML: < > & " escaped. */
 void html_esc(FILE *f, const char *s);

@@ -152,6 +152,24 @@ for k in ("bytes written", "bytes read", "write p50", "write p99", "read p99",
     assert k in rows and "-" not in rows[k][:2], (k, rows.get(k))
 PY
 
+# --json of show and compare: the same devices
+"$RIOT" report show "$IT_TMP/r.db" --run ext4 --json >"$IT_TMP/show.json" || fail "report show --json"
+"$RIOT" compare "$IT_TMP/r.db" ext4 xfs --json >"$IT_TMP/cmp.json" || fail "compare --json"
+python3 - "$IT_TMP/show.json" "$IT_TMP/cmp.json" "$IT_TMP/r.db" <<'PY' || fail "device JSON"
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[3])
+want = {l: c.execute("SELECT name, write_reqs, read_bytes, write_amplification FROM devices "
+                     "JOIN runs ON runs.id = run_id WHERE label = ?", (l,)).fetchone()
+        for l in ("ext4", "xfs")}
+show = json.load(open(sys.argv[1]))["runs"][0]
+d = show["devices"]
+assert len(d) == 1 and (d[0]["name"], d[0]["write_reqs"], d[0]["read_bytes"]) == want["ext4"][:3], d
+assert abs(show["write_amplification"] - want["ext4"][3]) < 1e-9, show["write_amplification"]
+for r in json.load(open(sys.argv[2]))["runs"]:
+    d = r["devices"]
+    assert len(d) == 1 and (d[0]["name"], d[0]["write_reqs"]) == want[r["label"]][:2], (r["label"], d)
+PY
+
 # the HTML page: the device table and a queue depth chart per run
 "$RIOT" report show "$IT_TMP/r.db" --html "$IT_TMP/r.html" >/dev/null || fail "report --html"
 grep -q '<table class="devices">' "$IT_TMP/r.html" || fail "HTML: no device table"
