@@ -434,7 +434,7 @@ void block_rec_free(struct block_rec *r)
 /* ---- a recording with its window ---- */
 
 int block_view_begin(struct block_view *v, const char *path, const char *const *named,
-		     unsigned nnamed, char *err, size_t errlen)
+		     unsigned nnamed, bool flush_first, char *err, size_t errlen)
 {
 	struct run_device devs[BLOCK_DEVS_MAX];
 	unsigned n = 0;
@@ -449,7 +449,7 @@ int block_view_begin(struct block_view *v, const char *path, const char *const *
 		return rc;
 	if (path) {
 		v->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (v->fd >= 0)
+		if (v->fd >= 0 && flush_first)
 			syncfs(v->fd);
 	}
 	v->rec = block_rec_start(devs, n, err, errlen);

@@ -46,10 +46,10 @@ int block_rec_stop(struct block_rec *r, struct run_block *out);
 void block_rec_free(struct block_rec *r);
 
 /* A recording with its window: begin() picks the devices (the named ones,
- * else those of path's filesystem), flushes that filesystem (syncfs of
- * path, so earlier writes stay out) and starts; end() flushes it again,
- * so the writeback of what was written in the window counts, and stops.
- * Without a path there is no flush (synced false). */
+ * else those of path's filesystem), flushes that filesystem first when
+ * flush_first (syncfs of path, so earlier writes stay out) and starts;
+ * end() flushes it, so the writeback of what was written in the window
+ * counts, and stops. Without a path there is no flush (synced false). */
 struct block_view {
 	struct block_rec *rec;
 	int fd;				/* path, for syncfs; -1 none */
@@ -57,7 +57,7 @@ struct block_view {
 	bool recorded;			/* res holds a recording */
 };
 int block_view_begin(struct block_view *v, const char *path, const char *const *named,
-		     unsigned nnamed, char *err, size_t errlen);
+		     unsigned nnamed, bool flush_first, char *err, size_t errlen);
 void block_view_end(struct block_view *v);
 void block_view_free(struct block_view *v);
 

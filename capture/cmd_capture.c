@@ -1106,7 +1106,7 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		c.log_ino = st.st_ino;
 	}
 	if (o->block && block_view_begin(&c.block, o->path_prefix ? o->path_prefix : ".",
-					 o->block_devs, o->nblock_devs, why, sizeof(why)) < 0) {
+					 o->block_devs, o->nblock_devs, true, why, sizeof(why)) < 0) {
 		riot_err("--block: %s", why);
 		riot_writer_abort(c.w);
 		unlink(o->out);

@@ -82,7 +82,8 @@ const char cmd_replay_help[] =
 	"devices of DIR's filesystem (a loop device as itself, a device-mapper\n"
 	"device through its members), from the first operation to a syncfs of\n"
 	"DIR's filesystem after the last, so the writeback of what the replay\n"
-	"wrote counts and init's does not. Requests and bytes read, written and\n"
+	"wrote counts and init's does not (with --no-init, pages left dirty\n"
+	"before do). Requests and bytes read, written and\n"
 	"discarded, device latency p50/p99, queue depth and write amplification\n"
 	"(device bytes written / bytes the workload wrote) follow the summary\n"
 	"and go into the report. Every request to those devices counts, whoever\n"
@@ -595,9 +596,11 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 	if (a->drop_caches && drop_caches() < 0)
 		return RIOT_EXIT_FAIL;
 	/* before --user: loading the recorder needs privileges. A root on no
-	 * block device, or no BPF, costs the device view, not the replay. */
+	 * block device, or no BPF, costs the device view, not the replay.
+	 * Init's writes are already back (run_init); --no-init takes the root
+	 * as it is, dirty pages too. */
 	if (!a->no_block && block_view_begin(&r->dev, a->root, a->block_devs, a->nblock_devs,
-					     err, sizeof(err)) < 0)
+					     false, err, sizeof(err)) < 0)
 		fprintf(stderr, "riot: replay: device view not recorded: %s\n", err);
 	if (a->user && drop_privileges(a) < 0)
 		return RIOT_EXIT_FAIL;

@@ -25,10 +25,11 @@ M=$IT_TMP/tmpfs
 mkdir -p "$M" && mount -t tmpfs -o size=16m tmpfs "$M" || fail "mount tmpfs"
 IT_MOUNTS+=("$M")
 
-# syncfs_calls ARGS...: the syncfs calls riot replay makes, as strace saw them
+# syncfs_calls ARGS...: the syncfs calls riot replay makes, as strace saw
+# them, the device view left out (its window ends with one more, below)
 syncfs_calls() {
-	strace -f -qq -e trace=syncfs -o "$IT_TMP/st" "$RIOT" replay "$IT_TMP/w.riot" "$@" \
-		>"$IT_TMP/out" 2>&1 || fail "replay $*: $(cat "$IT_TMP/out")"
+	strace -f -qq -e trace=syncfs -o "$IT_TMP/st" "$RIOT" replay "$IT_TMP/w.riot" --no-block \
+		"$@" >"$IT_TMP/out" 2>&1 || fail "replay $*: $(cat "$IT_TMP/out")"
 	grep -c 'syncfs(.*= 0' "$IT_TMP/st"
 }
 
@@ -41,6 +42,15 @@ for e in sync uring; do
 	[ "$n" = 0 ] || fail "$e: $n syncfs calls with --no-init, want 0"
 	grep -q '^divergences: *0$' "$IT_TMP/out" || fail "$e: $(cat "$IT_TMP/out")"
 done
+# with the device view (a root on a block device): init's syncfs, then the
+# one that ends the window after the last op
+strace -f -qq -e trace=syncfs -o "$IT_TMP/st" "$RIOT" replay "$IT_TMP/w.riot" \
+	--root "$IT_TMP/r-dev" >"$IT_TMP/out" 2>&1 || fail "replay: $(cat "$IT_TMP/out")"
+want=1
+grep -q '^device ' "$IT_TMP/out" && want=2
+n=$(grep -c 'syncfs(.*= 0' "$IT_TMP/st")
+[ "$n" = $want ] || fail "$n syncfs calls with the device view, want $want: $(cat "$IT_TMP/out")"
+
 # init of the 1 MiB file: 256 pwrite64 calls of 4096 bytes, all aligned
 # (one strace output per thread: init writes files from several threads)
 mkdir -p "$IT_TMP/sti"
