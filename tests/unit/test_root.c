@@ -280,6 +280,40 @@ static void test_map_all(void)
 	CHECK_EQ(replay_map_check(bad, 1, err, sizeof(err)), 0);
 }
 
+/* A map whose top is a name inside its directory (a --map onto a
+ * directory the workload makes): the marker is refused beneath it as
+ * anywhere, and an absolute symlink target under its prefix leads to that
+ * name, not to the directory holding it. */
+static void test_name_map(void)
+{
+	struct replay_map named = { .prefix = "/data/dst", .dir = map1, .name = "dst" };
+	char rel[PATH_MAX], err[256], path[256];
+	struct replay_root *r = replay_root_open(root_dir, &named, 1, err, sizeof(err));
+	int fd, mapfd;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	mapfd = open(map1, O_PATH | O_DIRECTORY);
+	CHECK_EQ(locate(r, "/data/dst/f", &fd, rel), 0);
+	CHECK_STR(rel, "dst/f");
+	CHECK(replay_root_is_top(r, fd) && replay_root_is_top(r, mapfd));
+	CHECK_EQ(locate(r, "/data/dst", &fd, rel), 0);
+	CHECK_STR(rel, "dst");
+	CHECK_EQ(locate(r, "/data/dst/" REPLAY_ROOT_MARKER, &fd, rel), -EPERM);
+	CHECK_EQ(locate(r, "/data/dst/sub/" REPLAY_ROOT_MARKER "/", &fd, rel), -EPERM);
+	close(mapfd);
+	snprintf(path, sizeof(path), "%s/dst", map1);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/dst/sub", map1);
+	mkdir(path, 0755);
+	link_target(r, "/data/dst/sub/link", "/data/dst/f", 0, "../../dst/f");
+	link_target(r, "/data/dst/sub/link", "/data/dst", 0, "../../dst");
+	link_target(r, "/data/dst/link", "/data/dst/sub/g", 0, "../dst/sub/g");
+	link_target(r, "/data/dst/link", "/etc/x", 0, "../etc/x");
+	replay_root_close(r);
+}
+
 static void test_open_errors(void)
 {
 	char err[512];
@@ -315,6 +349,7 @@ int main(void)
 	test_escapes(r);
 	test_link_targets(r);
 	test_map_all();
+	test_name_map();
 	test_open_errors();
 	replay_root_close(r);
 	/* nothing beside the root was created, changed or even read */
