@@ -32,11 +32,16 @@ char LICENSE[] SEC("license") = "GPL";
  * absent from BTF. */
 #define FMODE_CREATED_BIT 0x100000u
 #define S_IFMT_BITS 0170000u
+#define S_IFREG_BITS 0100000u
+#define EBUSY_ERR 16
 #define PERM_BITS 07777u
 #define MAP_ANONYMOUS_FLAG 0x20
 #define SIGCHLD_NR 17
 #define CLONE_VM_FLAG 0x100
 #define CLONE_VFORK_FLAG 0x4000
+#define FICLONERANGE_CMD 0x4020940du	/* _IOW(0x94, 13, struct file_clone_range) */
+#define CLONE_RANGE_BYTES 32		/* src_fd, src_offset, src_length, dest_offset */
+#define PAGE_SHIFT_X86 12
 
 /* Set by capture before load. */
 volatile const __u32 self_tgid;
@@ -133,7 +138,7 @@ static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 		       HAS(CLONEARGS, a0, a1, a2, a3, a4, a5) ||             \
 		       HAS(FDPAIR, a0, a1, a2, a3, a4, a5) ||                \
 		       ((fl) & (RIOT_SF_RET_FD | RIOT_SF_STAT |              \
-				RIOT_SF_STATX)) != 0,                        \
+				RIOT_SF_STATX | RIOT_SF_VMA)) != 0,          \
 		.fd = AT(ROLE(FD), a0, a1, a2, a3, a4, a5),                  \
 		.fd2 = AT(ROLE(FD2), a0, a1, a2, a3, a4, a5),                \
 		.open = CLS(cls) == CLS(OPEN),                               \
@@ -167,6 +172,10 @@ struct slot {
 	__u64 off, off2, clone3_flags;
 	__u16 sys;
 	__u16 flags;		/* RIOT_EVF_OFF, _OFF2, _CLONEARGS */
+	/* RIOT_SF_VMA: the mapped file's facts (mode 0: not known); the
+	 * file offset goes in off2 */
+	__u64 vma_size, vma_ino, vma_dev;
+	__u32 vma_mode;
 	__u8 active;
 	__u8 emit;		/* recorded (not only kept for clone flags) */
 };
@@ -781,6 +790,14 @@ static __always_inline void fill_ext(struct riot_ev_ext *x, __u16 *flags,
 			*flags |= RIOT_EVF_FDPAIR;
 		}
 	}
+	if ((d->sf & RIOT_SF_VMA) && s->vma_mode) {
+		x->size = s->vma_size;
+		x->ftype = s->vma_mode & S_IFMT_BITS;
+		x->perm = s->vma_mode & PERM_BITS;
+		x->ino = s->vma_ino;
+		x->dev = s->vma_dev;
+		*flags |= RIOT_EVF_FACTS;
+	}
 	if (d->statbuf >= 0 && ret == 0) {
 		if (d->sf & RIOT_SF_STATX)
 			statx_facts(x, flags, arg_at(s->args, d->statbuf));
@@ -873,6 +890,13 @@ static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
 	if (d->valbuf >= 0 && d->valcnt >= 0)
 		vlen = read_value(data + ((len1 + len2) & PATH_MASK), s, d, len1 + len2,
 				  &flags);
+	/* ioctl(FICLONERANGE): its struct file_clone_range as the value (an
+	 * ioctl has no path, so data is free) */
+	else if (s->sys == RIOT_SYS_ioctl && (__u32)s->args[1] == FICLONERANGE_CMD &&
+		 !bpf_probe_read_user(data, CLONE_RANGE_BYTES, (void *)s->args[2])) {
+		vlen = CLONE_RANGE_BYTES;
+		flags |= RIOT_EVF_VALUE;
+	}
 	ev->flags = flags;
 	ev->path_len = len1;
 	ev->path2_len = len2;
@@ -1374,6 +1398,61 @@ static __always_inline void flush_stale(void)
 	batch_put(b);
 }
 
+struct vma_seen {
+	__u64 addr;
+	__u64 size, ino, dev, off;
+	__u32 mode;
+	__u32 file;
+};
+
+static long vma_facts(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct vma_seen *v = data;
+	struct file *f = vma->vm_file;
+	struct inode *inode;
+	__u32 s_dev;
+
+	if (!f)
+		return 0;
+	v->file = 1;
+	v->off = v->addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT_X86);
+	inode = BPF_CORE_READ(f, f_inode);
+	if (!inode)
+		return 0;
+	v->size = BPF_CORE_READ(inode, i_size);
+	v->mode = BPF_CORE_READ(inode, i_mode);
+	v->ino = BPF_CORE_READ(inode, i_ino);
+	s_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	v->dev = encode_dev(s_dev >> 20, s_dev & 0xfffff);
+	return 0;
+}
+
+/* RIOT_SF_VMA: whether the call's mapping (at ADDR, or where mremap moved
+ * it) maps a file; its facts into s. glibc's malloc advises anonymous
+ * memory all the time: those calls are no file I/O and are not recorded.
+ * A mapping whose lock was taken (bpf_find_vma only tries it) is recorded
+ * without facts rather than lost. */
+static __always_inline int vma_of_file(struct task_struct *task, struct slot *s, long ret)
+{
+	struct vma_seen v = {};
+	long err;
+
+	v.addr = s->sys == RIOT_SYS_mremap && ret > 0 ? (__u64)ret : s->args[0];
+	s->vma_mode = 0;
+	err = bpf_find_vma(task, v.addr, vma_facts, &v, 0);
+	if (err == -EBUSY_ERR)
+		return 1;
+	if (err || !v.file)
+		return 0;
+	s->vma_size = v.size;
+	s->vma_ino = v.ino;
+	s->vma_dev = v.dev;
+	s->vma_mode = v.mode ? v.mode : S_IFREG_BITS;
+	s->off2 = v.off;
+	s->flags |= RIOT_EVF_OFF2;
+	return 1;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
@@ -1391,11 +1470,13 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	s->active = 0;
 	if (!s->emit)
 		return 0;
-	emit_syscall(s, ret);
 	sys = s->sys;
 	if (sys >= RIOT_SYS_COUNT)
 		return 0;
 	d = &descs[sys];
+	if ((d->sf & RIOT_SF_VMA) && !vma_of_file(task, s, ret))
+		return 0;
+	emit_syscall(s, ret);
 	if (d->fdnote)
 		fd_note_exit(d->fdnote, ret, s->args[0], s->args[1],
 			     arg_at(s->args, d->fdpair));

@@ -48,14 +48,15 @@ enum riot_arg {
 	RIOT_ARG_LINKBUF,	/* readlink result: ret bytes at exit -> path2 */
 	RIOT_ARG_XNAME,		/* xattr name: user string -> path2 */
 	RIOT_ARG_CNT,		/* -> count */
-	RIOT_ARG_OFF,		/* -> off (lseek offset, truncate length too) */
+	RIOT_ARG_OFF,		/* -> off (lseek offset, truncate length,
+				 * mremap new length too) */
 	RIOT_ARG_OFFP,		/* loff_t __user *, read at entry -> off
 				 * (NULL: field absent) */
 	RIOT_ARG_OFF2P,		/* loff_t __user *, read at entry -> off2 */
 	RIOT_ARG_FLAGS,		/* -> flags */
 	RIOT_ARG_MODE,		/* -> mode */
 	RIOT_ARG_CMD,		/* -> cmd: fcntl cmd, lseek whence, fadvise
-				 * advice, mmap prot */
+				 * and madvise advice, mmap prot */
 	RIOT_ARG_ARG,		/* -> arg: fcntl argument, io_uring_enter
 				 * min_complete, mknod dev */
 	RIOT_ARG_IOVCNT,	/* -> iovcnt */
@@ -84,6 +85,10 @@ enum riot_arg {
 #define RIOT_SF_CLONE3	0x20	/* clone3: flags from struct clone_args */
 #define RIOT_SF_VALUE	0x40	/* setxattr: BUF holds CNT bytes of value,
 				 * the first RIOT_VALUE_MAX recorded */
+#define RIOT_SF_VMA	0x80	/* acts on the mapping at ADDR (mremap: at ret
+				 * once moved): recorded only when it maps a
+				 * file, with that file's size, type, inode,
+				 * device and the file offset ADDR maps */
 /* A syscall of class FD with RIOT_SF_RET_FD or an FDPAIR argument makes
  * fds that name no file (pipes, sockets, eventfds, ...). */
 

@@ -2,6 +2,7 @@
  * (formats/log.h), placing each argument where its role in
  * bpf/syscalls.def says. */
 #include <errno.h>
+#include <linux/fs.h>
 #include <string.h>
 
 #include "capture/capture_int.h"
@@ -129,6 +130,33 @@ static void put_arg(struct riot_syscall *sc, const struct ev_view *v,
 	}
 }
 
+/* ioctl(FICLONE) names its source fd in its argument, FICLONERANGE in the
+ * struct file_clone_range capture sent as the value: the source goes to
+ * fd2, the range to off (source offset), count (length) and off2
+ * (destination offset), as copy_file_range has them. */
+static void clone_args(struct riot_syscall *sc)
+{
+	struct file_clone_range r;
+
+	if (sc->sys != RIOT_SYS_ioctl)
+		return;
+	if (sc->cmd == FICLONE) {
+		sc->fd2 = (int32_t)sc->arg;
+		sc->has |= RIOT_HAS_FD2;
+	} else if (sc->cmd == FICLONERANGE && (sc->has & RIOT_HAS_VALUE) &&
+		   sc->value_len == sizeof(r)) {
+		memcpy(&r, sc->value, sizeof(r));
+		sc->fd2 = (int32_t)r.src_fd;
+		sc->off = r.src_offset;
+		sc->count = r.src_length;
+		sc->off2 = r.dest_offset;
+		sc->has |= RIOT_HAS_FD2 | RIOT_HAS_OFF | RIOT_HAS_COUNT | RIOT_HAS_OFF2;
+	}
+	sc->has &= ~RIOT_HAS_VALUE;
+	sc->value = NULL;
+	sc->value_len = 0;
+}
+
 static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 {
 	struct riot_syscall *sc = &rec->sc;
@@ -177,6 +205,12 @@ static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 			sc->has |= RIOT_HAS_CREATED;
 		}
 	}
+	/* the file offset the mapping's address maps */
+	if ((si->flags & RIOT_SF_VMA) && (ev->flags & RIOT_EVF_OFF2)) {
+		sc->off2 = v.x.off2;
+		sc->has |= RIOT_HAS_OFF2;
+	}
+	clone_args(sc);
 	return 1;
 }
 

@@ -15,8 +15,10 @@
 #include "../bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 3	/* 1: permission bits, xattr values; 2: block
-				 * sequence records; 3: end sections */
+#define RIOT_FMT_MINOR 4	/* 1: permission bits, xattr values; 2: block
+				 * sequence records; 3: end sections; 4: ioctl
+				 * clone sources and ranges, mremap and madvise
+				 * of files */
 #define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 
 /* ---- syscall table (from bpf/syscalls.def) ---- */

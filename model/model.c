@@ -782,7 +782,8 @@ static int sys_apply(struct model *m, uint32_t ki, const struct riot_syscall *sc
 	return 0;
 }
 
-/* fd operands: fd (not close_range's, a bound) and, for copies, fd2. */
+/* fd operands: fd (not close_range's, a bound) and, for copies and
+ * ioctl clones (FICLONE, FICLONERANGE: their source), fd2. */
 static uint32_t resolve_fds(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 			    const struct riot_sys_info *si, struct model_op *op, uint32_t *fi2)
 {
@@ -804,7 +805,8 @@ static uint32_t resolve_fds(struct model *m, uint32_t ki, const struct riot_sysc
 		if (!fi)
 			op->flags |= MODEL_OP_FD_UNKNOWN;
 	}
-	if (sc->has & RIOT_HAS_FD2 && si && si->cls == RIOT_CLASS_DATA_COPY &&
+	if (sc->has & RIOT_HAS_FD2 && si &&
+	    (si->cls == RIOT_CLASS_DATA_COPY || sc->sys == RIOT_SYS_ioctl) &&
 	    fd_valid(sc->fd2)) {
 		*fi2 = fd_file(m, fdt, sc->fd2);
 		op->file2 = file_id(m, *fi2);

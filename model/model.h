@@ -113,7 +113,8 @@ struct model_op {
 				 * open created, or dirfd's for an empty path;
 				 * SNAP_FD: the object made */
 	uint64_t file2;		/* fd2's: dup/dup2/dup3/F_DUPFD's new fd,
-				 * copy_file_range/sendfile/splice output */
+				 * copy_file_range/sendfile/splice output,
+				 * an ioctl clone's source */
 	uint32_t path_id, path2_id;
 	const char *path;	/* resolved path; for fd-based ops the file's
 				 * path; SNAP_PROC: the cwd; EXEC: the file */

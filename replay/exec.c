@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -551,6 +553,16 @@ static int64_t exec_fd(const struct replay_ctx *cx, const struct replay_op *op, 
 		loff_t in = (loff_t)op->off, out = (loff_t)op->arg;
 
 		return neg(copy_file_range(fd, &in, fd2, &out, op->count, 0));
+	}
+	case ACT_CLONE: {
+		struct file_clone_range r = {
+			.src_fd = fd2, .src_offset = op->off, .src_length = op->count,
+			.dest_offset = op->arg,
+		};
+
+		if (op->flags == FICLONE)
+			return neg(ioctl(fd, FICLONE, fd2));
+		return neg(ioctl(fd, FICLONERANGE, &r));
 	}
 	default: return exec_xattr(cx, op, NULL, fd);
 	}

@@ -81,6 +81,7 @@ static const char *const act_names[ACT_COUNT] = {
 	[ACT_XATTR_GET] = "getxattr", [ACT_XATTR_SET] = "setxattr",
 	[ACT_XATTR_LIST] = "listxattr", [ACT_XATTR_REMOVE] = "removexattr",
 	[ACT_SYNCFS] = "syncfs", [ACT_SYNC] = "sync", [ACT_COPY] = "copy",
+	[ACT_CLONE] = "clone",
 };
 
 static const char *const skip_names[SKIP_COUNT] = {
@@ -630,6 +631,24 @@ static void plan_copy(struct replay_plan *p, struct replay_op *op, const struct 
 	}
 }
 
+/* ioctl FICLONE / FICLONERANGE: the destination fd's file gets the
+ * source's (file2) blocks, on the replayed files. */
+static void plan_clone(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+		       const struct model_op *mop)
+{
+	if (!file_ok(p, op, op->file, mop))
+		return;
+	if (!op->file2 || !mop->path2 || mop->path2[0] != '/') {
+		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : skip_unknown(op));
+		return;
+	}
+	op->act = ACT_CLONE;
+	op->flags = sc->cmd;
+	op->off = sc->off;
+	op->count = sc->count;
+	op->arg = sc->off2;
+}
+
 /* The arguments an fd or path op replays with, as captured. */
 static void op_args(struct replay_op *op, const struct riot_syscall *sc, int act)
 {
@@ -730,8 +749,8 @@ static void plan_path_or_file(struct replay_plan *p, struct replay_op *op,
 }
 
 /* Recorded file calls riot does not replay: what they need is not in the
- * log (a handle, an xattr_args value, an ioctl's argument) or they do no
- * I/O of their own (getcwd, umask). */
+ * log (a handle, an xattr_args value, an ioctl's argument but a clone's)
+ * or they do no I/O of their own (getcwd, umask). */
 static bool not_replayed(unsigned sys)
 {
 	switch (sys) {
@@ -761,6 +780,10 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 		}
 		return;
 	}
+	if (sc->sys == RIOT_SYS_ioctl && (sc->has & RIOT_HAS_FD2)) {
+		plan_clone(p, op, sc, mop);
+		return;
+	}
 	if (not_replayed(sc->sys)) {
 		/* on a pipe or socket: skipped as such, like its reads */
 		if (!(sc->has & RIOT_HAS_FD) || file_ok(p, op, op->file, mop))
@@ -769,7 +792,10 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 	}
 	switch (si->cls) {
 	case RIOT_CLASS_MMAP:
-		if (sc->sys == RIOT_SYS_msync || (sc->sys == RIOT_SYS_mmap && op->file))
+		/* madvise and mremap are recorded for file mappings only; the
+		 * replay maps no file, so it has none to advise or move */
+		if (sc->sys == RIOT_SYS_msync || sc->sys == RIOT_SYS_madvise ||
+		    sc->sys == RIOT_SYS_mremap || (sc->sys == RIOT_SYS_mmap && op->file))
 			op->act = ACT_UNREPLAYABLE;
 		return;
 	case RIOT_CLASS_ASYNC:

@@ -66,6 +66,8 @@ enum replay_act {
 	ACT_FLOCK,	/* fd; arg: the operation */
 	ACT_READAHEAD,	/* fd; off, count */
 	ACT_STATFS,	/* path, or fd when file != 0 */
+	ACT_CLONE,	/* ioctl FICLONE (flags) of file2 onto file, or
+			 * FICLONERANGE: off, count from file2 to arg */
 	ACT_COUNT
 };
 

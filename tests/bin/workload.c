@@ -885,6 +885,40 @@ static void run_misc(void)
 	want("umask", SC(SYS_umask, 022), 022);
 }
 
+static void setup_madvise(void)
+{
+	mkfile("mv.dat", 16384);
+}
+
+/* madvise and mremap of a file mapping, and of anonymous memory (which
+ * capture leaves out, as it does anonymous mmaps). */
+static void run_madvise(void)
+{
+	long f, a, g;
+
+	want("madvise openat", SC(SYS_openat, AT_FDCWD, P("mv.dat"), O_RDONLY, 0), 4);
+	f = SC(SYS_mmap, 0, 8192, PROT_READ, MAP_SHARED, 4, 4096);
+	want_true("madvise mmap", f > 0);
+	a = SC(SYS_mmap, 0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	want_true("madvise anonymous mmap", a > 0);
+	if (f <= 0 || a <= 0)
+		return;
+	/* WILLNEED leaves the mapping whole; SEQUENTIAL on part of it
+	 * would split it, and mremap takes one mapping only */
+	want("madvise willneed", SC(SYS_madvise, f + 4096, 4096, MADV_WILLNEED), 0);
+	want("madvise sequential", SC(SYS_madvise, f, 8192, MADV_SEQUENTIAL), 0);
+	want("madvise anonymous", SC(SYS_madvise, a, 8192, MADV_DONTNEED), 0);
+	a = SC(SYS_mremap, a, 8192, 16384, MREMAP_MAYMOVE);
+	want_true("mremap anonymous", a > 0);
+	g = SC(SYS_mremap, f, 8192, 12288, MREMAP_MAYMOVE);
+	want_true("mremap", g > 0);
+	if (g > 0)
+		want("munmap", SC(SYS_munmap, g, 12288), 0);
+	if (a > 0)
+		want("munmap anonymous", SC(SYS_munmap, a, 16384), 0);
+	want("madvise close", SC(SYS_close, 4), 0);
+}
+
 static void setup_paths(void)
 {
 	mkdirp("in");
@@ -1017,6 +1051,7 @@ static const struct scenario scenarios[] = {
 	{ "paths", setup_paths, run_paths },
 	{ "fdkinds", setup_fdkinds, run_fdkinds },
 	{ "misc", setup_misc, run_misc },
+	{ "madvise", setup_madvise, run_madvise },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 static const struct scenario heavy = { "heavy", setup_heavy, run_heavy };
