@@ -59,3 +59,29 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 }
+
+# replay_treats WHAT ISSUED UNREPLAYABLE: in $IT_TMP/replay.json, every op
+# of each syscall of ISSUED ("flock readahead") was issued, each NAME=N of
+# UNREPLAYABLE ("ioctl=1 madvise=2") had N ops, all counted as not
+# replayable, and nothing diverged; fails the test naming WHAT otherwise.
+replay_treats() {
+	python3 - "$IT_TMP/replay.json" "$2" "$3" <<'PY' || fail "$1: wrong treatment by the replay"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+sc, bad = rep["syscalls"], []
+for op in sys.argv[2].split():
+    s = sc.get(op, {})
+    if s.get("issued") != s.get("ops") or not s.get("ops"):
+        bad.append("%s not issued: %r" % (op, s))
+for item in sys.argv[3].split():
+    op, n = item.split("=")
+    s = sc.get(op, {})
+    if s.get("ops") != int(n) or s.get("unreplayable") != int(n):
+        bad.append("%s: %r, expected %s counted as unreplayable" % (op, s, n))
+if rep.get("divergences"):
+    bad.append("divergences: %r" % rep.get("divergences"))
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+PY
+}
