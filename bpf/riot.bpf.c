@@ -1430,8 +1430,8 @@ static long vma_facts(struct task_struct *task, struct vm_area_struct *vma, void
 /* RIOT_SF_VMA: whether the call's mapping (at ADDR, or where mremap moved
  * it) maps a file; its facts into s. glibc's malloc advises anonymous
  * memory all the time: those calls are no file I/O and are not recorded.
- * A mapping whose lock was taken (bpf_find_vma only tries it) is recorded
- * without facts rather than lost. */
+ * A mapping whose lock was taken (bpf_find_vma only tries it), or any on a
+ * kernel without bpf_find_vma, is recorded without facts rather than lost. */
 static __always_inline int vma_of_file(struct task_struct *task, struct slot *s, long ret)
 {
 	struct vma_seen v = {};
@@ -1439,6 +1439,10 @@ static __always_inline int vma_of_file(struct task_struct *task, struct slot *s,
 
 	v.addr = s->sys == RIOT_SYS_mremap && ret > 0 ? (__u64)ret : s->args[0];
 	s->vma_mode = 0;
+	/* bpf_find_vma came with Linux 5.17 (commit 7c7e3d31e785): before
+	 * it, every call is recorded, none with facts */
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
+		return 1;
 	err = bpf_find_vma(task, v.addr, vma_facts, &v, 0);
 	if (err == -EBUSY_ERR)
 		return 1;
