@@ -744,6 +744,77 @@ static void test_skips(void)
 	replay_plan_free(p);
 }
 
+/* ioctl FICLONE / FICLONERANGE with their source (fd2): ACT_CLONE of the
+ * source's file onto the destination's, after the last op on each; other
+ * ioctls, and madvise and mremap (of file mappings), are not replayable. */
+static void op_ioctl(uint32_t pid, int fd, uint32_t cmd, int fd2, uint64_t off, uint64_t count,
+		     uint64_t off2)
+{
+	struct riot_rec r = sys(RIOT_SYS_ioctl, pid, pid, 0);
+
+	r.sc.has = RIOT_HAS_FD | RIOT_HAS_CMD | RIOT_HAS_ARG;
+	r.sc.fd = fd;
+	r.sc.cmd = cmd;
+	r.sc.arg = (uint64_t)fd2;
+	if (fd2 >= 0) {
+		r.sc.has |= RIOT_HAS_FD2 | RIOT_HAS_OFF | RIOT_HAS_COUNT | RIOT_HAS_OFF2;
+		r.sc.fd2 = fd2;
+		r.sc.off = off;
+		r.sc.count = count;
+		r.sc.off2 = off2;
+	}
+	add(&r);
+}
+
+static void test_clones(void)
+{
+	struct replay_plan *p;
+	const struct replay_op *op;
+	struct riot_rec r;
+
+	log_begin();
+	op_open(100, 100, "/d/src", O_RDONLY, 3);		/* 1 */
+	op_open(100, 100, "/d/dst", O_WRONLY | O_CREAT, 4);	/* 2 */
+	op_ioctl(100, 4, 0x40049409, 3, 0, 0, 0);		/* 3: FICLONE */
+	op_ioctl(100, 4, 0x4020940d, 3, 65536, 4096, 8192);	/* 4: FICLONERANGE */
+	op_ioctl(100, 4, 0x4020940d, 7, 0, 4096, 0);		/* 5: fd 7 unknown */
+	op_ioctl(100, 4, 0x541b, -1, 0, 0, 0);			/* 6: FIONREAD */
+	r = sys(RIOT_SYS_madvise, 100, 100, 0);			/* 7 */
+	r.sc.has = RIOT_HAS_ARG | RIOT_HAS_COUNT | RIOT_HAS_CMD | RIOT_HAS_OFF2;
+	r.sc.count = 4096;
+	r.sc.cmd = MADV_WILLNEED;
+	add(&r);
+	r = sys(RIOT_SYS_mremap, 100, 100, 0x7f0000002000);	/* 8 */
+	r.sc.has = RIOT_HAS_ARG | RIOT_HAS_COUNT | RIOT_HAS_OFF | RIOT_HAS_FLAGS;
+	add(&r);
+	log_end();
+
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 8);
+	op = replay_plan_op(p, 3);
+	CHECK_STR(replay_act_name(op->act), "clone");
+	CHECK_U64(op->flags, 0x40049409);
+	CHECK_STR(op->path, "/d/dst");
+	CHECK_STR(op->path2, "/d/src");
+	CHECK(op->file && op->file2 && op->file != op->file2);
+	DEPS(p, 3, 1, 2);
+	op = replay_plan_op(p, 4);
+	CHECK_STR(replay_act_name(op->act), "clone");
+	CHECK_U64(op->flags, 0x4020940d);
+	CHECK_U64(op->off, 65536);
+	CHECK_U64(op->count, 4096);
+	CHECK_U64(op->arg, 8192);
+	DEPS(p, 4, 3);
+	op = replay_plan_op(p, 5);
+	CHECK_EQ(op->act, ACT_SKIP);
+	CHECK_EQ(op->skip, SKIP_UNRESOLVED);
+	for (uint64_t s = 6; s <= 8; s++)
+		CHECK_STR(replay_act_name(replay_plan_op(p, s)->act),
+			  replay_act_name(ACT_UNREPLAYABLE));
+	CHECK_U64(model_stats(replay_plan_model(p))->unresolved_fd, 1);
+	replay_plan_free(p);
+}
+
 int main(void)
 {
 	int fd;
@@ -769,6 +840,7 @@ int main(void)
 	test_order_resource_rename();
 	test_streams();
 	test_skips();
+	test_clones();
 
 	unlink(log_path);
 	return unit_done();
