@@ -637,7 +637,10 @@ static int do_call(struct strace_importer *im, struct task *tk, struct sv name,
 	memcpy(nbuf, name.p, name.n);
 	nbuf[name.n] = 0;
 	sys = riot_sys_by_name(nbuf);
-	if (sys < 0)
+	/* strace does not say whether an address maps a file, and malloc
+	 * advises and moves anonymous memory all the time: capture records
+	 * these for file mappings only, the import leaves them all out */
+	if (sys < 0 || sys == RIOT_SYS_madvise || sys == RIOT_SYS_mremap)
 		return STRACE_SKIP_OTHER_SYSCALL + 1;
 	if (strace_split_result(text, &res))
 		return STRACE_SKIP_BAD_ARGS + 1;
