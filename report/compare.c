@@ -119,7 +119,7 @@ static const char *fmt_metric(double v, enum cmp_metric m, char *buf, size_t len
 		snprintf(buf, len, "%.2f", v / (1024.0 * 1024.0));
 		break;
 	default:
-		fmt_ns((uint64_t)v, buf, len);
+		riot_fmt_ns((uint64_t)v, buf, len);
 		break;
 	}
 	return buf;
@@ -247,9 +247,9 @@ static void print_fidelity(FILE *out, const struct run_view *cap, const struct r
 			" %9" PRIu64 " %9s %9s %9s\n", c->name, c->count, r->count,
 			riot_fmt_bytes(c->bytes, b[0], 24), riot_fmt_bytes(r->bytes, b[1], 24),
 			SYS_DIVERGED(r), r->div[2],
-			r->delay_count ? fmt_ns(r->delay_p50, b[2], 24) : "-",
-			r->delay_count ? fmt_ns(r->delay_p99, b[3], 24) : "-",
-			r->delay_count ? fmt_ns(r->delay_max, b[4], 24) : "-");
+			r->delay_count ? riot_fmt_ns(r->delay_p50, b[2], 24) : "-",
+			r->delay_count ? riot_fmt_ns(r->delay_p99, b[3], 24) : "-",
+			r->delay_count ? riot_fmt_ns(r->delay_max, b[4], 24) : "-");
 	}
 	fprintf(out, "  total: %" PRIu64 " of %" PRIu64 " operations replayed, bytes %" PRIu64
 		"/%" PRIu64 " read, %" PRIu64 "/%" PRIu64 " written\n", rep->ops, cap->ops,
@@ -265,10 +265,10 @@ static void print_fidelity(FILE *out, const struct run_view *cap, const struct r
 		fmt_ratio((double)r->p50, (double)c->p50, b[1], 24);
 		fprintf(out, "  %-16s %11" PRIu64 " %11" PRIu64, view_class_names[k], c->count,
 			r->count);
-		fprintf(out, " %11s", fmt_ns(c->lat_sum, b[2], 24));
-		fprintf(out, " %11s %9s", fmt_ns(r->lat_sum, b[3], 24), b[0]);
-		fprintf(out, " %9s", fmt_ns(c->p50, b[2], 24));
-		fprintf(out, " %9s %9s\n", fmt_ns(r->p50, b[3], 24), b[1]);
+		fprintf(out, " %11s", riot_fmt_ns(c->lat_sum, b[2], 24));
+		fprintf(out, " %11s %9s", riot_fmt_ns(r->lat_sum, b[3], 24), b[0]);
+		fprintf(out, " %9s", riot_fmt_ns(c->p50, b[2], 24));
+		fprintf(out, " %9s %9s\n", riot_fmt_ns(r->p50, b[3], 24), b[1]);
 	}
 	fprintf(out, "  (time: total time in syscalls of the class; ratios replay/capture)\n");
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cli.h"
 #include "view.h"
 
 #define CHART_W 720
@@ -230,9 +231,9 @@ static void run_summary(FILE *f, const struct run_view *v)
 		fprintf(f, "<tr><td>%s</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%s</td>"
 			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", s->name,
 			(unsigned long long)s->count, (unsigned long long)s->errors,
-			(unsigned long long)s->bytes, fmt_ns(s->p50, b[0], 24), fmt_ns(s->p90, b[1], 24),
-			fmt_ns(s->p99, b[2], 24), fmt_ns(s->p999, b[3], 24),
-			fmt_ns(s->lat_max, b[4], 24));
+			(unsigned long long)s->bytes, riot_fmt_ns(s->p50, b[0], 24), riot_fmt_ns(s->p90, b[1], 24),
+			riot_fmt_ns(s->p99, b[2], 24), riot_fmt_ns(s->p999, b[3], 24),
+			riot_fmt_ns(s->lat_max, b[4], 24));
 	}
 	fprintf(f, "</table>\n");
 }

@@ -389,16 +389,3 @@ double view_rate(uint64_t n, uint64_t duration_ns)
 {
 	return duration_ns ? (double)n * 1e9 / (double)duration_ns : 0;
 }
-
-const char *fmt_ns(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
-	return buf;
-}

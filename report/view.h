@@ -118,7 +118,6 @@ void device_json(struct json *j, const struct run_view *v);
 void html_esc(FILE *f, const char *s);
 
 /* Formatting shared by the text outputs. */
-const char *fmt_ns(uint64_t ns, char *buf, size_t len);	/* "12.3 us" */
 double view_rate(uint64_t n, uint64_t duration_ns);	/* per second */
 
 #endif
