@@ -346,7 +346,7 @@ const char *cmp_verdict(const struct cmp_ctx *c, const struct cmp_row *r)
 #define NAME_W 17	/* the longest syscall name */
 #define METRIC_W 10
 #define VALUE_MIN_W 10
-#define VALUE_MAX_W 22	/* a longer label is shown by its key, #N */
+#define VALUE_MAX_W 24	/* a longer label is shown by its key, #N */
 #define RATIO_W 7
 #define LINE_W 120
 
