@@ -122,6 +122,15 @@ static void report_op(struct replay_report *rep, const struct replay_op *op,
 	pthread_mutex_unlock(&rep->lock);
 }
 
+void replay_report_proc(void *ctx, const struct riot_rec *r)
+{
+	struct replay_report *rep = ctx;
+
+	pthread_mutex_lock(&rep->lock);
+	run_acc_proc_record(rep->acc, r);	/* names only: a failure loses a name */
+	pthread_mutex_unlock(&rep->lock);
+}
+
 static void account_not_issued(struct replay_stats *s, struct replay_sys_stats *ss,
 			       const struct replay_op *op, const struct replay_done *d)
 {

@@ -206,6 +206,32 @@ int run_acc_process(struct run_acc *a, uint32_t pid, const char *comm)
 	return 0;
 }
 
+int run_acc_proc_record(struct run_acc *a, const struct riot_rec *r)
+{
+	const struct proc_acc *parent;
+	char *comm;
+	int rc;
+
+	if (r->type == RIOT_REC_SNAP_PROC && r->sproc.comm.s)
+		return run_acc_process(a, r->sproc.pid, r->sproc.comm.s);
+	if (r->type != RIOT_REC_PROC)
+		return 0;
+	if (r->proc.kind == RIOT_PROC_EXEC && r->proc.comm.s)
+		return run_acc_process(a, r->proc.pid, r->proc.comm.s);
+	if (r->proc.kind != RIOT_PROC_FORK || !r->proc.child_pid ||
+	    r->proc.child_pid == r->proc.pid)	/* a thread: same process */
+		return 0;
+	parent = proc_get(a, r->proc.pid);
+	if (!parent || !parent->comm)
+		return a->oom;
+	comm = strdup(parent->comm);	/* proc_get may move the parent */
+	if (!comm)
+		return -ENOMEM;
+	rc = run_acc_process(a, r->proc.child_pid, comm);
+	free(comm);
+	return rc;
+}
+
 static void usage_add(struct usage *u, const struct run_op *op, uint64_t rd, uint64_t wr)
 {
 	u->ops++;
