@@ -61,6 +61,7 @@ struct run_acc *run_acc_new(enum run_kind kind)
 		return NULL;
 	a->kind = kind;
 	a->tl_top = -1;
+	a->rate_width = RUN_RATE_MIN_WIDTH;
 	a->win = malloc(sizeof(*a->win) * RUN_TIMELINE_WINDOW * TL_COUNT);
 	if (!a->win) {
 		free(a);
@@ -392,6 +393,27 @@ static void event_insert(struct run_acc *a, const struct run_op *op)
 		a->events_err = rc == SQLITE_FULL ? -ENOSPC : -EIO;
 }
 
+static void rate_add(struct run_acc *a, uint64_t end_ns, uint64_t bytes)
+{
+	uint64_t i;
+
+	/* a hostile log's times may be near 2^64: the width stops at 2^63 */
+	while (end_ns / a->rate_width >= RUN_RATE_BUCKETS && a->rate_width <= UINT64_MAX / 2) {
+		for (unsigned k = 0; k < RUN_RATE_BUCKETS / 2; k++) {
+			a->rate_ops[k] = a->rate_ops[2 * k] + a->rate_ops[2 * k + 1];
+			a->rate_bytes[k] = a->rate_bytes[2 * k] + a->rate_bytes[2 * k + 1];
+		}
+		memset(a->rate_ops + RUN_RATE_BUCKETS / 2, 0, sizeof(a->rate_ops) / 2);
+		memset(a->rate_bytes + RUN_RATE_BUCKETS / 2, 0, sizeof(a->rate_bytes) / 2);
+		a->rate_width *= 2;
+	}
+	i = end_ns / a->rate_width;
+	if (i >= RUN_RATE_BUCKETS)
+		i = RUN_RATE_BUCKETS - 1;
+	a->rate_ops[i]++;
+	a->rate_bytes[i] += bytes;
+}
+
 void run_acc_op(struct run_acc *a, const struct run_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(op->sys);
@@ -413,9 +435,11 @@ void run_acc_op(struct run_acc *a, const struct run_op *op)
 	if (op->t_ns + op->lat_ns > a->max_end)
 		a->max_end = op->t_ns + op->lat_ns;
 	cls = tl_class_of(si->cls);
-	if (cls != TL_NONE)
+	if (cls != TL_NONE) {
 		tl_add(a, cls, op->t_ns + op->lat_ns, op->lat_ns,
 		       cls == TL_DATA_WRITE ? wr : rd);
+		rate_add(a, op->t_ns + op->lat_ns, cls == TL_DATA_WRITE ? wr : rd);
+	}
 	if (a->ins_event)
 		event_insert(a, op);
 }

@@ -446,6 +446,65 @@ static void test_timeline_span(void)
 	sqlite3_close(h);
 }
 
+/* Throughput buckets follow the span: 10 us wide up to 2.56 ms, then
+ * merged in pairs as often as needed (10 ms: 40 us), every op kept. */
+static void test_rate_buckets(void)
+{
+	const char *db = db_path("rates.db");
+	struct run_acc *a = run_acc_new(RUN_REPLAY), *b = run_acc_new(RUN_REPLAY);
+	struct run_meta ma = { .kind = RUN_REPLAY, .label = "long", .complete = 1 };
+	struct run_meta mb = { .kind = RUN_REPLAY, .label = "short", .complete = 1 };
+	char err[512] = "";
+	sqlite3 *h;
+
+	/* long: 101 reads completing every 100 us, 0..10 ms; short: 20 reads
+	 * completing every 50 us, 0..950 us, and a stat (metadata) */
+	for (unsigned i = 0; i <= 100; i++) {
+		struct run_op o = op(RIOT_SYS_read, i * 100000ull, 0, 4096);
+
+		run_acc_op(a, &o);
+	}
+	for (unsigned i = 0; i < 20; i++) {
+		struct run_op o = op(RIOT_SYS_read, i * 50000ull, 0, 100);
+
+		run_acc_op(b, &o);
+	}
+	{
+		struct run_op o = op(RIOT_SYS_newfstatat, 5000, 1000, 0);
+
+		run_acc_op(b, &o);
+	}
+	CHECK_EQ(run_acc_store(a, db, &ma, NULL, NULL, err, sizeof(err)), 0);
+	CHECK_EQ(run_acc_store(b, db, &mb, NULL, NULL, err, sizeof(err)), 0);
+	if (err[0])
+		fprintf(stderr, "store: %s\n", err);
+	run_acc_free(a);
+	run_acc_free(b);
+	h = report_db_open_ro(db, err, sizeof(err));
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK_U64(q1(h, "SELECT DISTINCT width_ns FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long'"), 40000);
+	CHECK_U64(q1(h, "SELECT sum(r.ops) FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long'"), 101);
+	CHECK_U64(q1(h, "SELECT sum(bytes) FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long'"), 101 * 4096);
+	/* one read a bucket: 100 us apart; the last at 10 ms, bucket 250 */
+	CHECK_U64(q1(h, "SELECT count(*) FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long'"), 101);
+	CHECK_U64(q1(h, "SELECT r.ops FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long' AND t_ns = 10000000"), 1);
+	CHECK_U64(q1(h, "SELECT DISTINCT width_ns FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'short'"), 10000);
+	CHECK_U64(q1(h, "SELECT count(*) FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'short'"), 20);
+	/* the stat completes at 6 us, with the read of 0 us: bucket 0 */
+	CHECK_U64(q1(h, "SELECT r.ops FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'short' AND t_ns = 0"), 2);
+	sqlite3_close(h);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -460,6 +519,7 @@ int main(void)
 	test_labels_and_errors();
 	test_events();
 	test_timeline_span();
+	test_rate_buckets();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
