@@ -64,6 +64,10 @@ bool view_is_replay(const struct run_view *v);
  * 0 or -errno. */
 int view_hist(const struct run_view *v, const char *sys, const char *metric, struct hist *h);
 
+/* A run's latency histogram of a class (view_class_names[k]): its
+ * syscalls' merged, as the classes table's percentiles are. 0 or -errno. */
+int view_class_hist(const struct run_view *v, unsigned k, struct hist *h);
+
 /* A run's timeline: per point of *width seconds, ops and bytes per second
  * of every timeline class summed (averaged over the point's seconds), and
  * the largest p99 of its classes (0 where none). At most
@@ -73,6 +77,13 @@ int view_hist(const struct run_view *v, const char *sys, const char *metric, str
 #define VIEW_TIMELINE_POINTS 2000
 int view_timeline(const struct run_view *v, uint64_t **ops, uint64_t **bytes,
 		  uint64_t **p99, unsigned *n, uint64_t *width);
+
+/* A run's throughput over time, per second (ops/s and bytes/s), in *n
+ * buckets of *width_ns from its start: the rates table's (a width that
+ * follows the run's span), or for a run stored without it the timeline's
+ * seconds. Arrays malloc'ed. 0 or -errno. */
+int view_rates(const struct run_view *v, double **ops, double **bytes, unsigned *n,
+	       uint64_t *width_ns);
 
 /* ---- commands and output ---- */
 
