@@ -254,6 +254,18 @@ static void rate_series(FILE *f, const struct rates *r, unsigned what, double ma
 	fprintf(f, "\"/>\n");
 }
 
+/* 950, 12.5k, 3.2M: an axis label. */
+static const char *fmt_count(double v, char *buf, size_t len)
+{
+	if (v >= 1e6)
+		snprintf(buf, len, "%.3gM", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, len, "%.3gk", v / 1e3);
+	else
+		snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
 static void rate_chart(FILE *f, const struct cmp_ctx *c, const struct rates *r, unsigned what,
 		       uint64_t span)
 {
@@ -271,8 +283,8 @@ static void rate_chart(FILE *f, const struct cmp_ctx *c, const struct rates *r, 
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 			plot_x(q / 4.0), CHART_H - PAD_B + 16,
 			riot_fmt_ns((uint64_t)((double)span * q / 4.0), t, sizeof(t)));
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", PAD_L - 6,
-			plot_y(q / 4.0) + 4, max * q / 4.0);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PAD_L - 6,
+			plot_y(q / 4.0) + 4, fmt_count(max * q / 4.0, t, sizeof(t)));
 	}
 	for (unsigned i = 0; i < c->nruns; i++) {
 		run_legend(f, c, i);
