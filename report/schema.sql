@@ -123,7 +123,7 @@ CREATE TABLE timeline (
 -- Throughput at a resolution that follows the run's span (at most 256
 -- buckets, of 10 us for a run under 2.56 ms, doubling as needed): ops and
 -- bytes of the timeline classes completing in [t_ns, t_ns + width_ns);
--- empty buckets have no row. Added to version 2 databases when a run is
+-- empty buckets have no row. Added to older databases when a run is
 -- stored, when it lacks the table; a reader that finds no table or no
 -- rows for a run uses the timeline.
 CREATE TABLE IF NOT EXISTS rates (
