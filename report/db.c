@@ -190,11 +190,14 @@ static int add_new_tables(sqlite3 *db, char *err, size_t errlen)
 	int rc = 0;
 
 	while (!rc && (p = strstr(p, mark))) {
-		const char *end = strchr(p, ';');
+		/* a statement ends with ");" at the start of a line: its
+		 * comments may hold ';' */
+		const char *end = strstr(p, "\n);");
 		char *sql;
 
 		if (!end)
 			break;
+		end += 2;
 		sql = strndup(p, (size_t)(end - p));
 		if (!sql)
 			return -ENOMEM;
