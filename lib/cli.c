@@ -108,3 +108,16 @@ int riot_check_output(const char *path)
 		return -errno;
 	return 0;
 }
+
+const char *riot_fmt_ns(uint64_t ns, char *buf, unsigned len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+	return buf;
+}

@@ -31,5 +31,9 @@ int riot_check_output(const char *path);
 
 /* "12.3 MiB" into buf; returns buf. */
 const char *riot_fmt_bytes(uint64_t bytes, char *buf, unsigned len);
+/* A time in the one style every human output uses: "812 ns", "12.3 us",
+ * "4.56 ms", "1.23 s" (a space before the unit, as for bytes); returns
+ * buf. */
+const char *riot_fmt_ns(uint64_t ns, char *buf, unsigned len);
 
 #endif

@@ -424,6 +424,7 @@ struct replay_run {
 	struct replay_stats total;
 	uint64_t elapsed_ns;
 	struct block_view dev;		/* what reached the root's devices */
+	int64_t start_unix_ns;	/* wall-clock time of cx.start_ns */
 };
 
 static void *producer_main(void *arg)
@@ -497,6 +498,16 @@ static void wait_read_ahead(struct replay_run *r)
 	}
 }
 
+/* The wall-clock time (ns since the epoch) of a replay_now_ns() time. */
+static int64_t wall_of(uint64_t now_ns)
+{
+	struct timespec ts;
+	uint64_t mono = replay_now_ns();
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + ((int64_t)now_ns - (int64_t)mono);
+}
+
 static int start_run(struct replay_run *r)
 {
 	const struct replay_args *a = r->a;
@@ -512,6 +523,10 @@ static int start_run(struct replay_run *r)
 		return -1;
 	}
 	po.eng = r->eng;
+	if (r->cx.report) {
+		po.on_proc = replay_report_proc;
+		po.proc_ctx = r->cx.report;
+	}
 	r->cx.plan = replay_plan_new(&po, err, sizeof(err));
 	if (!r->cx.plan) {
 		riot_err("%s", err);
@@ -529,6 +544,7 @@ static int start_run(struct replay_run *r)
 	/* the schedule starts a little ahead, so the workers are awake and
 	 * waiting when the first op falls due */
 	r->cx.start_ns = replay_now_ns() + (a->speed > 0 ? START_LEAD_NS : 0);
+	r->start_unix_ns = wall_of(r->cx.start_ns);
 	replay_ctx_open_gate(&r->cx);
 	return 0;
 }
@@ -541,7 +557,7 @@ static int store_report(struct replay_run *r, int argc, char **argv)
 	struct run_meta meta = {
 		.kind = RUN_REPLAY, .label = a->label, .fs_path = a->root,
 		.cmdline = cmdline, .trace_file = a->log,
-		.start_unix_ns = (int64_t)time(NULL) * 1000000000 - (int64_t)r->elapsed_ns,
+		.start_unix_ns = r->start_unix_ns,
 		.duration_ns = r->elapsed_ns,
 		.complete = replay_plan_log_complete(r->cx.plan), .speed = a->speed,
 		.order = order_names[a->order], .workers = a->workers,

@@ -1152,6 +1152,8 @@ int replay_plan_run(struct replay_plan *p)
 			if (mf && rec.sfd.ftype == S_IFREG)
 				size_is(p, mf->path_id, rec.sfd.size);
 		}
+		if ((rec.type == RIOT_REC_PROC || rec.type == RIOT_REC_SNAP_PROC) && p->o.on_proc)
+			p->o.on_proc(p->o.proc_ctx, &rec);
 		if (rec.type == RIOT_REC_PROC && (rc = note_proc(p, &rec.proc)) < 0) {
 			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
 			break;

@@ -152,6 +152,10 @@ struct replay_plan_opts {
 	replay_route_fn route;
 	replay_push_fn push;
 	void *eng;
+	/* Called on the producer thread with every process record (PROC,
+	 * SNAP_PROC), for the report's process names; may be NULL. */
+	void (*on_proc)(void *ctx, const struct riot_rec *r);
+	void *proc_ctx;
 };
 
 /* Opens the log and the model. NULL + errno, with a reason in err. */

@@ -122,6 +122,15 @@ static void report_op(struct replay_report *rep, const struct replay_op *op,
 	pthread_mutex_unlock(&rep->lock);
 }
 
+void replay_report_proc(void *ctx, const struct riot_rec *r)
+{
+	struct replay_report *rep = ctx;
+
+	pthread_mutex_lock(&rep->lock);
+	run_acc_proc_record(rep->acc, r);	/* names only: a failure loses a name */
+	pthread_mutex_unlock(&rep->lock);
+}
+
 static void account_not_issued(struct replay_stats *s, struct replay_sys_stats *ss,
 			       const struct replay_op *op, const struct replay_done *d)
 {
@@ -272,16 +281,6 @@ static const char *sys_name(unsigned i)
 	return si ? si->name : "?";
 }
 
-static void fmt_ns(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 10000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 10000000)
-		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
-	else
-		snprintf(buf, len, "%.1fms", (double)ns / 1e6);
-}
-
 static void print_counts(FILE *out, const char *what, const struct replay_stats *s, size_t offset)
 {
 	const char *sep = "";
@@ -335,8 +334,8 @@ void replay_timing_warning(const struct replay_timing *t, char *buf, size_t len)
 {
 	char p99[32], max[32];
 
-	fmt_ns(t->p99_ns, p99, sizeof(p99));
-	fmt_ns(t->max_ns, max, sizeof(max));
+	riot_fmt_ns(t->p99_ns, p99, sizeof(p99));
+	riot_fmt_ns(t->max_ns, max, sizeof(max));
 	snprintf(buf, len, "warning: timing not kept: issue delay p99 %s, max %s; %" PRIu64
 		 " of %" PRIu64 " paced ops (%.1f %%) issued over 1 ms late", p99, max, t->late,
 		 t->paced, t->paced ? 100.0 * (double)t->late / (double)t->paced : 0.0);
@@ -367,13 +366,13 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 			"exit), %" PRIu64 " failed\n", s->released, s->released_failed);
 	fprintf(out, "elapsed:       %.3f s, %.0f issued ops/s\n", secs,
 		secs > 0 ? (double)s->issued / secs : 0);
-	fmt_ns(si->clock_bias_ns, b1, sizeof(b1));
+	riot_fmt_ns(si->clock_bias_ns, b1, sizeof(b1));
 	fprintf(out, "latencies:     as the capture times them, in the kernel: less %s of\n"
 		"               clock reads and syscall entry and exit (a null syscall's)\n", b1);
 	if (s->delay.count) {
-		fmt_ns(hist_quantile(&s->delay, 0.5), p50, sizeof(p50));
-		fmt_ns(hist_quantile(&s->delay, 0.99), p99, sizeof(p99));
-		fmt_ns(s->delay.max, b1, sizeof(b1));
+		riot_fmt_ns(hist_quantile(&s->delay, 0.5), p50, sizeof(p50));
+		riot_fmt_ns(hist_quantile(&s->delay, 0.99), p99, sizeof(p99));
+		riot_fmt_ns(s->delay.max, b1, sizeof(b1));
 		fprintf(out, "issue delay:   p50 %s, p99 %s, max %s\n", p50, p99, b1);
 	}
 	replay_timing_of(s, &tm);
@@ -400,8 +399,8 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 		snprintf(p50, sizeof(p50), "-");
 		snprintf(p99, sizeof(p99), "-");
 		if (ss->lat && ss->lat->count) {
-			fmt_ns(hist_quantile(ss->lat, 0.5), p50, sizeof(p50));
-			fmt_ns(hist_quantile(ss->lat, 0.99), p99, sizeof(p99));
+			riot_fmt_ns(hist_quantile(ss->lat, 0.5), p50, sizeof(p50));
+			riot_fmt_ns(hist_quantile(ss->lat, 0.99), p99, sizeof(p99));
 		}
 		fprintf(out, "%-18s %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %12" PRIu64 " %10s %10s\n",
 			sys_name(i), ss->ops, ss->issued, ss->errors, ss->bytes, p50, p99);

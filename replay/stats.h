@@ -66,6 +66,9 @@ struct replay_report {
 	pthread_mutex_t lock;
 	struct run_acc *acc;
 };
+/* A log's process record for the report's process names (ctx: a
+ * struct replay_report); the plan's on_proc hook. */
+void replay_report_proc(void *ctx, const struct riot_rec *r);
 
 /* One finished op. result: the replay's return value (-errno), ignored
  * for ops not issued; t_ns: issue time after the start; lat_ns:

@@ -61,6 +61,7 @@ struct run_acc *run_acc_new(enum run_kind kind)
 		return NULL;
 	a->kind = kind;
 	a->tl_top = -1;
+	a->rate_width = RUN_RATE_MIN_WIDTH;
 	a->win = malloc(sizeof(*a->win) * RUN_TIMELINE_WINDOW * TL_COUNT);
 	if (!a->win) {
 		free(a);
@@ -204,6 +205,32 @@ int run_acc_process(struct run_acc *a, uint32_t pid, const char *comm)
 	free(p->comm);
 	p->comm = c;
 	return 0;
+}
+
+int run_acc_proc_record(struct run_acc *a, const struct riot_rec *r)
+{
+	const struct proc_acc *parent;
+	char *comm;
+	int rc;
+
+	if (r->type == RIOT_REC_SNAP_PROC && r->sproc.comm.s)
+		return run_acc_process(a, r->sproc.pid, r->sproc.comm.s);
+	if (r->type != RIOT_REC_PROC)
+		return 0;
+	if (r->proc.kind == RIOT_PROC_EXEC && r->proc.comm.s)
+		return run_acc_process(a, r->proc.pid, r->proc.comm.s);
+	if (r->proc.kind != RIOT_PROC_FORK || !r->proc.child_pid ||
+	    r->proc.child_pid == r->proc.pid)	/* a thread: same process */
+		return 0;
+	parent = proc_get(a, r->proc.pid);
+	if (!parent || !parent->comm)
+		return a->oom;
+	comm = strdup(parent->comm);	/* proc_get may move the parent */
+	if (!comm)
+		return -ENOMEM;
+	rc = run_acc_process(a, r->proc.child_pid, comm);
+	free(comm);
+	return rc;
 }
 
 static void usage_add(struct usage *u, const struct run_op *op, uint64_t rd, uint64_t wr)
@@ -366,6 +393,27 @@ static void event_insert(struct run_acc *a, const struct run_op *op)
 		a->events_err = rc == SQLITE_FULL ? -ENOSPC : -EIO;
 }
 
+static void rate_add(struct run_acc *a, uint64_t end_ns, uint64_t bytes)
+{
+	uint64_t i;
+
+	/* a hostile log's times may be near 2^64: the width stops at 2^63 */
+	while (end_ns / a->rate_width >= RUN_RATE_BUCKETS && a->rate_width <= UINT64_MAX / 2) {
+		for (unsigned k = 0; k < RUN_RATE_BUCKETS / 2; k++) {
+			a->rate_ops[k] = a->rate_ops[2 * k] + a->rate_ops[2 * k + 1];
+			a->rate_bytes[k] = a->rate_bytes[2 * k] + a->rate_bytes[2 * k + 1];
+		}
+		memset(a->rate_ops + RUN_RATE_BUCKETS / 2, 0, sizeof(a->rate_ops) / 2);
+		memset(a->rate_bytes + RUN_RATE_BUCKETS / 2, 0, sizeof(a->rate_bytes) / 2);
+		a->rate_width *= 2;
+	}
+	i = end_ns / a->rate_width;
+	if (i >= RUN_RATE_BUCKETS)
+		i = RUN_RATE_BUCKETS - 1;
+	a->rate_ops[i]++;
+	a->rate_bytes[i] += bytes;
+}
+
 void run_acc_op(struct run_acc *a, const struct run_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(op->sys);
@@ -387,9 +435,11 @@ void run_acc_op(struct run_acc *a, const struct run_op *op)
 	if (op->t_ns + op->lat_ns > a->max_end)
 		a->max_end = op->t_ns + op->lat_ns;
 	cls = tl_class_of(si->cls);
-	if (cls != TL_NONE)
+	if (cls != TL_NONE) {
 		tl_add(a, cls, op->t_ns + op->lat_ns, op->lat_ns,
 		       cls == TL_DATA_WRITE ? wr : rd);
+		rate_add(a, op->t_ns + op->lat_ns, cls == TL_DATA_WRITE ? wr : rd);
+	}
 	if (a->ins_event)
 		event_insert(a, op);
 }

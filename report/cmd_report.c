@@ -119,13 +119,9 @@ static int scan_record(struct capture_scan *c, const struct riot_rec *r, const s
 	case RIOT_REC_PROC:
 		c->proc_events++;
 		note_time(c, r->proc.t, r->proc.t);
-		if (r->proc.kind == RIOT_PROC_EXEC && r->proc.comm.s)
-			return run_acc_process(c->acc, r->proc.pid, r->proc.comm.s);
-		return 0;
+		return run_acc_proc_record(c->acc, r);
 	case RIOT_REC_SNAP_PROC:
-		if (r->sproc.comm.s)
-			return run_acc_process(c->acc, r->sproc.pid, r->sproc.comm.s);
-		return 0;
+		return run_acc_proc_record(c->acc, r);
 	default:
 		return 0;
 	}

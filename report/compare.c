@@ -1,6 +1,7 @@
 /* report/compare.c: `riot compare`: runs side by side per class and per
- * syscall, with ratios to the first run and the winner; a capture against
- * its replays also shows the replay's fidelity. */
+ * syscall, with ratios to the first run and the winner where the
+ * difference is beyond noise; a capture against the replays of its own log
+ * also shows their fidelity. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -18,38 +19,48 @@
 const char cmd_compare_help[] =
 	"Usage: riot compare DB [RUN...] [DB [RUN...]]... [--json] [--html OUT.html]\n"
 	"\n"
-	"Puts runs side by side: per class (data_read, data_write, sync,\n"
-	"metadata, all) and per syscall, the ops/s, throughput, p50 and p99\n"
-	"latency and total time in syscalls, each with its ratio to the first\n"
-	"run (the baseline) and the winner. Percentiles within 1.6 % of each\n"
-	"other (the histograms' resolution) are a tie. A capture compared with\n"
-	"replays also shows each replay's fidelity: operations and bytes\n"
-	"against the capture, divergences and issue delays per syscall, and\n"
-	"per class the operations, the total time in syscalls and the p50 of\n"
-	"the replay against the capture's (a self-replay onto the captured\n"
-	"filesystem should give ratios near 1).\n"
+	"Puts runs side by side: the elapsed time of each run, then per class\n"
+	"(data_read, data_write, sync, metadata, all) and per syscall the ops/s\n"
+	"and MiB/s over the time spent in those calls, the p50 and p99 latency\n"
+	"and the total time in them, each with its ratio to the first run (the\n"
+	"baseline: a run's value over the baseline's) and the winner.\n"
+	"\n"
+	"Runs with the same label (from several databases) are repeats: their\n"
+	"median is shown, with their spread, and the largest spread is the\n"
+	"noise. Without repeats, differences under 5 % are noise (percentiles:\n"
+	"at least the histograms' 1.6 %). A winner is named only beyond the\n"
+	"noise, else \"within noise\"; \"-\" where a run lacks the operation (a\n"
+	"call not replayed). Elapsed times have a winner only when every run\n"
+	"comes from the same log (same SHA-256).\n"
+	"\n"
+	"A replay is compared with the capture of its own log (the runs' trace\n"
+	"SHA-256 match) for fidelity: operations and bytes against the capture,\n"
+	"divergences and issue delays per syscall, and per class the operations,\n"
+	"the total time in syscalls and the p50 of the replay against the\n"
+	"capture's (a self-replay onto the captured filesystem should give\n"
+	"ratios near 1).\n"
 	"\n"
 	"Each DB is a report database (riot report, riot replay --report); a\n"
 	"RUN (an id or a label) picks runs of the DB named before it; a DB with\n"
 	"no RUN after it contributes all its runs. An argument naming an\n"
 	"existing file is a DB. At least two runs in all.\n"
 	"\n"
-	"  --json         one JSON object: runs, classes, syscalls, fidelity\n"
-	"  --html OUT     a self-contained page: latency distributions and\n"
-	"                 throughput over time for each run, and the tables\n";
+	"  --json         one JSON object: runs, groups, classes, syscalls, fidelity\n"
+	"  --html OUT     a self-contained page: latency distributions of all runs\n"
+	"                 per class, throughput over time, and the tables\n";
 
-const char *const cmp_metric_names[CMP_METRICS] = {
+const char *const cmp_metric_names[CMP_METRICS + 1] = {
 	[CMP_OPS_RATE] = "ops/s", [CMP_THROUGHPUT] = "MiB/s", [CMP_P50] = "p50",
-	[CMP_P99] = "p99", [CMP_TOTAL_TIME] = "total time",
+	[CMP_P99] = "p99", [CMP_TOTAL_TIME] = "total time", [CMP_ELAPSED] = "elapsed",
 };
 
-double cmp_value(const struct cmp_src *s, uint64_t duration_ns, enum cmp_metric m)
+double cmp_value(const struct cmp_src *s, enum cmp_metric m)
 {
 	switch (m) {
 	case CMP_OPS_RATE:
-		return view_rate(s->count, duration_ns);
+		return view_rate(s->count, s->lat_sum);
 	case CMP_THROUGHPUT:
-		return view_rate(s->bytes, duration_ns);
+		return view_rate(s->bytes, s->lat_sum);
 	case CMP_P50:
 		return (double)s->p50;
 	case CMP_P99:
@@ -64,31 +75,85 @@ static bool higher_is_better(enum cmp_metric m)
 	return m == CMP_OPS_RATE || m == CMP_THROUGHPUT;
 }
 
-int cmp_winner(const double *vals, unsigned n, enum cmp_metric m)
+static bool better(double a, double b, enum cmp_metric m)
 {
-	double tol = (m == CMP_P50 || m == CMP_P99) ? 1.0 / HIST_SUB : 0;
+	return higher_is_better(m) ? a > b : a < b;
+}
+
+int cmp_winner(const struct cmp_stat *s, unsigned n, enum cmp_metric m)
+{
+	double noise = 0, floor = (m == CMP_P50 || m == CMP_P99) ? 1.0 / HIST_SUB : 0;
+	bool repeats = false;
 	int best = -1, second = -1;
 
 	for (unsigned i = 0; i < n; i++) {
-		bool better = best < 0 || (higher_is_better(m) ? vals[i] > vals[best] : vals[i] < vals[best]);
-
-		if (better) {
+		if (s[i].missing)
+			return CMP_NOT_COMPARABLE;
+		if (s[i].n > 1) {
+			repeats = true;
+			if (s[i].mid > 0 && (s[i].hi - s[i].lo) / s[i].mid > noise)
+				noise = (s[i].hi - s[i].lo) / s[i].mid;
+		}
+		if (best < 0 || better(s[i].mid, s[best].mid, m)) {
 			second = best;
 			best = (int)i;
-		} else if (second < 0 || (higher_is_better(m) ? vals[i] > vals[second] :
-					  vals[i] < vals[second])) {
+		} else if (second < 0 || better(s[i].mid, s[second].mid, m)) {
 			second = (int)i;
 		}
 	}
+	if (!repeats)
+		noise = CMP_NOISE_DEFAULT;
+	if (noise < floor)
+		noise = floor;
 	if (best < 0 || second < 0)
-		return best;
+		return best < 0 ? CMP_NOT_COMPARABLE : best;
 	{
-		double hi = fmax(vals[best], vals[second]), lo = fmin(vals[best], vals[second]);
+		const struct cmp_stat *b = &s[best], *o = &s[second];
+		double hi = fmax(b->mid, o->mid), lo = fmin(b->mid, o->mid);
+		bool overlap = higher_is_better(m) ? b->lo <= o->hi : b->hi >= o->lo;
 
-		if (hi == 0 || hi - lo <= tol * hi)
-			return -1;
+		if (hi == 0 || hi - lo <= noise * hi || (repeats && overlap))
+			return CMP_WITHIN_NOISE;
 	}
 	return best;
+}
+
+/* ---- groups and rows ---- */
+
+void cmp_ctx_init(struct cmp_ctx *c, struct run_view *runs, unsigned n)
+{
+	memset(c, 0, sizeof(*c));
+	c->runs = runs;
+	c->nruns = n < CMP_MAX_RUNS ? n : CMP_MAX_RUNS;
+	c->same_log = true;
+	for (unsigned i = 0; i < c->nruns; i++) {
+		unsigned g;
+
+		for (g = 0; g < c->ng; g++)
+			if (strcmp(cmp_group_label(c, g), runs[i].label) == 0)
+				break;
+		if (g == c->ng)
+			c->first[c->ng++] = i;
+		c->group_of[i] = g;
+		c->size[g]++;
+		c->repeats |= c->size[g] > 1;
+		if (!runs[i].trace_sha256 || !runs[0].trace_sha256 ||
+		    strcmp(runs[i].trace_sha256, runs[0].trace_sha256) != 0)
+			c->same_log = false;
+	}
+}
+
+int cmp_capture_of(const struct cmp_ctx *c, unsigned replay)
+{
+	const struct run_view *r = &c->runs[replay];
+
+	if (!view_is_replay(r) || !r->trace_sha256 || !*r->trace_sha256)
+		return -1;
+	for (unsigned i = 0; i < c->nruns; i++)
+		if (!view_is_replay(&c->runs[i]) && c->runs[i].trace_sha256 &&
+		    strcmp(c->runs[i].trace_sha256, r->trace_sha256) == 0)
+			return (int)i;
+	return -1;
 }
 
 static struct cmp_src class_src(const struct run_view *v, unsigned k)
@@ -107,170 +172,316 @@ static struct cmp_src sys_src(const struct run_view *v, const char *name)
 	return (struct cmp_src){ s->count, s->bytes, s->p50, s->p99, s->lat_sum };
 }
 
-/* ---- text ---- */
-
-static const char *fmt_metric(double v, enum cmp_metric m, char *buf, size_t len)
+static int dbl_cmp(const void *x, const void *y)
 {
-	switch (m) {
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Per group: the median, range and count of vals over its runs; a group
+ * with a run lacking the operation (have false) is missing. */
+static void group_stats(const struct cmp_ctx *c, const double *vals, const bool *have,
+			struct cmp_stat *st)
+{
+	for (unsigned g = 0; g < c->ng; g++) {
+		double v[CMP_MAX_RUNS];
+		unsigned n = 0;
+
+		memset(&st[g], 0, sizeof(st[g]));
+		for (unsigned i = 0; i < c->nruns; i++) {
+			if (c->group_of[i] != g)
+				continue;
+			if (!have[i])
+				st[g].missing = true;
+			v[n++] = vals[i];
+		}
+		qsort(v, n, sizeof(v[0]), dbl_cmp);
+		st[g].n = n;
+		st[g].lo = n ? v[0] : 0;
+		st[g].hi = n ? v[n - 1] : 0;
+		st[g].mid = !n ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	}
+}
+
+typedef void (*row_fn)(const struct cmp_ctx *c, const struct cmp_row *r, void *arg);
+
+/* The rows of one class or syscall: every metric, MiB/s only where some
+ * run moved bytes. */
+static void src_rows(const struct cmp_ctx *c, const char *name, const struct cmp_src *src,
+		     row_fn fn, void *arg)
+{
+	struct cmp_row r = { .name = name, .first = true };
+	bool have[CMP_MAX_RUNS], bytes = false;
+	double vals[CMP_MAX_RUNS];
+
+	for (unsigned i = 0; i < c->nruns; i++) {
+		have[i] = src[i].count > 0;
+		bytes |= src[i].bytes > 0;
+	}
+	for (unsigned m = 0; m < CMP_METRICS; m++) {
+		if (m == CMP_THROUGHPUT && !bytes)
+			continue;
+		for (unsigned i = 0; i < c->nruns; i++)
+			vals[i] = cmp_value(&src[i], m);
+		r.m = m;
+		group_stats(c, vals, have, r.st);
+		r.winner = cmp_winner(r.st, c->ng, m);
+		fn(c, &r, arg);
+		r.first = false;
+	}
+}
+
+static void run_rows(const struct cmp_ctx *c, row_fn fn, void *arg)
+{
+	struct cmp_row r = { .name = "run", .first = true, .m = CMP_ELAPSED };
+	bool have[CMP_MAX_RUNS];
+	double vals[CMP_MAX_RUNS];
+
+	for (unsigned i = 0; i < c->nruns; i++) {
+		vals[i] = (double)c->runs[i].duration_ns;
+		have[i] = c->runs[i].duration_ns > 0;
+	}
+	group_stats(c, vals, have, r.st);
+	r.winner = c->same_log ? cmp_winner(r.st, c->ng, CMP_ELAPSED) : CMP_NO_WINNER;
+	fn(c, &r, arg);
+}
+
+void cmp_rows(const struct cmp_ctx *c, enum cmp_table t, row_fn fn, void *arg)
+{
+	struct cmp_src src[CMP_MAX_RUNS];
+
+	if (t == CMP_TABLE_RUN) {
+		run_rows(c, fn, arg);
+		return;
+	}
+	if (t == CMP_TABLE_CLASS) {
+		for (unsigned k = 0; k < VIEW_CLASSES; k++) {
+			bool any = false;
+
+			for (unsigned i = 0; i < c->nruns; i++) {
+				src[i] = class_src(&c->runs[i], k);
+				any |= src[i].count > 0;
+			}
+			if (any)
+				src_rows(c, view_class_names[k], src, fn, arg);
+		}
+		return;
+	}
+	/* syscalls in the order of the first run, then those only later runs
+	 * have; one no run issued (only skipped) has no row */
+	for (unsigned i = 0; i < c->nruns; i++)
+		for (unsigned s = 0; s < c->runs[i].nsys; s++) {
+			const char *name = c->runs[i].sys[s].name;
+			bool seen = false, any = false;
+
+			for (unsigned j = 0; j < i && !seen; j++)
+				seen = view_sys(&c->runs[j], name) != NULL;
+			for (unsigned j = 0; j < c->nruns; j++) {
+				src[j] = sys_src(&c->runs[j], name);
+				any |= src[j].count > 0;
+			}
+			if (!seen && any)
+				src_rows(c, name, src, fn, arg);
+		}
+}
+
+const char *cmp_fmt_value(const struct cmp_row *r, unsigned g, char *buf, size_t len)
+{
+	const struct cmp_stat *s = &r->st[g];
+	char v[32];
+
+	if (s->missing) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	switch (r->m) {
 	case CMP_OPS_RATE:
-		snprintf(buf, len, "%.1f", v);
+		snprintf(v, sizeof(v), "%.1f", s->mid);
 		break;
 	case CMP_THROUGHPUT:
-		snprintf(buf, len, "%.2f", v / (1024.0 * 1024.0));
+		snprintf(v, sizeof(v), "%.2f", s->mid / 1048576.0);
 		break;
 	default:
-		fmt_ns((uint64_t)v, buf, len);
+		riot_fmt_ns((uint64_t)llround(s->mid), v, sizeof(v));
 		break;
 	}
+	if (s->n > 1 && s->mid > 0)
+		snprintf(buf, len, "%s ±%.0f%%", v, 100.0 * (s->hi - s->lo) / s->mid);
+	else
+		snprintf(buf, len, "%s", v);
 	return buf;
 }
 
-static void fmt_ratio(double v, double base, char *buf, size_t len)
+const char *cmp_fmt_ratio(const struct cmp_row *r, unsigned g, char *buf, size_t len)
 {
-	if (base == 0)
-		snprintf(buf, len, "%s", v == 0 ? "=" : "new");
-	else
-		snprintf(buf, len, "%.3f", v / base);
-}
+	const struct cmp_stat *s = &r->st[g], *b = &r->st[0];
+	double q;
 
-/* Throughput rows only where some run moved bytes (not for metadata). */
-static bool moves_bytes(const struct cmp_src *src, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (src[i].bytes)
-			return true;
-	return false;
-}
-
-static void print_metric_row(FILE *out, const char *what, enum cmp_metric m,
-			     const struct cmp_src *src, struct run_view *runs, unsigned n)
-{
-	double vals[n];
-	char buf[32];
-	int w;
-
-	for (unsigned i = 0; i < n; i++)
-		vals[i] = cmp_value(&src[i], runs[i].duration_ns, m);
-	fprintf(out, "  %-16s %-10s", what, cmp_metric_names[m]);
-	for (unsigned i = 0; i < n; i++)
-		fprintf(out, " %12s", fmt_metric(vals[i], m, buf, sizeof(buf)));
-	for (unsigned i = 1; i < n; i++) {
-		fmt_ratio(vals[i], vals[0], buf, sizeof(buf));
-		fprintf(out, " %9s", buf);
+	if (s->missing || b->missing || b->mid == 0) {
+		snprintf(buf, len, "-");
+		return buf;
 	}
-	w = cmp_winner(vals, n, m);
-	fprintf(out, "  %s\n", w < 0 ? "tie" : runs[w].label);
+	q = s->mid / b->mid;
+	snprintf(buf, len, q < 100 ? "%.3f" : "%.0f", q);
+	return buf;
 }
 
-static void print_table_head(FILE *out, const char *first, struct run_view *runs, unsigned n)
+const char *cmp_verdict(const struct cmp_ctx *c, const struct cmp_row *r)
 {
-	char buf[64];
-
-	fprintf(out, "  %-16s %-10s", first, "metric");
-	for (unsigned i = 0; i < n; i++)
-		fprintf(out, " %12.12s", runs[i].label);
-	for (unsigned i = 1; i < n; i++) {
-		snprintf(buf, sizeof(buf), "%.4s/%.4s", runs[i].label, runs[0].label);
-		fprintf(out, " %9s", buf);
-	}
-	fprintf(out, "  winner\n");
-}
-
-static void print_classes(FILE *out, struct run_view *runs, unsigned n)
-{
-	struct cmp_src src[n];
-
-	fprintf(out, "per class\n");
-	print_table_head(out, "class", runs, n);
-	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
-		bool any = false;
-
-		for (unsigned i = 0; i < n; i++) {
-			src[i] = class_src(&runs[i], k);
-			any |= src[i].count > 0;
-		}
-		for (unsigned m = 0; any && m < CMP_METRICS; m++)
-			if (m != CMP_THROUGHPUT || moves_bytes(src, n))
-				print_metric_row(out, m ? "" : view_class_names[k], m, src, runs, n);
+	switch (r->winner) {
+	case CMP_WITHIN_NOISE:
+		return "within noise";
+	case CMP_NOT_COMPARABLE:
+		return "-";
+	case CMP_NO_WINNER:
+		return "";
+	default:
+		return cmp_group_label(c, (unsigned)r->winner);
 	}
 }
 
-/* Syscalls in the order of the baseline, then those only others have. */
-static void for_each_sys(struct run_view *runs, unsigned n,
-			 void (*fn)(const char *name, void *ctx), void *ctx)
-{
-	for (unsigned i = 0; i < n; i++)
-		for (unsigned s = 0; s < runs[i].nsys; s++) {
-			bool seen = false;
+/* ---- text ---- */
 
-			for (unsigned j = 0; j < i && !seen; j++)
-				seen = view_sys(&runs[j], runs[i].sys[s].name) != NULL;
-			if (!seen)
-				fn(runs[i].sys[s].name, ctx);
-		}
-}
+#define NAME_W 17	/* the longest syscall name */
+#define METRIC_W 10
+#define VALUE_MIN_W 10
+#define VALUE_MAX_W 24	/* a longer label is shown by its key, #N */
+#define RATIO_W 7
+#define LINE_W 120
 
-struct sys_print {
+struct text_layout {
 	FILE *out;
-	struct run_view *runs;
-	unsigned n;
+	unsigned vw, ww;	/* value and winner column widths */
+	unsigned from, to;	/* the groups other than the baseline shown */
 };
 
-static void print_sys(const char *name, void *ctx)
+/* A group's column head: its label when it fits, else "#N". */
+static const char *group_head(const struct cmp_ctx *c, unsigned g, unsigned w, char *buf,
+			      size_t len)
 {
-	struct sys_print *p = ctx;
-	struct cmp_src src[p->n];
+	const char *l = cmp_group_label(c, g);
 
-	for (unsigned i = 0; i < p->n; i++)
-		src[i] = sys_src(&p->runs[i], name);
-	for (unsigned m = 0; m < CMP_METRICS; m++)
-		if (m != CMP_THROUGHPUT || moves_bytes(src, p->n))
-			print_metric_row(p->out, m ? "" : name, m, src, p->runs, p->n);
+	if (strlen(l) <= w)
+		return l;
+	snprintf(buf, len, "#%u", g + 1);
+	return buf;
 }
 
-/* A replay's fidelity against the capture it replayed. */
+static void text_row(const struct cmp_ctx *c, const struct cmp_row *r, void *arg)
+{
+	const struct text_layout *t = arg;
+	char v[64], q[32], k[16];
+	const char *w = cmp_verdict(c, r);
+
+	fprintf(t->out, "  %-*s %-*s", NAME_W, r->first ? r->name : "", METRIC_W,
+		cmp_metric_names[r->m]);
+	fprintf(t->out, " %*s", (int)t->vw, cmp_fmt_value(r, 0, v, sizeof(v)));
+	for (unsigned g = t->from; g < t->to; g++) {
+		fprintf(t->out, " %*s", (int)t->vw, cmp_fmt_value(r, g, v, sizeof(v)));
+		fprintf(t->out, " %*s", RATIO_W, cmp_fmt_ratio(r, g, q, sizeof(q)));
+	}
+	if (r->winner >= 0)
+		w = group_head(c, (unsigned)r->winner, t->ww, k, sizeof(k));
+	fprintf(t->out, "%s%s\n", *w ? "  " : "", w);
+}
+
+static void text_head(const struct cmp_ctx *c, const struct text_layout *t, const char *first)
+{
+	char k[16];
+
+	fprintf(t->out, "  %-*s %-*s", NAME_W, first, METRIC_W, "metric");
+	fprintf(t->out, " %*s", (int)t->vw, group_head(c, 0, t->vw, k, sizeof(k)));
+	for (unsigned g = t->from; g < t->to; g++)
+		fprintf(t->out, " %*s %*s", (int)t->vw, group_head(c, g, t->vw, k, sizeof(k)),
+			RATIO_W, "ratio");
+	fprintf(t->out, "  winner\n");
+}
+
+/* A table in blocks of as many groups as fit LINE_W columns, each block
+ * with the baseline first. */
+static void text_table(const struct cmp_ctx *c, FILE *out, enum cmp_table which,
+		       const char *title, const char *first)
+{
+	struct text_layout t = { .out = out, .vw = VALUE_MIN_W };
+	unsigned per;
+
+	for (unsigned g = 0; g < c->ng; g++) {
+		size_t l = strlen(cmp_group_label(c, g));
+
+		if (l > t.vw && l <= VALUE_MAX_W)
+			t.vw = (unsigned)l;
+	}
+	if (c->repeats && t.vw < 15)
+		t.vw = 15;	/* "16534.5 ±12%" */
+	t.ww = t.vw > 12 ? t.vw : 12;	/* "within noise" */
+	/* 2 + name + metric + baseline + per * (value + ratio) + winner */
+	per = (LINE_W - (2 + NAME_W + 1 + METRIC_W + 1 + t.vw + 2 + t.ww)) / (t.vw + RATIO_W + 2);
+	if (per < 1)
+		per = 1;
+	fprintf(out, "\n%s\n", title);
+	if (c->ng == 1) {
+		t.from = t.to = 1;
+		text_head(c, &t, first);
+		cmp_rows(c, which, text_row, &t);
+	}
+	for (t.from = 1; t.from < c->ng; t.from = t.to) {
+		t.to = t.from + per < c->ng ? t.from + per : c->ng;
+		if (t.from > 1)
+			fprintf(out, "\n");
+		text_head(c, &t, first);
+		cmp_rows(c, which, text_row, &t);
+	}
+}
+
+/* A replay's fidelity against the capture of its own log. */
 static void print_fidelity(FILE *out, const struct run_view *cap, const struct run_view *rep)
 {
-	char b[5][24];
+	char b[6][24];
 
-	fprintf(out, "\nfidelity of %s against %s\n", rep->label, cap->label);
-	fprintf(out, "  %-16s %11s %11s %10s %10s %9s %9s %9s %9s %9s\n", "syscall", "captured",
-		"replayed", "cap bytes", "rep bytes", "diverged", "skipped", "delay p50",
-		"delay p99", "delay max");
+	fprintf(out, "\nfidelity of %s against %s (its log, sha256 %.16s...)\n", rep->label,
+		cap->label, cap->trace_sha256);
+	fprintf(out, "  %-*s %9s %9s %10s %10s %9s %9s %9s %9s %9s\n", NAME_W, "syscall",
+		"captured", "replayed", "cap bytes", "rep bytes", "diverged", "skipped",
+		"delay p50", "delay p99", "delay max");
 	for (unsigned i = 0; i < cap->nsys; i++) {
 		const struct sys_view *c = &cap->sys[i], *r = view_sys(rep, c->name);
 		struct sys_view none = { 0 };
 
 		if (!r)
 			r = &none;
-		fprintf(out, "  %-16s %11" PRIu64 " %11" PRIu64 " %10s %10s %9" PRIu64
-			" %9" PRIu64 " %9s %9s %9s\n", c->name, c->count, r->count,
+		fprintf(out, "  %-*s %9" PRIu64 " %9" PRIu64 " %10s %10s %9" PRIu64
+			" %9" PRIu64 " %9s %9s %9s\n", NAME_W, c->name, c->count, r->count,
 			riot_fmt_bytes(c->bytes, b[0], 24), riot_fmt_bytes(r->bytes, b[1], 24),
 			SYS_DIVERGED(r), r->div[2],
-			r->delay_count ? fmt_ns(r->delay_p50, b[2], 24) : "-",
-			r->delay_count ? fmt_ns(r->delay_p99, b[3], 24) : "-",
-			r->delay_count ? fmt_ns(r->delay_max, b[4], 24) : "-");
+			r->delay_count ? riot_fmt_ns(r->delay_p50, b[2], 24) : "-",
+			r->delay_count ? riot_fmt_ns(r->delay_p99, b[3], 24) : "-",
+			r->delay_count ? riot_fmt_ns(r->delay_max, b[4], 24) : "-");
 	}
-	fprintf(out, "  total: %" PRIu64 " of %" PRIu64 " operations replayed, bytes %" PRIu64
-		"/%" PRIu64 " read, %" PRIu64 "/%" PRIu64 " written\n", rep->ops, cap->ops,
-		rep->bytes_read, cap->bytes_read, rep->bytes_written, cap->bytes_written);
-	fprintf(out, "  %-16s %11s %11s %11s %11s %9s %9s %9s %9s\n", "class", "captured",
-		"replayed", "cap time", "rep time", "time", "cap p50", "rep p50", "p50");
+	fprintf(out, "  total: %" PRIu64 " of %" PRIu64 " operations replayed; read %s of %s, "
+		"written %s of %s\n", rep->ops, cap->ops,
+		riot_fmt_bytes(rep->bytes_read, b[0], 24), riot_fmt_bytes(cap->bytes_read, b[1], 24),
+		riot_fmt_bytes(rep->bytes_written, b[2], 24),
+		riot_fmt_bytes(cap->bytes_written, b[3], 24));
+	fprintf(out, "  %-*s %9s %9s %10s %10s %9s %9s %9s %9s\n", NAME_W, "class", "captured",
+		"replayed", "cap time", "rep time", "ratio", "cap p50", "rep p50", "ratio");
 	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
 		const struct class_view *c = &cap->cls[k], *r = &rep->cls[k];
 
 		if (!c->count && !r->count)
 			continue;
-		fmt_ratio((double)r->lat_sum, (double)c->lat_sum, b[0], 24);
-		fmt_ratio((double)r->p50, (double)c->p50, b[1], 24);
-		fprintf(out, "  %-16s %11" PRIu64 " %11" PRIu64, view_class_names[k], c->count,
-			r->count);
-		fprintf(out, " %11s", fmt_ns(c->lat_sum, b[2], 24));
-		fprintf(out, " %11s %9s", fmt_ns(r->lat_sum, b[3], 24), b[0]);
-		fprintf(out, " %9s", fmt_ns(c->p50, b[2], 24));
-		fprintf(out, " %9s %9s\n", fmt_ns(r->p50, b[3], 24), b[1]);
+		snprintf(b[0], 24, "-");
+		snprintf(b[1], 24, "-");
+		if (c->lat_sum)
+			snprintf(b[0], 24, "%.3f", (double)r->lat_sum / (double)c->lat_sum);
+		if (c->p50)
+			snprintf(b[1], 24, "%.3f", (double)r->p50 / (double)c->p50);
+		fprintf(out, "  %-*s %9" PRIu64 " %9" PRIu64 " %10s %10s %9s %9s %9s %9s\n", NAME_W,
+			view_class_names[k], c->count, r->count, riot_fmt_ns(c->lat_sum, b[2], 24),
+			riot_fmt_ns(r->lat_sum, b[3], 24), b[0], riot_fmt_ns(c->p50, b[4], 24),
+			riot_fmt_ns(r->p50, b[5], 24), b[1]);
 	}
-	fprintf(out, "  (time: total time in syscalls of the class; ratios replay/capture)\n");
+	fprintf(out, "  (time: total time in syscalls of the class; ratios replay over capture)\n");
 }
 
 /* The strings of a run that text output shows, escaped for a terminal
@@ -307,76 +518,123 @@ void compare_print(FILE *out, struct run_view *runs, unsigned n)
 
 static void print_runs(FILE *out, struct run_view *runs, unsigned n)
 {
-	struct sys_print sp = { out, runs, n };
+	struct cmp_ctx *c = malloc(sizeof(*c));
+	bool caps = false;
 
-	fprintf(out, "runs (ratios are against %s)\n", runs[0].label);
-	for (unsigned i = 0; i < n; i++)
-		fprintf(out, "  %-16s %-8s %s, %s on %s, %.3f s, %s\n", runs[i].label, runs[i].kind,
-			runs[i].db_path, runs[i].fs_type ? runs[i].fs_type : "?",
-			runs[i].fs_device ? runs[i].fs_device : "?",
-			(double)runs[i].duration_ns / 1e9, runs[i].host ? runs[i].host : "?");
-	fprintf(out, "\n");
-	print_classes(out, runs, n);
-	fprintf(out, "\nper syscall\n");
-	print_table_head(out, "syscall", runs, n);
-	for_each_sys(runs, n, print_sys, &sp);
+	if (!c) {
+		fprintf(out, "out of memory\n");
+		return;
+	}
+	cmp_ctx_init(c, runs, n);
+	fprintf(out, "runs (#1 is the baseline: a ratio is a run's value over #1's)\n");
+	for (unsigned i = 0; i < c->nruns; i++) {
+		const struct run_view *v = &runs[i];
+		char d[24];
+
+		caps |= !view_is_replay(v);
+		fprintf(out, "  #%u %s: %s of log %.12s, %s on %s, %s, host %s\n", c->group_of[i] + 1,
+			v->label, v->kind, v->trace_sha256 ? v->trace_sha256 : "an unknown log",
+			v->fs_type ? v->fs_type : "?", v->fs_device ? v->fs_device : "?",
+			riot_fmt_ns(v->duration_ns, d, sizeof(d)), v->host ? v->host : "?");
+		fprintf(out, "     run %lld of %s\n", (long long)v->id, v->db_path);
+	}
+	if (c->repeats)
+		fprintf(out, "  (a label with several runs: their median, and their spread as "
+			"± the range)\n");
+	text_table(c, out, CMP_TABLE_RUN, c->same_log ? "per run (the same log)" :
+		   "per run (different logs: no winner)", "");
+	text_table(c, out, CMP_TABLE_CLASS, "per class (rates over the time spent in the "
+		   "class's calls)", "class");
+	text_table(c, out, CMP_TABLE_SYSCALL, "per syscall (rates over the time spent in the "
+		   "call)", "syscall");
 	device_compare(out, runs, n);
-	for (unsigned i = 0; i < n; i++)
-		for (unsigned j = 0; j < n; j++)
-			if (!view_is_replay(&runs[i]) && view_is_replay(&runs[j]))
-				print_fidelity(out, &runs[i], &runs[j]);
+	for (unsigned j = 0; j < c->nruns; j++) {
+		int cap = cmp_capture_of(c, j);
+
+		if (cap >= 0)
+			print_fidelity(out, &runs[cap], &runs[j]);
+		else if (view_is_replay(&runs[j]) && caps)
+			fprintf(out, "\nfidelity of %s: no capture of its log among the runs\n",
+				runs[j].label);
+	}
+	free(c);
 }
 
 /* ---- JSON ---- */
 
-static void json_metrics(struct json *j, const char *key, const struct cmp_src *src,
-			 struct run_view *runs, unsigned n)
+static const char *verdict_json(const struct cmp_ctx *c, const struct cmp_row *r)
 {
-	json_obj_open(j, key);
-	for (unsigned m = 0; m < CMP_METRICS; m++) {
-		double vals[n];
-		int w;
-
-		for (unsigned i = 0; i < n; i++)
-			vals[i] = cmp_value(&src[i], runs[i].duration_ns, m);
-		w = cmp_winner(vals, n, m);
-		json_obj_open(j, cmp_metric_names[m]);
-		json_arr_open(j, "values");
-		for (unsigned i = 0; i < n; i++) {
-			if (m == CMP_OPS_RATE || m == CMP_THROUGHPUT)
-				json_double(j, NULL, m == CMP_THROUGHPUT ? vals[i] / 1048576.0 : vals[i]);
-			else	/* ns: exact integers */
-				json_u64(j, NULL, (uint64_t)vals[i]);
-		}
-		json_arr_close(j);
-		json_arr_open(j, "ratios");
-		for (unsigned i = 1; i < n; i++) {
-			if (vals[0] == 0)
-				json_null(j, NULL);
-			else
-				json_double(j, NULL, vals[i] / vals[0]);
-		}
-		json_arr_close(j);
-		json_str(j, "winner", w < 0 ? NULL : runs[w].label);
-		json_obj_close(j);
+	switch (r->winner) {
+	case CMP_WITHIN_NOISE:
+		return "within noise";
+	case CMP_NOT_COMPARABLE:
+		return "not comparable";
+	case CMP_NO_WINNER:
+		return "none";
+	default:
+		return "winner";
 	}
+}
+
+struct json_rows {
+	struct json *j;
+	bool open;
+};
+
+static void json_row(const struct cmp_ctx *c, const struct cmp_row *r, void *arg)
+{
+	struct json_rows *p = arg;
+	struct json *j = p->j;
+	const struct cmp_stat *b = &r->st[0];
+
+	if (r->first) {
+		if (p->open)
+			json_obj_close(j);
+		json_obj_open(j, r->name);
+		p->open = true;
+	}
+	json_obj_open(j, cmp_metric_names[r->m]);
+	json_arr_open(j, "values");
+	for (unsigned g = 0; g < c->ng; g++) {
+		if (r->st[g].missing)
+			json_null(j, NULL);
+		else if (r->m == CMP_OPS_RATE)
+			json_double(j, NULL, r->st[g].mid);
+		else if (r->m == CMP_THROUGHPUT)
+			json_double(j, NULL, r->st[g].mid / 1048576.0);
+		else	/* ns: exact integers */
+			json_u64(j, NULL, (uint64_t)llround(r->st[g].mid));
+	}
+	json_arr_close(j);
+	json_arr_open(j, "ratios");
+	for (unsigned g = 1; g < c->ng; g++) {
+		if (r->st[g].missing || b->missing || b->mid == 0)
+			json_null(j, NULL);
+		else
+			json_double(j, NULL, r->st[g].mid / b->mid);
+	}
+	json_arr_close(j);
+	if (c->repeats) {
+		json_arr_open(j, "spread");
+		for (unsigned g = 0; g < c->ng; g++)
+			json_double(j, NULL, r->st[g].mid ? (r->st[g].hi - r->st[g].lo) / r->st[g].mid : 0);
+		json_arr_close(j);
+	}
+	json_str(j, "winner", r->winner >= 0 ? cmp_group_label(c, (unsigned)r->winner) : NULL);
+	json_str(j, "verdict", verdict_json(c, r));
 	json_obj_close(j);
 }
 
-struct sys_json {
-	struct json *j;
-	struct run_view *runs;
-	unsigned n;
-};
-
-static void json_sys(const char *name, void *ctx)
+static void json_table(const struct cmp_ctx *c, struct json *j, const char *key,
+		       enum cmp_table t)
 {
-	struct sys_json *p = ctx;
-	struct cmp_src src[p->n];
+	struct json_rows p = { j, false };
 
-	for (unsigned i = 0; i < p->n; i++)
-		src[i] = sys_src(&p->runs[i], name);
-	json_metrics(p->j, name, src, p->runs, p->n);
+	json_obj_open(j, key);
+	cmp_rows(c, t, json_row, &p);
+	if (p.open)
+		json_obj_close(j);
+	json_obj_close(j);
 }
 
 /* v / base, or null when base is 0. */
@@ -393,6 +651,7 @@ static void json_fidelity(struct json *j, const struct run_view *cap, const stru
 	json_obj_open(j, NULL);
 	json_str(j, "capture", cap->label);
 	json_str(j, "replay", rep->label);
+	json_str(j, "trace_sha256", cap->trace_sha256);
 	json_obj_open(j, "syscalls");
 	for (unsigned i = 0; i < cap->nsys; i++) {
 		const struct sys_view *c = &cap->sys[i], *r = view_sys(rep, c->name);
@@ -433,48 +692,57 @@ static void json_fidelity(struct json *j, const struct run_view *cap, const stru
 
 void compare_json(FILE *out, struct run_view *runs, unsigned n)
 {
+	struct cmp_ctx *c = malloc(sizeof(*c));
 	struct json j;
-	struct sys_json sj = { &j, runs, n };
-	struct cmp_src src[n];
 
+	if (!c)
+		return;
+	cmp_ctx_init(c, runs, n);
 	json_init(&j, out, true);
 	json_obj_open(&j, NULL);
 	json_arr_open(&j, "runs");
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < c->nruns; i++) {
 		json_obj_open(&j, NULL);
 		json_str(&j, "database", runs[i].db_path);
 		json_i64(&j, "id", runs[i].id);
 		json_str(&j, "label", runs[i].label);
 		json_str(&j, "kind", runs[i].kind);
+		json_str(&j, "trace_sha256", runs[i].trace_sha256);
 		json_u64(&j, "duration_ns", runs[i].duration_ns);
+		json_u64(&j, "group", c->group_of[i]);
 		device_json(&j, &runs[i]);
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);
-	json_obj_open(&j, "classes");
-	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
-		for (unsigned i = 0; i < n; i++)
-			src[i] = class_src(&runs[i], k);
-		json_metrics(&j, view_class_names[k], src, runs, n);
+	json_arr_open(&j, "groups");
+	for (unsigned g = 0; g < c->ng; g++) {
+		json_obj_open(&j, NULL);
+		json_str(&j, "label", cmp_group_label(c, g));
+		json_u64(&j, "runs", c->size[g]);
+		json_obj_close(&j);
 	}
-	json_obj_close(&j);
-	json_obj_open(&j, "syscalls");
-	for_each_sys(runs, n, json_sys, &sj);
-	json_obj_close(&j);
+	json_arr_close(&j);
+	json_bool(&j, "same_log", c->same_log);
+	json_table(c, &j, "run", CMP_TABLE_RUN);
+	json_table(c, &j, "classes", CMP_TABLE_CLASS);
+	json_table(c, &j, "syscalls", CMP_TABLE_SYSCALL);
 	json_arr_open(&j, "fidelity");
-	for (unsigned i = 0; i < n; i++)
-		for (unsigned k = 0; k < n; k++)
-			if (!view_is_replay(&runs[i]) && view_is_replay(&runs[k]))
-				json_fidelity(&j, &runs[i], &runs[k]);
+	for (unsigned k = 0; k < c->nruns; k++) {
+		int cap = cmp_capture_of(c, k);
+
+		if (cap >= 0)
+			json_fidelity(&j, &runs[cap], &runs[k]);
+	}
 	json_arr_close(&j);
 	json_obj_close(&j);
 	json_end_line(&j);
+	free(c);
 }
 
 /* ---- the command ---- */
 
 #define MAX_DBS 32
-#define MAX_RUNS 64
+#define MAX_RUNS CMP_MAX_RUNS
 
 struct compare_set {
 	sqlite3 *dbs[MAX_DBS];

@@ -181,6 +181,33 @@ static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
 	return end_transaction(db, rc ? rc : report_db_exec(db, sql, err, errlen), err, errlen);
 }
 
+/* The tables schema.sql makes "IF NOT EXISTS": added to a version 2
+ * database that lacks them (readers do without them). */
+static int add_new_tables(sqlite3 *db, char *err, size_t errlen)
+{
+	static const char mark[] = "CREATE TABLE IF NOT EXISTS";
+	const char *p = report_schema_sql;
+	int rc = 0;
+
+	while (!rc && (p = strstr(p, mark))) {
+		/* a statement ends with ");" at the start of a line: its
+		 * comments may hold ';' */
+		const char *end = strstr(p, "\n);");
+		char *sql;
+
+		if (!end)
+			break;
+		end += 2;
+		sql = strndup(p, (size_t)(end - p));
+		if (!sql)
+			return -ENOMEM;
+		rc = report_db_exec(db, sql, err, errlen);
+		free(sql);
+		p = end;
+	}
+	return rc;
+}
+
 sqlite3 *report_db_open_rw(const char *path, char *err, size_t errlen)
 {
 	sqlite3 *db = db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err, errlen);
@@ -195,6 +222,8 @@ sqlite3 *report_db_open_rw(const char *path, char *err, size_t errlen)
 		rc = check_report(db, path, err, errlen);
 	if (!rc)
 		rc = upgrade_schema(db, err, errlen);
+	if (!rc)
+		rc = add_new_tables(db, err, errlen);
 	if (!rc)
 		rc = report_db_exec(db, "PRAGMA foreign_keys = ON", err, errlen);
 	if (rc) {

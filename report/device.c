@@ -255,14 +255,14 @@ static void print_rows(FILE *out, const struct dev_row *rows, unsigned n, uint64
 			fprintf(out, "  %-8s %10llu %12s", op_names[k], (unsigned long long)r->reqs[k],
 				k == RUN_DEV_FLUSH ? "-" : riot_fmt_bytes(r->bytes[k], b[0], 24));
 			if (k < 2 && r->reqs[k])
-				fprintf(out, " %10s %10s %10s", fmt_ns(r->p50[k], b[1], 24),
-					fmt_ns(r->p99[k], b[2], 24), fmt_ns(r->max[k], b[3], 24));
+				fprintf(out, " %10s %10s %10s", riot_fmt_ns(r->p50[k], b[1], 24),
+					riot_fmt_ns(r->p99[k], b[2], 24), riot_fmt_ns(r->max[k], b[3], 24));
 			fprintf(out, "\n");
 		}
 		fprintf(out, "  queue depth: mean %.2f, peak %llu; window %s%s%s%s\n", r->depth_mean,
-			(unsigned long long)r->depth_peak, fmt_ns(r->window_ns, b[0], 24),
+			(unsigned long long)r->depth_peak, riot_fmt_ns(r->window_ns, b[0], 24),
 			r->flush_ns ? ", ended by syncfs (" : " (no syncfs at the end)",
-			r->flush_ns ? fmt_ns(r->flush_ns, b[1], 24) : "", r->flush_ns ? ")" : "");
+			r->flush_ns ? riot_fmt_ns(r->flush_ns, b[1], 24) : "", r->flush_ns ? ")" : "");
 		dev_wrote += r->bytes[RUN_DEV_WRITE];
 	}
 	if (wrote == RUN_BYTES_UNKNOWN) {
@@ -429,7 +429,7 @@ static const char *dm_fmt(enum dev_metric m, double v, char *buf, size_t len)
 	case DM_WRITE_BYTES: case DM_READ_BYTES: case DM_DISCARD_BYTES:
 		return riot_fmt_bytes((uint64_t)v, buf, (unsigned)len);
 	case DM_WRITE_P50: case DM_WRITE_P99: case DM_READ_P50: case DM_READ_P99:
-		return fmt_ns((uint64_t)v, buf, len);
+		return riot_fmt_ns((uint64_t)v, buf, len);
 	case DM_DEPTH_MEAN:
 		snprintf(buf, len, "%.2f", v);
 		return buf;

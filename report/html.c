@@ -1,13 +1,17 @@
 /* report/html.c: one self-contained HTML page (inline SVG and CSS, no
- * script, no external assets): per run, the latency distribution of each
- * syscall (a CDF on a log axis) and throughput over time; with several
- * runs, the comparison tables. */
+ * script, no external assets). The runs overlaid: per class, the latency
+ * distributions (CDFs) of every run on one chart, every chart on the same
+ * axis; throughput over time of every run on one chart, in buckets that
+ * follow the runs' span; with several runs, the comparison as tables.
+ * Then per run its syscalls: a table and their latency CDFs. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
+#include "lib/cli.h"
 #include "view.h"
 
 #define CHART_W 720
@@ -92,12 +96,13 @@ static void cdf_axes(FILE *f, int lo, int hi)
 			plot_y(q / 4.0) + 4, q * 25);
 }
 
-static void cdf_series(FILE *f, const struct hist *h, int lo, int hi, const char *color)
+static void cdf_series(FILE *f, const struct hist *h, int lo, int hi, const char *color,
+		       const char *cls)
 {
 	uint64_t seen = 0;
 
-	fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-		"points=\"", color);
+	fprintf(f, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+		"points=\"", cls, color);
 	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
 		double lx;
 
@@ -135,12 +140,12 @@ static int chart_latency(FILE *f, const struct run_view *v)
 	if (hi <= lo)
 		hi = lo + 1;
 	snprintf(title, sizeof(title), "%s: latency distribution per syscall (CDF)", v->label);
-	chart_open(f, "chart latency", title);
+	chart_open(f, "chart syscalls", title);
 	cdf_axes(f, lo, hi);
 	for (unsigned i = 0; i < n; i++) {
 		if (!h[i].count)
 			continue;
-		cdf_series(f, &h[i], lo, hi, palette[i]);
+		cdf_series(f, &h[i], lo, hi, palette[i], "series");
 		legend(f, i, palette[i], v->sys[i].name);
 	}
 	fprintf(f, "</svg></figure>\n");
@@ -148,66 +153,302 @@ static int chart_latency(FILE *f, const struct run_view *v)
 	return 0;
 }
 
-/* ---- throughput over time ---- */
+/* ---- the runs overlaid ---- */
 
-static void time_series(FILE *f, const uint64_t *vals, unsigned n, uint64_t max,
-			const char *color)
+/* Run i's colour; past the palette, dashed. */
+static void run_stroke(FILE *f, unsigned i)
 {
-	fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-		"points=\"", color);
-	/* a step per second, so a run of one second still draws a line */
-	for (unsigned s = 0; s < n; s++) {
-		double y = plot_y(max ? (double)vals[s] / (double)max : 0);
+	fprintf(f, "stroke=\"%s\"%s", palette[i % 8], i >= 8 ? " stroke-dasharray=\"6 3\"" : "");
+}
 
-		fprintf(f, "%.1f,%.1f %.1f,%.1f ", plot_x((double)s / n), y,
-			plot_x((double)(s + 1) / n), y);
+static void run_legend(FILE *f, const struct cmp_ctx *c, unsigned i)
+{
+	char text[64];
+	int y = PAD_T + 14 + 18 * (int)i;
+
+	if (i >= 12)	/* the legend's room; the tables name every run */
+		return;
+	snprintf(text, sizeof(text), "#%u %.40s%s", c->group_of[i] + 1, c->runs[i].label,
+		 strlen(c->runs[i].label) > 40 ? "..." : "");
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke-width=\"3\" ",
+		CHART_W - PAD_R + 10, y - 4, CHART_W - PAD_R + 30, y - 4);
+	run_stroke(f, i);
+	fprintf(f, "/><text x=\"%d\" y=\"%d\">", CHART_W - PAD_R + 35, y);
+	esc(f, text);
+	fprintf(f, "</text>\n");
+}
+
+/* Per class, every run's latency CDF on one chart; one x axis (decades of
+ * ns) for every chart. */
+static int overlay_latency(FILE *f, const struct cmp_ctx *c)
+{
+	struct hist *h = malloc(sizeof(*h) * VIEW_CLASSES * c->nruns);
+	uint64_t lo_ns = UINT64_MAX, hi_ns = 1;
+	int lo, hi, rc = 0;
+
+	if (!h)
+		return -ENOMEM;
+	for (unsigned k = 0; k < VIEW_CLASSES && !rc; k++)
+		for (unsigned i = 0; i < c->nruns && !rc; i++) {
+			struct hist *x = &h[k * c->nruns + i];
+
+			rc = view_class_hist(&c->runs[i], k, x);
+			if (!rc && x->count && x->min < lo_ns)
+				lo_ns = x->min;
+			if (!rc && x->count && x->max > hi_ns)
+				hi_ns = x->max;
+		}
+	lo = lo_ns == UINT64_MAX || lo_ns < 1 ? 0 : (int)floor(log10((double)lo_ns));
+	hi = (int)ceil(log10((double)hi_ns + 1.0));
+	if (hi <= lo)
+		hi = lo + 1;
+	fprintf(f, "<h2>latency per class, all runs (CDF)</h2>\n");
+	for (unsigned k = 0; k < VIEW_CLASSES && !rc; k++) {
+		char title[128], cls[32];
+		bool any = false;
+
+		for (unsigned i = 0; i < c->nruns; i++)
+			any |= h[k * c->nruns + i].count > 0;
+		if (!any)
+			continue;
+		snprintf(title, sizeof(title), "%s: latency of every run (CDF)", view_class_names[k]);
+		chart_open(f, "chart latency", title);
+		cdf_axes(f, lo, hi);
+		for (unsigned i = 0; i < c->nruns; i++) {
+			const struct hist *x = &h[k * c->nruns + i];
+
+			run_legend(f, c, i);
+			if (!x->count)
+				continue;
+			snprintf(cls, sizeof(cls), "series run-%u", i);
+			cdf_series(f, x, lo, hi, palette[i % 8], cls);
+		}
+		fprintf(f, "</svg></figure>\n");
+	}
+	free(h);
+	return rc;
+}
+
+struct rates {
+	double *v[2];		/* ops/s, bytes/s */
+	unsigned n;
+	uint64_t width;
+};
+
+/* One run's rates as steps over its buckets, on an x axis of span ns. */
+static void rate_series(FILE *f, const struct rates *r, unsigned what, double max,
+			uint64_t span, unsigned i)
+{
+	double div = what ? 1048576.0 : 1.0;
+
+	fprintf(f, "<polyline class=\"series run-%u\" fill=\"none\" stroke-width=\"2\" ", i);
+	run_stroke(f, i);
+	fprintf(f, " points=\"");
+	for (unsigned b = 0; b < r->n; b++) {
+		double y = plot_y(max > 0 ? r->v[what][b] / div / max : 0);
+		double x0 = (double)b * (double)r->width / (double)span;
+		double x1 = (double)(b + 1) * (double)r->width / (double)span;
+
+		fprintf(f, "%.1f,%.1f %.1f,%.1f ", plot_x(x0), y, plot_x(x1 > 1 ? 1 : x1), y);
 	}
 	fprintf(f, "\"/>\n");
 }
 
-static uint64_t max_of(const uint64_t *v, unsigned n)
+/* 950, 12.5k, 3.2M: an axis label. */
+static const char *fmt_count(double v, char *buf, size_t len)
 {
-	uint64_t m = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		m = v[i] > m ? v[i] : m;
-	return m;
+	if (v >= 1e6)
+		snprintf(buf, len, "%.3gM", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, len, "%.3gk", v / 1e3);
+	else
+		snprintf(buf, len, "%.4g", v);
+	return buf;
 }
 
-static int chart_throughput(FILE *f, const struct run_view *v)
+static void rate_chart(FILE *f, const struct cmp_ctx *c, const struct rates *r, unsigned what,
+		       uint64_t span)
 {
-	uint64_t *ops, *bytes, *p99, mo, mb, width;
-	char title[300], leg[64];
-	unsigned n;
-	int rc = view_timeline(v, &ops, &bytes, &p99, &n, &width);
+	double max = 0, div = what ? 1048576.0 : 1.0;
+	char t[32];
 
-	if (rc)
-		return rc;
-	mo = max_of(ops, n);
-	mb = max_of(bytes, n);
-	snprintf(title, sizeof(title), "%s: throughput over time (per second, each line "
-		 "scaled to its peak)", v->label);
-	chart_open(f, "chart throughput", title);
-	for (unsigned t = 0; t <= 4; t++)
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%gs</text>\n",
-			plot_x(t / 4.0), CHART_H - PAD_B + 16, (double)n * (double)width * t / 4.0);
-	time_series(f, ops, n, mo, palette[0]);
-	snprintf(leg, sizeof(leg), "ops/s (peak %llu)", (unsigned long long)mo);
-	legend(f, 0, palette[0], leg);
-	time_series(f, bytes, n, mb, palette[1]);
-	snprintf(leg, sizeof(leg), "MiB/s (peak %.1f)", (double)mb / 1048576.0);
-	legend(f, 1, palette[1], leg);
+	for (unsigned i = 0; i < c->nruns; i++)
+		for (unsigned b = 0; b < r[i].n; b++)
+			max = fmax(max, r[i].v[what][b] / div);
+	if (max <= 0)
+		return;
+	chart_open(f, what ? "chart throughput bytes" : "chart throughput ops",
+		   what ? "MiB/s over time, all runs" : "ops/s over time, all runs");
+	for (unsigned q = 0; q <= 4; q++) {
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+			plot_x(q / 4.0), CHART_H - PAD_B + 16,
+			riot_fmt_ns((uint64_t)((double)span * q / 4.0), t, sizeof(t)));
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PAD_L - 6,
+			plot_y(q / 4.0) + 4, fmt_count(max * q / 4.0, t, sizeof(t)));
+	}
+	for (unsigned i = 0; i < c->nruns; i++) {
+		run_legend(f, c, i);
+		if (r[i].n)
+			rate_series(f, &r[i], what, max, span, i);
+	}
 	fprintf(f, "</svg></figure>\n");
-	free(ops);
-	free(bytes);
-	free(p99);
-	return 0;
+}
+
+/* ops/s and MiB/s of every run over time, on one time axis. */
+static int overlay_throughput(FILE *f, const struct cmp_ctx *c)
+{
+	struct rates *r = calloc(c->nruns, sizeof(*r));
+	uint64_t span = 1, finest = UINT64_MAX;
+	char w[32];
+	int rc = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (unsigned i = 0; i < c->nruns && !rc; i++) {
+		rc = view_rates(&c->runs[i], &r[i].v[0], &r[i].v[1], &r[i].n, &r[i].width);
+		if (!rc && (uint64_t)r[i].n * r[i].width > span)
+			span = (uint64_t)r[i].n * r[i].width;
+		if (!rc && r[i].width < finest)
+			finest = r[i].width;
+	}
+	if (!rc) {
+		fprintf(f, "<h2>throughput over time, all runs</h2>\n<p>Per bucket of %s%s "
+			"(the width follows each run's span: at most %d buckets), of the calls "
+			"completing in it.</p>\n", riot_fmt_ns(finest, w, sizeof(w)),
+			finest == span ? "" : " or more", RUN_RATE_BUCKETS);
+		rate_chart(f, c, r, 0, span);
+		rate_chart(f, c, r, 1, span);
+	}
+	for (unsigned i = 0; i < c->nruns; i++) {
+		free(r[i].v[0]);
+		free(r[i].v[1]);
+	}
+	free(r);
+	return rc;
+}
+
+/* ---- the comparison, as tables ---- */
+
+static void table_head(FILE *f, const struct cmp_ctx *c, const char *first)
+{
+	fprintf(f, "<table class=\"compare\"><tr><th>%s</th><th>metric</th>", first);
+	for (unsigned g = 0; g < c->ng; g++) {
+		fprintf(f, "<th>#%u ", g + 1);
+		esc(f, cmp_group_label(c, g));
+		fprintf(f, "</th>%s", g ? "<th>ratio</th>" : "");
+	}
+	fprintf(f, "<th>winner</th></tr>\n");
+}
+
+static void table_row(const struct cmp_ctx *c, const struct cmp_row *r, void *arg)
+{
+	FILE *f = arg;
+	char v[64];
+
+	fprintf(f, "<tr%s><td>%s</td><td>%s</td>", r->first ? " class=\"first\"" : "",
+		r->first ? r->name : "", cmp_metric_names[r->m]);
+	for (unsigned g = 0; g < c->ng; g++) {
+		fprintf(f, "<td>");
+		esc(f, cmp_fmt_value(r, g, v, sizeof(v)));
+		fprintf(f, "</td>");
+		if (g)
+			fprintf(f, "<td>%s</td>", cmp_fmt_ratio(r, g, v, sizeof(v)));
+	}
+	fprintf(f, "<td class=\"winner\">");
+	esc(f, cmp_verdict(c, r));
+	fprintf(f, "</td></tr>\n");
+}
+
+static void fidelity_table(FILE *f, const struct run_view *cap, const struct run_view *rep)
+{
+	char b[4][24];
+
+	fprintf(f, "<h3>fidelity of ");
+	esc(f, rep->label);
+	fprintf(f, " against ");
+	esc(f, cap->label);
+	fprintf(f, " (the capture of its log)</h3>\n<table class=\"fidelity\"><tr><th>class</th>"
+		"<th>captured</th><th>replayed</th><th>cap time</th><th>rep time</th><th>ratio</th>"
+		"<th>cap p50</th><th>rep p50</th><th>ratio</th></tr>\n");
+	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
+		const struct class_view *c = &cap->cls[k], *r = &rep->cls[k];
+
+		if (!c->count && !r->count)
+			continue;
+		fprintf(f, "<tr><td>%s</td><td>%llu</td><td>%llu</td><td>%s</td><td>%s</td>",
+			view_class_names[k], (unsigned long long)c->count,
+			(unsigned long long)r->count, riot_fmt_ns(c->lat_sum, b[0], 24),
+			riot_fmt_ns(r->lat_sum, b[1], 24));
+		if (c->lat_sum)
+			fprintf(f, "<td>%.3f</td>", (double)r->lat_sum / (double)c->lat_sum);
+		else
+			fprintf(f, "<td>-</td>");
+		fprintf(f, "<td>%s</td><td>%s</td>", riot_fmt_ns(c->p50, b[2], 24),
+			riot_fmt_ns(r->p50, b[3], 24));
+		if (c->p50)
+			fprintf(f, "<td>%.3f</td></tr>\n", (double)r->p50 / (double)c->p50);
+		else
+			fprintf(f, "<td>-</td></tr>\n");
+	}
+	fprintf(f, "</table>\n");
+}
+
+static void comparison(FILE *f, const struct cmp_ctx *c)
+{
+	fprintf(f, "<h2>comparison</h2>\n<p>#1 is the baseline: a ratio is a run's value over "
+		"#1's. Rates are over the time spent in the calls. A winner only beyond the "
+		"noise (%s); \"-\" where a run lacks the call.</p>\n",
+		c->repeats ? "the largest spread of the repeated labels" :
+			     "5 %, or the histograms' 1.6 % for percentiles");
+	fprintf(f, "<h3>per run%s</h3>\n", c->same_log ? " (the same log)" :
+		" (different logs: no winner)");
+	table_head(f, c, "");
+	cmp_rows(c, CMP_TABLE_RUN, table_row, f);
+	fprintf(f, "</table>\n<h3>per class</h3>\n");
+	table_head(f, c, "class");
+	cmp_rows(c, CMP_TABLE_CLASS, table_row, f);
+	fprintf(f, "</table>\n<h3>per syscall</h3>\n");
+	table_head(f, c, "syscall");
+	cmp_rows(c, CMP_TABLE_SYSCALL, table_row, f);
+	fprintf(f, "</table>\n");
+	for (unsigned j = 0; j < c->nruns; j++) {
+		int cap = cmp_capture_of(c, j);
+
+		if (cap >= 0)
+			fidelity_table(f, &c->runs[cap], &c->runs[j]);
+	}
+}
+
+static void run_list(FILE *f, const struct cmp_ctx *c)
+{
+	fprintf(f, "<table class=\"runs\"><tr><th>run</th><th>label</th><th>kind</th>"
+		"<th>filesystem</th><th>elapsed</th><th>log sha256</th><th>database</th></tr>\n");
+	for (unsigned i = 0; i < c->nruns; i++) {
+		const struct run_view *v = &c->runs[i];
+		char d[24];
+
+		fprintf(f, "<tr><td><span class=\"swatch\" style=\"background:%s\"></span> #%u</td>"
+			"<td>", palette[i % 8], c->group_of[i] + 1);
+		esc(f, v->label);
+		fprintf(f, "</td><td>%s</td><td>", v->kind);
+		esc(f, v->fs_type ? v->fs_type : "?");
+		fprintf(f, " on ");
+		esc(f, v->fs_device ? v->fs_device : "?");
+		fprintf(f, "</td><td>%s</td><td>%.12s</td><td>",
+			riot_fmt_ns(v->duration_ns, d, sizeof(d)),
+			v->trace_sha256 ? v->trace_sha256 : "?");
+		esc(f, v->db_path);
+		fprintf(f, " (run %lld)</td></tr>\n", (long long)v->id);
+	}
+	fprintf(f, "</table>\n");
 }
 
 /* ---- tables ---- */
 
 static void run_summary(FILE *f, const struct run_view *v)
 {
+	char d[24];
+
 	fprintf(f, "<h2>run %lld: ", (long long)v->id);
 	esc(f, v->label);
 	fprintf(f, " (%s)</h2>\n<p>", v->kind);
@@ -220,74 +461,69 @@ static void run_summary(FILE *f, const struct run_view *v)
 	esc(f, v->fs_device ? v->fs_device : "?");
 	fprintf(f, " (");
 	esc(f, v->fs_mount_options ? v->fs_mount_options : "?");
-	fprintf(f, "); %llu syscalls in %.3f s</p>\n<table><tr><th>syscall</th><th>count</th>"
+	fprintf(f, "); %llu syscalls in %s</p>\n<table><tr><th>syscall</th><th>count</th>"
 		"<th>errors</th><th>bytes</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th>"
-		"<th>max</th></tr>\n", (unsigned long long)v->ops, (double)v->duration_ns / 1e9);
+		"<th>max</th></tr>\n", (unsigned long long)v->ops,
+		riot_fmt_ns(v->duration_ns, d, sizeof(d)));
 	for (unsigned i = 0; i < v->nsys; i++) {
 		const struct sys_view *s = &v->sys[i];
-		char b[5][24];
+		char b[6][24];
 
-		fprintf(f, "<tr><td>%s</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%s</td>"
-			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", s->name,
+		fprintf(f, "<tr><td>");
+		esc(f, s->name);
+		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%s</td><td>%s</td>"
+			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 			(unsigned long long)s->count, (unsigned long long)s->errors,
-			(unsigned long long)s->bytes, fmt_ns(s->p50, b[0], 24), fmt_ns(s->p90, b[1], 24),
-			fmt_ns(s->p99, b[2], 24), fmt_ns(s->p999, b[3], 24),
-			fmt_ns(s->lat_max, b[4], 24));
+			riot_fmt_bytes(s->bytes, b[5], 24), riot_fmt_ns(s->p50, b[0], 24), riot_fmt_ns(s->p90, b[1], 24),
+			riot_fmt_ns(s->p99, b[2], 24), riot_fmt_ns(s->p999, b[3], 24),
+			riot_fmt_ns(s->lat_max, b[4], 24));
 	}
 	fprintf(f, "</table>\n");
 }
 
-/* The text comparison, kept verbatim: the same numbers as `riot compare`. */
-static int comparison(FILE *f, struct run_view *runs, unsigned n)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-
-	if (!m)
-		return -errno;
-	compare_print(m, runs, n);
-	fclose(m);
-	fprintf(f, "<h2>comparison</h2>\n<pre class=\"compare\">");
-	esc(f, text);
-	fprintf(f, "</pre>\n");
-	free(text);
-	return 0;
-}
-
 static const char css[] =
 	"body{font-family:sans-serif;margin:2em;color:#222}"
-	"table{border-collapse:collapse;font-size:13px}"
+	"table{border-collapse:collapse;font-size:13px;margin-bottom:1em}"
 	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-	"td:first-child{text-align:left}"
+	"td:first-child,th:first-child{text-align:left}"
+	"table.compare tr.first td{border-top:2px solid #888}"
+	"td.winner{text-align:left;font-weight:bold}"
+	".swatch{display:inline-block;width:12px;height:12px;vertical-align:middle}"
 	"svg text{font-size:11px;fill:#333}figure{margin:1em 0}"
-	"figcaption{font-weight:bold;margin-bottom:4px}pre{font-size:12px}";
+	"figcaption{font-weight:bold;margin-bottom:4px}";
 
 int html_write(const char *path, struct run_view *runs, unsigned n, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	struct cmp_ctx *c = malloc(sizeof(*c));
+	FILE *f = c ? fopen(path, "w") : NULL;
 	int rc = 0;
 
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
+		rc = c ? -errno : -ENOMEM;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		free(c);
+		return rc;
 	}
+	cmp_ctx_init(c, runs, n);
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
 		"<title>riot report</title><style>%s</style></head><body>\n"
 		"<h1>riot report</h1>\n", css);
-	if (n > 1)
-		rc = comparison(f, runs, n);
+	run_list(f, c);
+	rc = overlay_latency(f, c);
+	if (!rc)
+		rc = overlay_throughput(f, c);
+	if (!rc && n > 1)
+		comparison(f, c);
 	device_html(f, runs, n);
 	for (unsigned i = 0; i < n && !rc; i++) {
 		run_summary(f, &runs[i]);
 		rc = chart_latency(f, &runs[i]);
-		if (!rc)
-			rc = chart_throughput(f, &runs[i]);
 	}
 	fprintf(f, "</body></html>\n");
 	if (fclose(f) != 0 && !rc)
 		rc = -errno;
 	if (rc)
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	free(c);
 	return rc;
 }

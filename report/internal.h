@@ -18,6 +18,8 @@ extern const char *const tl_class_names[TL_COUNT];
 int tl_class_of(unsigned riot_class);
 
 #define RUN_ERRNO_MAX 4096	/* kernel errnos are below this */
+#define RUN_RATE_BUCKETS 256
+#define RUN_RATE_MIN_WIDTH 10000	/* ns: 2.56 ms for the finest span */
 
 struct sys_acc {
 	uint64_t errors, bytes;
@@ -73,6 +75,13 @@ struct run_acc {
 
 	struct div_sample *samples;
 	unsigned nsamples;
+
+	/* Throughput at a resolution that follows the run's span: ops and
+	 * bytes of the timeline classes by completion time, in RUN_RATE_BUCKETS
+	 * buckets of rate_width ns from the start; when an op completes
+	 * beyond the last, adjacent buckets merge and the width doubles. */
+	uint64_t rate_width;
+	uint64_t rate_ops[RUN_RATE_BUCKETS], rate_bytes[RUN_RATE_BUCKETS];
 
 	/* --events */
 	sqlite3 *db;

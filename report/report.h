@@ -183,6 +183,12 @@ void run_acc_op(struct run_acc *a, const struct run_op *op);
 /* Names a process (its comm) for the per-process summary; the last name
  * given for a pid wins. comm is copied. */
 int run_acc_process(struct run_acc *a, uint32_t pid, const char *comm);
+/* The process names a log's records give: a snapshot's comm, an exec's
+ * new comm, and a fork's child takes its parent's (a process that forks
+ * without exec, such as a server's workers, keeps its parent's name).
+ * Other records are ignored. 0 or -ENOMEM. */
+struct riot_rec;
+int run_acc_proc_record(struct run_acc *a, const struct riot_rec *r);
 
 /* Records that a replayed operation diverged from its capture. Counted by
  * (sys, kind); the first RUN_DIV_SAMPLES are kept with their results and

@@ -120,6 +120,20 @@ CREATE TABLE timeline (
 	PRIMARY KEY (run_id, second, class)
 );
 
+-- Throughput at a resolution that follows the run's span (at most 256
+-- buckets, of 10 us for a run under 2.56 ms, doubling as needed): ops and
+-- bytes of the timeline classes completing in [t_ns, t_ns + width_ns);
+-- empty buckets have no row. Added to older databases when a run is
+-- stored, when it lacks the table; a reader that finds no table or no
+-- rows for a run uses the timeline.
+CREATE TABLE IF NOT EXISTS rates (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	t_ns INTEGER NOT NULL,
+	width_ns INTEGER NOT NULL,
+	ops INTEGER NOT NULL, bytes INTEGER NOT NULL,
+	PRIMARY KEY (run_id, t_ns)
+);
+
 CREATE TABLE errors (
 	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
 	sys TEXT NOT NULL,

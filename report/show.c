@@ -96,8 +96,8 @@ static void print_replay_table(const struct run_view *v)
 
 		if (paced)
 			printf("  %-18s %11" PRIu64 " %10s %10s %10s", s->name, s->delay_count,
-			       fmt_ns(s->delay_p50, c[0], 24), fmt_ns(s->delay_p99, c[1], 24),
-			       fmt_ns(s->delay_max, c[2], 24));
+			       riot_fmt_ns(s->delay_p50, c[0], 24), riot_fmt_ns(s->delay_p99, c[1], 24),
+			       riot_fmt_ns(s->delay_max, c[2], 24));
 		else if (diverged(s))
 			printf("  %-18s", s->name);
 		else
@@ -119,10 +119,10 @@ static void print_syscalls(const struct run_view *v)
 
 		printf("  %-18s %11" PRIu64 " %8" PRIu64 " %10s %10s %10s %10s %10s %10s %10s\n",
 		       s->name, s->count, s->errors, riot_fmt_bytes(s->bytes, c[0], sizeof(c[0])),
-		       fmt_ns((uint64_t)(s->mean + 0.5), c[1], sizeof(c[1])),
-		       fmt_ns(s->p50, c[2], sizeof(c[2])), fmt_ns(s->p90, c[3], sizeof(c[3])),
-		       fmt_ns(s->p99, c[4], sizeof(c[4])), fmt_ns(s->p999, c[5], sizeof(c[5])),
-		       fmt_ns(s->lat_max, c[6], sizeof(c[6])));
+		       riot_fmt_ns((uint64_t)(s->mean + 0.5), c[1], sizeof(c[1])),
+		       riot_fmt_ns(s->p50, c[2], sizeof(c[2])), riot_fmt_ns(s->p90, c[3], sizeof(c[3])),
+		       riot_fmt_ns(s->p99, c[4], sizeof(c[4])), riot_fmt_ns(s->p999, c[5], sizeof(c[5])),
+		       riot_fmt_ns(s->lat_max, c[6], sizeof(c[6])));
 	}
 	if (delays)
 		print_replay_table(v);
@@ -141,9 +141,9 @@ static void print_classes(const struct run_view *v)
 			continue;
 		printf("  %-18s %11" PRIu64 " %8" PRIu64 " %10s %10s %10s %10s %10s\n",
 		       view_class_names[k], x->count, x->errors,
-		       riot_fmt_bytes(x->bytes, c[0], 24), fmt_ns(x->p50, c[1], 24),
-		       fmt_ns(x->p99, c[2], 24), fmt_ns(x->lat_max, c[3], 24),
-		       fmt_ns(x->lat_sum, c[4], 24));
+		       riot_fmt_bytes(x->bytes, c[0], 24), riot_fmt_ns(x->p50, c[1], 24),
+		       riot_fmt_ns(x->p99, c[2], 24), riot_fmt_ns(x->lat_max, c[3], 24),
+		       riot_fmt_ns(x->lat_sum, c[4], 24));
 	}
 }
 

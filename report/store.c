@@ -249,6 +249,17 @@ static void store_timeline(struct store *s, const struct run_acc *a)
 	free(rows);
 }
 
+static void store_rates(struct store *s, const struct run_acc *a)
+{
+	sqlite3_stmt *st = prep(s, "INSERT INTO rates VALUES (?,?,?,?,?)");
+
+	for (unsigned i = 0; i < RUN_RATE_BUCKETS && !s->rc; i++)
+		if (a->rate_ops[i])
+			row(s, st, "iuuuu", s->run, (uint64_t)i * a->rate_width, a->rate_width,
+			    a->rate_ops[i], a->rate_bytes[i]);
+	sqlite3_finalize(st);
+}
+
 static void store_errors(struct store *s, const struct run_acc *a)
 {
 	sqlite3_stmt *st = prep(s, "INSERT INTO errors VALUES (?,?,?,?,?)");
@@ -555,6 +566,7 @@ static int store_all(struct store *s, struct run_acc *a, const struct run_meta *
 	store_files(s, a, m);
 	store_processes(s, a);
 	store_timeline(s, a);
+	store_rates(s, a);
 	store_errors(s, a);
 	store_divergences(s, a);
 	store_filesystems(s, meta, f);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats/log.h"
+#include "internal.h"
 #include "view.h"
 
 const char *const view_class_names[VIEW_CLASSES] = {
@@ -385,20 +386,98 @@ fail:
 	return rc;
 }
 
+int view_class_hist(const struct run_view *v, unsigned k, struct hist *h)
+{
+	struct hist *one = malloc(sizeof(*one));
+
+	if (!one)
+		return -ENOMEM;
+	hist_init(h);
+	for (unsigned i = 0; i < v->nsys; i++) {
+		int id = riot_sys_by_name(v->sys[i].name);
+		const struct riot_sys_info *si = id >= 0 ? riot_sys_info((unsigned)id) : NULL;
+
+		if (!si || (k < TL_COUNT && tl_class_of(si->cls) != (int)k))
+			continue;
+		if (view_hist(v, v->sys[i].name, "latency", one) == 0 && one->count)
+			hist_merge(h, one);
+	}
+	free(one);
+	return 0;
+}
+
+/* The timeline's seconds as rates, for runs stored without rates. */
+static int rates_of_timeline(const struct run_view *v, double **ops, double **bytes,
+			     unsigned *n, uint64_t *width_ns)
+{
+	uint64_t *o, *b, *p99, w;
+	int rc = view_timeline(v, &o, &b, &p99, n, &w);
+
+	if (rc)
+		return rc;
+	*ops = malloc(sizeof(**ops) * (*n ? *n : 1));
+	*bytes = malloc(sizeof(**bytes) * (*n ? *n : 1));
+	if (*ops && *bytes)
+		for (unsigned i = 0; i < *n; i++) {
+			(*ops)[i] = (double)o[i];
+			(*bytes)[i] = (double)b[i];
+		}
+	else
+		rc = -ENOMEM;
+	*width_ns = w * 1000000000u;
+	free(o);
+	free(b);
+	free(p99);
+	return rc;
+}
+
+int view_rates(const struct run_view *v, double **ops, double **bytes, unsigned *n,
+	       uint64_t *width_ns)
+{
+	uint64_t w = 0, end = v->duration_ns;
+	sqlite3_stmt *st;
+	unsigned k;
+
+	*ops = *bytes = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(v->db, "SELECT t_ns, width_ns, ops, bytes FROM rates WHERE "
+			       "run_id = ? ORDER BY t_ns", -1, &st, NULL) != SQLITE_OK)
+		return rates_of_timeline(v, ops, bytes, n, width_ns);
+	sqlite3_bind_int64(st, 1, v->id);
+	*ops = calloc(RUN_RATE_BUCKETS, sizeof(**ops));
+	*bytes = calloc(RUN_RATE_BUCKETS, sizeof(**bytes));
+	if (!*ops || !*bytes) {
+		sqlite3_finalize(st);
+		free(*ops);
+		free(*bytes);
+		*ops = *bytes = NULL;
+		return -ENOMEM;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		uint64_t t = col_u64(st, 0), rw = col_u64(st, 1);
+
+		if (!w)
+			w = rw;
+		if (!rw || rw != w || t / w >= RUN_RATE_BUCKETS)
+			continue;	/* not written by riot */
+		(*ops)[t / w] = (double)col_u64(st, 2) * 1e9 / (double)w;
+		(*bytes)[t / w] = (double)col_u64(st, 3) * 1e9 / (double)w;
+		if (t + w > end)
+			end = t + w;
+	}
+	sqlite3_finalize(st);
+	if (!w) {
+		free(*ops);
+		free(*bytes);
+		return rates_of_timeline(v, ops, bytes, n, width_ns);
+	}
+	k = (unsigned)((end + w - 1) / w);
+	*n = k < RUN_RATE_BUCKETS ? k : RUN_RATE_BUCKETS;
+	*width_ns = w;
+	return 0;
+}
+
 double view_rate(uint64_t n, uint64_t duration_ns)
 {
 	return duration_ns ? (double)n * 1e9 / (double)duration_ns : 0;
-}
-
-const char *fmt_ns(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
-	return buf;
 }

@@ -64,6 +64,10 @@ bool view_is_replay(const struct run_view *v);
  * 0 or -errno. */
 int view_hist(const struct run_view *v, const char *sys, const char *metric, struct hist *h);
 
+/* A run's latency histogram of a class (view_class_names[k]): its
+ * syscalls' merged, as the classes table's percentiles are. 0 or -errno. */
+int view_class_hist(const struct run_view *v, unsigned k, struct hist *h);
+
 /* A run's timeline: per point of *width seconds, ops and bytes per second
  * of every timeline class summed (averaged over the point's seconds), and
  * the largest p99 of its classes (0 where none). At most
@@ -74,26 +78,102 @@ int view_hist(const struct run_view *v, const char *sys, const char *metric, str
 int view_timeline(const struct run_view *v, uint64_t **ops, uint64_t **bytes,
 		  uint64_t **p99, unsigned *n, uint64_t *width);
 
+/* A run's throughput over time, per second (ops/s and bytes/s), in *n
+ * buckets of *width_ns from its start: the rates table's (a width that
+ * follows the run's span), or for a run stored without it the timeline's
+ * seconds. Arrays malloc'ed. 0 or -errno. */
+int view_rates(const struct run_view *v, double **ops, double **bytes, unsigned *n,
+	       uint64_t *width_ns);
+
 /* ---- commands and output ---- */
 
 int report_show(int argc, char **argv);
 
-/* What compare puts side by side, for a class or a syscall. */
-enum cmp_metric { CMP_OPS_RATE, CMP_THROUGHPUT, CMP_P50, CMP_P99, CMP_TOTAL_TIME, CMP_METRICS };
+/* What compare puts side by side, for a class or a syscall. Rates are over
+ * the time spent in the class's (or syscall's) calls, not over the run's
+ * elapsed time: a run's elapsed time is its own row (CMP_ELAPSED). */
+enum cmp_metric {
+	CMP_OPS_RATE, CMP_THROUGHPUT, CMP_P50, CMP_P99, CMP_TOTAL_TIME, CMP_METRICS,
+	CMP_ELAPSED = CMP_METRICS
+};
+extern const char *const cmp_metric_names[CMP_METRICS + 1];
 
 struct cmp_src {
 	uint64_t count, bytes, p50, p99, lat_sum;
 };
 
-/* ops/s and bytes/s over the run's duration; latencies and total time in
- * ns. */
-double cmp_value(const struct cmp_src *s, uint64_t duration_ns, enum cmp_metric m);
-/* The index of the best of vals[0..n) (higher ops/s and throughput, lower
- * latency and total time), or -1 for a tie: the best two within the
- * resolution of the metric (1.6 % for percentiles, which come from
- * histograms; exact otherwise), or nothing measured. */
-int cmp_winner(const double *vals, unsigned n, enum cmp_metric m);
-extern const char *const cmp_metric_names[CMP_METRICS];
+/* ops/s and bytes/s over lat_sum; latencies and total time in ns. */
+double cmp_value(const struct cmp_src *s, enum cmp_metric m);
+
+/* One metric over a group of runs (the runs of one label, which repeat
+ * when several databases hold it): the median and the range. missing: some
+ * run of the group has no such operation (not replayed, not captured). */
+struct cmp_stat {
+	double mid, lo, hi;
+	unsigned n;
+	bool missing;
+};
+
+/* cmp_winner() verdicts other than a group index. */
+#define CMP_WITHIN_NOISE (-1)	/* the best two are closer than the noise */
+#define CMP_NOT_COMPARABLE (-2)	/* a group lacks the operation */
+#define CMP_NO_WINNER (-3)	/* no winner asked (elapsed of different logs) */
+
+/* Without repeats, differences below this share of the larger value are
+ * noise: one run of each says nothing of the spread. */
+#define CMP_NOISE_DEFAULT 0.05
+
+/* The index of the best group of s[0..n) (higher rates, lower latency and
+ * times), or a CMP_* verdict. The noise is the largest relative range
+ * (hi - lo) / mid of the groups that repeat, or CMP_NOISE_DEFAULT when none
+ * does; for percentiles at least the histograms' resolution (1/HIST_SUB).
+ * The best wins when it beats the second by more than the noise (relative
+ * to the larger) and, for repeated groups, their ranges do not overlap. */
+int cmp_winner(const struct cmp_stat *s, unsigned n, enum cmp_metric m);
+
+#define CMP_MAX_RUNS 64
+
+/* The runs of a comparison grouped by label, in order of first
+ * appearance; group 0 is the baseline of the ratios. */
+struct cmp_ctx {
+	struct run_view *runs;
+	unsigned nruns;
+	unsigned ng;
+	unsigned group_of[CMP_MAX_RUNS];	/* run -> group */
+	unsigned first[CMP_MAX_RUNS];		/* group -> its first run */
+	unsigned size[CMP_MAX_RUNS];		/* group -> runs in it */
+	bool repeats;		/* some label has several runs */
+	bool same_log;		/* every run has the same trace SHA-256 */
+};
+void cmp_ctx_init(struct cmp_ctx *c, struct run_view *runs, unsigned n);
+static inline const char *cmp_group_label(const struct cmp_ctx *c, unsigned g)
+{
+	return c->runs[c->first[g]].label;
+}
+
+/* A row of a comparison table. */
+enum cmp_table { CMP_TABLE_RUN, CMP_TABLE_CLASS, CMP_TABLE_SYSCALL };
+struct cmp_row {
+	const char *name;	/* class or syscall; the run table: "run" */
+	bool first;		/* the first row of its name */
+	enum cmp_metric m;
+	struct cmp_stat st[CMP_MAX_RUNS];	/* per group */
+	int winner;		/* cmp_winner() */
+};
+/* Calls fn for every row of a table, in order. */
+void cmp_rows(const struct cmp_ctx *c, enum cmp_table t,
+	      void (*fn)(const struct cmp_ctx *c, const struct cmp_row *r, void *arg), void *arg);
+/* A row's value of group g ("-" when missing), its ratio to group 0 ("-"
+ * when either is missing or 0), and its verdict ("xfs", "within noise",
+ * "-" not comparable, "" none). */
+const char *cmp_fmt_value(const struct cmp_row *r, unsigned g, char *buf, size_t len);
+const char *cmp_fmt_ratio(const struct cmp_row *r, unsigned g, char *buf, size_t len);
+const char *cmp_verdict(const struct cmp_ctx *c, const struct cmp_row *r);
+
+/* The capture a replay's fidelity is measured against: the run of the
+ * comparison whose trace has the replay's SHA-256, or -1. Another trace
+ * in the same database is never taken. */
+int cmp_capture_of(const struct cmp_ctx *c, unsigned replay);
 
 /* The comparison tables of runs[0..n) (runs[0] the baseline), as text or
  * JSON. */
@@ -118,7 +198,6 @@ void device_json(struct json *j, const struct run_view *v);
 void html_esc(FILE *f, const char *s);
 
 /* Formatting shared by the text outputs. */
-const char *fmt_ns(uint64_t ns, char *buf, size_t len);	/* "12.3 us" */
 double view_rate(uint64_t n, uint64_t duration_ns);	/* per second */
 
 #endif

@@ -7,7 +7,7 @@
  *
  *   SYSCALL key=value...      a syscall record; SYSCALL is a name from
  *                             bpf/syscalls.def (openat, pread64, readlink...)
- *   snap_proc pid=N cwd=PATH [ppid=N]
+ *   snap_proc pid=N cwd=PATH [ppid=N] [comm=S]
  *   snap_fd pid=N fd=N path=PATH [flags=F] [pos=N] [size=N] [ftype=T] [perm=N]
  *   proc_fork pid=N child=N [child_tid=N] [flags=F]
  *   proc_exec pid=N path=PATH [comm=S]
@@ -216,6 +216,7 @@ static bool set_other_field(struct line_ctx *c, struct riot_rec *r, const char *
 		if (strcmp(k, "pid") == 0) r->sproc.pid = (uint32_t)parse_num(c, v);
 		else if (strcmp(k, "ppid") == 0) r->sproc.ppid = (uint32_t)parse_num(c, v);
 		else if (strcmp(k, "cwd") == 0) r->sproc.cwd = parse_str(c, v);
+		else if (strcmp(k, "comm") == 0) r->sproc.comm = parse_str(c, v);
 		else return false;
 		return true;
 	case RIOT_REC_SNAP_FD:

@@ -69,8 +69,8 @@ static void test_warning_text(void)
 				   .p99_ns = 2000000, .max_ns = 12500000 };
 	char line[256];
 
-	static const char want[] = "warning: timing not kept: issue delay p99 2000.0us, "
-		"max 12.5ms; 3 of 200 paced ops (1.5 %) issued over 1 ms late";
+	static const char want[] = "warning: timing not kept: issue delay p99 2.00 ms, "
+		"max 12.50 ms; 3 of 200 paced ops (1.5 %) issued over 1 ms late";
 
 	replay_timing_warning(&t, line, sizeof(line));
 	if (strcmp(line, want) != 0)

@@ -76,35 +76,63 @@ static void test_compare_arithmetic(void)
 		const struct sys_view *sa = view_sys(&v[0], "read"), *sb = view_sys(&v[1], "read");
 		struct cmp_src ca = { sa->count, sa->bytes, sa->p50, sa->p99, sa->lat_sum };
 		struct cmp_src cb = { sb->count, sb->bytes, sb->p50, sb->p99, sb->lat_sum };
-		double vals[2];
+		struct cmp_stat st[2] = { { .n = 1 }, { .n = 1 } };
 
-		CHECK(cmp_value(&ca, v[0].duration_ns, CMP_OPS_RATE) == 100.0);
-		CHECK(cmp_value(&cb, v[1].duration_ns, CMP_OPS_RATE) == 50.0);
-		CHECK(cmp_value(&ca, v[0].duration_ns, CMP_THROUGHPUT) == 409600.0);
-		CHECK(cmp_value(&cb, v[1].duration_ns, CMP_THROUGHPUT) == 204800.0);
-		CHECK(cmp_value(&ca, v[0].duration_ns, CMP_P50) == 1000.0);
-		CHECK(cmp_value(&cb, v[1].duration_ns, CMP_P99) == 2000.0);
-		CHECK(cmp_value(&ca, v[0].duration_ns, CMP_TOTAL_TIME) == 100000.0);
-		CHECK(cmp_value(&cb, v[1].duration_ns, CMP_TOTAL_TIME) == 200000.0);
+		/* rates over the time spent in the calls: 100 reads in 100 us */
+		CHECK(cmp_value(&ca, CMP_OPS_RATE) == 1e6);
+		CHECK(cmp_value(&cb, CMP_OPS_RATE) == 5e5);
+		CHECK(cmp_value(&ca, CMP_THROUGHPUT) == 4096e6);
+		CHECK(cmp_value(&cb, CMP_THROUGHPUT) == 2048e6);
+		CHECK(cmp_value(&ca, CMP_P50) == 1000.0);
+		CHECK(cmp_value(&cb, CMP_P99) == 2000.0);
+		CHECK(cmp_value(&ca, CMP_TOTAL_TIME) == 100000.0);
+		CHECK(cmp_value(&cb, CMP_TOTAL_TIME) == 200000.0);
 		for (unsigned m = 0; m < CMP_METRICS; m++) {
-			vals[0] = cmp_value(&ca, v[0].duration_ns, m);
-			vals[1] = cmp_value(&cb, v[1].duration_ns, m);
-			CHECK_EQ(cmp_winner(vals, 2, m), 0);	/* fast wins all */
+			st[0].mid = st[0].lo = st[0].hi = cmp_value(&ca, m);
+			st[1].mid = st[1].lo = st[1].hi = cmp_value(&cb, m);
+			CHECK_EQ(cmp_winner(st, 2, m), 0);	/* fast wins all */
 		}
 		/* issue delays 0, 10, ... 990: p50 is 490 within a bucket */
 		CHECK_U64(sa->delay_count, 100);
 		CHECK(sa->delay_p50 >= 490 && sa->delay_p50 <= 490 + 490 / HIST_SUB + 1);
 		CHECK_U64(sa->delay_max, 990);
 	}
-	/* ties: equal, and percentiles within the histogram's resolution */
+	/* single runs: within noise under 5 %, and a percentile within the
+	 * histograms' resolution even when asked with less */
 	{
-		double eq[2] = { 5, 5 }, close[2] = { 1000, 1010 }, far[2] = { 1000, 1100 };
+#define ONE(v) { .mid = (v), .lo = (v), .hi = (v), .n = 1 }
+		struct cmp_stat eq[2] = { ONE(5), ONE(5) }, near[2] = { ONE(1000), ONE(1040) },
+				far[2] = { ONE(1000), ONE(1060) }, gone[2] = { ONE(1000), ONE(0) };
 
-		CHECK_EQ(cmp_winner(eq, 2, CMP_OPS_RATE), -1);
-		CHECK_EQ(cmp_winner(close, 2, CMP_P99), -1);
-		CHECK_EQ(cmp_winner(close, 2, CMP_TOTAL_TIME), 0);
+		gone[1].missing = true;
+		CHECK_EQ(cmp_winner(eq, 2, CMP_OPS_RATE), CMP_WITHIN_NOISE);
+		CHECK_EQ(cmp_winner(near, 2, CMP_P99), CMP_WITHIN_NOISE);
+		CHECK_EQ(cmp_winner(near, 2, CMP_TOTAL_TIME), CMP_WITHIN_NOISE);
 		CHECK_EQ(cmp_winner(far, 2, CMP_P99), 0);
+		CHECK_EQ(cmp_winner(far, 2, CMP_TOTAL_TIME), 0);
 		CHECK_EQ(cmp_winner(far, 2, CMP_THROUGHPUT), 1);
+		/* a run without the call: no winner, no tie */
+		CHECK_EQ(cmp_winner(gone, 2, CMP_P50), CMP_NOT_COMPARABLE);
+	}
+	/* repeats: their spread is the noise */
+	{
+		/* A 1000 (900..1100, 20 %), B 1150 alone: 13 % apart, within
+		 * A's 20 %; B 1300: 23 % apart and beyond A's range: A wins */
+		struct cmp_stat a = { .mid = 1000, .lo = 900, .hi = 1100, .n = 3 };
+		struct cmp_stat s1[2] = { a, ONE(1150) }, s2[2] = { a, ONE(1300) };
+		/* tight repeats (1 %): a 3 % difference wins, though under 5 % */
+		struct cmp_stat t1[2] = { { .mid = 1000, .lo = 995, .hi = 1005, .n = 2 },
+					  { .mid = 1030, .lo = 1025, .hi = 1035, .n = 2 } };
+		/* ranges that overlap never win */
+		struct cmp_stat o1[2] = { { .mid = 1000, .lo = 990, .hi = 1200, .n = 2 },
+					  { .mid = 1250, .lo = 1190, .hi = 1260, .n = 2 } };
+
+		CHECK_EQ(cmp_winner(s1, 2, CMP_TOTAL_TIME), CMP_WITHIN_NOISE);
+		CHECK_EQ(cmp_winner(s2, 2, CMP_TOTAL_TIME), 0);
+		CHECK_EQ(cmp_winner(t1, 2, CMP_P50), 0);
+		CHECK_EQ(cmp_winner(t1, 2, CMP_OPS_RATE), 1);
+		CHECK_EQ(cmp_winner(o1, 2, CMP_TOTAL_TIME), CMP_WITHIN_NOISE);
+#undef ONE
 	}
 	view_free(&v[0]);
 	view_free(&v[1]);
@@ -418,6 +446,65 @@ static void test_timeline_span(void)
 	sqlite3_close(h);
 }
 
+/* Throughput buckets follow the span: 10 us wide up to 2.56 ms, then
+ * merged in pairs as often as needed (10 ms: 40 us), every op kept. */
+static void test_rate_buckets(void)
+{
+	const char *db = db_path("rates.db");
+	struct run_acc *a = run_acc_new(RUN_REPLAY), *b = run_acc_new(RUN_REPLAY);
+	struct run_meta ma = { .kind = RUN_REPLAY, .label = "long", .complete = 1 };
+	struct run_meta mb = { .kind = RUN_REPLAY, .label = "short", .complete = 1 };
+	char err[512] = "";
+	sqlite3 *h;
+
+	/* long: 101 reads completing every 100 us, 0..10 ms; short: 20 reads
+	 * completing every 50 us, 0..950 us, and a stat (metadata) */
+	for (unsigned i = 0; i <= 100; i++) {
+		struct run_op o = op(RIOT_SYS_read, i * 100000ull, 0, 4096);
+
+		run_acc_op(a, &o);
+	}
+	for (unsigned i = 0; i < 20; i++) {
+		struct run_op o = op(RIOT_SYS_read, i * 50000ull, 0, 100);
+
+		run_acc_op(b, &o);
+	}
+	{
+		struct run_op o = op(RIOT_SYS_newfstatat, 5000, 1000, 0);
+
+		run_acc_op(b, &o);
+	}
+	CHECK_EQ(run_acc_store(a, db, &ma, NULL, NULL, err, sizeof(err)), 0);
+	CHECK_EQ(run_acc_store(b, db, &mb, NULL, NULL, err, sizeof(err)), 0);
+	if (err[0])
+		fprintf(stderr, "store: %s\n", err);
+	run_acc_free(a);
+	run_acc_free(b);
+	h = report_db_open_ro(db, err, sizeof(err));
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK_U64(q1(h, "SELECT DISTINCT width_ns FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long'"), 40000);
+	CHECK_U64(q1(h, "SELECT sum(r.ops) FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long'"), 101);
+	CHECK_U64(q1(h, "SELECT sum(bytes) FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long'"), 101 * 4096);
+	/* one read a bucket: 100 us apart; the last at 10 ms, bucket 250 */
+	CHECK_U64(q1(h, "SELECT count(*) FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long'"), 101);
+	CHECK_U64(q1(h, "SELECT r.ops FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'long' AND t_ns = 10000000"), 1);
+	CHECK_U64(q1(h, "SELECT DISTINCT width_ns FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'short'"), 10000);
+	CHECK_U64(q1(h, "SELECT count(*) FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'short'"), 20);
+	/* the stat completes at 6 us, with the read of 0 us: bucket 0 */
+	CHECK_U64(q1(h, "SELECT r.ops FROM rates r JOIN runs u ON u.id = r.run_id "
+		      "WHERE u.label = 'short' AND t_ns = 0"), 2);
+	sqlite3_close(h);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -432,6 +519,7 @@ int main(void)
 	test_labels_and_errors();
 	test_events();
 	test_timeline_span();
+	test_rate_buckets();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
