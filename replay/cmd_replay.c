@@ -517,6 +517,8 @@ static int start_run(struct replay_run *r)
 
 	/* before any thread of the run exists, on a CPU nothing of it uses */
 	r->cx.clock_bias_ns = replay_clock_bias();
+	if (a->speed > 0)
+		r->cx.timer_lag_ns = replay_timer_lag();
 	r->eng = a->engine->create(&r->cx, err, sizeof(err));
 	if (!r->eng) {
 		riot_err("%s", err);
@@ -591,7 +593,8 @@ static void print_summary(const struct replay_run *r)
 	struct replay_summary_info si = {
 		.engine = a->engine->name, .order = order_names[a->order], .speed = a->speed,
 		.workers = a->engine->threads(r->eng),
-		.elapsed_ns = r->elapsed_ns, .clock_bias_ns = r->cx.clock_bias_ns, .streams = replay_plan_nstreams(r->cx.plan),
+		.elapsed_ns = r->elapsed_ns, .clock_bias_ns = r->cx.clock_bias_ns,
+		.timer_lag_ns = r->cx.timer_lag_ns, .streams = replay_plan_nstreams(r->cx.plan),
 		.log_complete = replay_plan_log_complete(r->cx.plan),
 	};
 

@@ -12,16 +12,18 @@
  * issues asynchronously and ends with replay_drive_end().
  */
 #include <errno.h>
+#include <sched.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 
 #include "engine.h"
 
-void replay_pace_init(struct replay_pace *p, uint64_t spin_ns)
+void replay_pace_init(struct replay_pace *p, const struct replay_ctx *cx, uint64_t spin_ns)
 {
 	int cpus = get_nprocs();
 
-	p->spin_ns = spin_ns;
+	spin_ns += cx->timer_lag_ns;
+	p->spin_ns = spin_ns < REPLAY_SPIN_MAX_NS ? spin_ns : REPLAY_SPIN_MAX_NS;
 	p->max_spinners = cpus > 1 ? cpus - 1 : 1;
 	atomic_init(&p->spinning, 0);
 }
@@ -45,8 +47,12 @@ void replay_wait_until(struct replay_pace *p, uint64_t due_ns)
 	if (atomic_fetch_add(&p->spinning, 1) < p->max_spinners) {
 		while (replay_now_ns() < due_ns)
 			__builtin_ia32_pause();
-	} else if (replay_now_ns() < due_ns) {
-		sleep_until(due_ns);
+	} else {
+		/* over the budget of spinners: a timer would wake this thread
+		 * late; yielding keeps it ready without holding a CPU that
+		 * io-wq, writeback or another stream wants */
+		while (replay_now_ns() < due_ns)
+			sched_yield();
 	}
 	atomic_fetch_sub(&p->spinning, 1);
 }

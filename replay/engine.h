@@ -46,6 +46,7 @@ struct replay_ctx {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start */
 	uint64_t clock_bias_ns;	/* taken off every call's latency:
 				 * replay_clock_bias() */
+	uint64_t timer_lag_ns;	/* paced: replay_timer_lag(), 0 unpaced */
 	struct replay_report *report;	/* NULL: no --report */
 	_Atomic uint64_t completed;	/* ops accounted, for progress */
 	_Atomic uint32_t started;	/* the gate: no op is issued before it
@@ -113,7 +114,10 @@ struct replay_pace {
 	_Atomic int spinning;
 };
 
-void replay_pace_init(struct replay_pace *p, uint64_t spin_ns);
+/* spin_ns: the engine's spin before a due time, to which the context's
+ * timer lag is added (at most REPLAY_SPIN_MAX_NS in all). */
+void replay_pace_init(struct replay_pace *p, const struct replay_ctx *cx, uint64_t spin_ns);
+#define REPLAY_SPIN_MAX_NS 2000000u
 /* Returns at due_ns (or as soon after as the machine allows). */
 void replay_wait_until(struct replay_pace *p, uint64_t due_ns);
 
@@ -170,6 +174,12 @@ void replay_drive_op(struct replay_ctx *cx, struct replay_pace *pace,
  * sys_enter to its sys_exit: a replayed call's latency less this is
  * measured as the captured one was. */
 uint64_t replay_clock_bias(void);
+/* How late this machine's timers wake a thread: the 99th percentile of
+ * 201 absolute sleeps of 100 us (timer slack 1 ns), in ns. A paced
+ * replay spins for this much more before an op is due (replay_pace_init()):
+ * on a VM whose timers wake 50-150 us late, a thread that sleeps until
+ * 30 us before its op is late for every op. */
+uint64_t replay_timer_lag(void);
 /* When op is due (CLOCK_MONOTONIC ns), 0 when unpaced. */
 uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op);
 

@@ -245,7 +245,7 @@ static void *sync_create(struct replay_ctx *cx, char *err, size_t errlen)
 		return NULL;
 	}
 	e->cx = cx;
-	replay_pace_init(&e->pace, SYNC_SPIN_NS);
+	replay_pace_init(&e->pace, cx, SYNC_SPIN_NS);
 	for (unsigned i = 0; i < SYNC_SHARDS; i++) {
 		pthread_mutex_init(&e->shards[i].lock, NULL);
 		replay_stats_init(&e->shards[i].stats);

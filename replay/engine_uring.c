@@ -1357,7 +1357,7 @@ static void *uring_create(struct replay_ctx *cx, char *err, size_t errlen)
 	e->cx = cx;
 	e->n = cx->workers;
 	e->slots = slot_count();
-	replay_pace_init(&e->pace, SPIN_NS);
+	replay_pace_init(&e->pace, cx, SPIN_NS);
 	pthread_mutex_init(&e->pool_lock, NULL);
 	pthread_cond_init(&e->pool_cond, NULL);
 	probe(e);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -53,6 +54,25 @@ uint64_t replay_clock_bias(void)
 	}
 	qsort(v, N, sizeof(v[0]), cmp_u64);
 	return v[N / 2];
+}
+
+uint64_t replay_timer_lag(void)
+{
+	enum { N = 201 };
+	uint64_t v[N];
+
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t due = replay_now_ns() + 100000, t;
+		struct timespec ts = { (time_t)(due / 1000000000u), (long)(due % 1000000000u) };
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		t = replay_now_ns();
+		v[i] = t > due ? t - due : 0;
+	}
+	qsort(v, N, sizeof(v[0]), cmp_u64);
+	return v[N * 99 / 100];
 }
 
 uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op)

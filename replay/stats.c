@@ -374,6 +374,9 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 		riot_fmt_ns(hist_quantile(&s->delay, 0.99), p99, sizeof(p99));
 		riot_fmt_ns(s->delay.max, b1, sizeof(b1));
 		fprintf(out, "issue delay:   p50 %s, p99 %s, max %s\n", p50, p99, b1);
+		riot_fmt_ns(si->timer_lag_ns, b1, sizeof(b1));
+		fprintf(out, "               (this machine's timers wake p99 %s late: the last\n"
+			"               stretch before an op is due is spun or yielded, not slept)\n", b1);
 	}
 	replay_timing_of(s, &tm);
 	if (!tm.kept) {
@@ -453,6 +456,7 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 	json_bool(&j, "log_complete", si->log_complete);
 	json_u64(&j, "elapsed_ns", si->elapsed_ns);
 	json_u64(&j, "clock_bias_ns", si->clock_bias_ns);
+	json_u64(&j, "timer_lag_ns", si->timer_lag_ns);
 	json_u64(&j, "ops", s->ops);
 	json_u64(&j, "issued", s->issued);
 	json_u64(&j, "bytes_read", s->bytes_read);

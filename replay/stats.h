@@ -116,6 +116,7 @@ struct replay_summary_info {
 	unsigned workers;
 	uint64_t elapsed_ns;
 	uint64_t clock_bias_ns;	/* replay_clock_bias(), taken off latencies */
+	uint64_t timer_lag_ns;	/* paced: replay_timer_lag() */
 	uint32_t streams;
 	bool log_complete;
 };

@@ -125,9 +125,29 @@ static void test_clock_bias(void)
 	CHECK(b > 0);
 }
 
+/* A paced replay spins (or yields) the engine's window plus the machine's
+ * timer lag before an op is due, at most REPLAY_SPIN_MAX_NS. */
+static void test_spin_window(void)
+{
+	struct replay_ctx cx = { .timer_lag_ns = 118000 };
+	struct replay_pace p;
+
+	replay_pace_init(&p, &cx, 30000);
+	CHECK_U64(p.spin_ns, 148000);
+	cx.timer_lag_ns = 0;
+	replay_pace_init(&p, &cx, 30000);
+	CHECK_U64(p.spin_ns, 30000);
+	cx.timer_lag_ns = 50000000;
+	replay_pace_init(&p, &cx, 100000);
+	CHECK_U64(p.spin_ns, REPLAY_SPIN_MAX_NS);
+	/* a sleep never wakes early: the lag is at least a nanosecond */
+	CHECK(replay_timer_lag() > 0);
+}
+
 int main(void)
 {
 	test_clock_bias();
+	test_spin_window();
 	test_verdicts();
 	test_warning_text();
 	test_engine_table();
