@@ -65,15 +65,20 @@ class Group:
 def load(path):
     d = json.load(open(path))
     groups = {}
-    for i, run in enumerate(d["runs"]):
+    # compare's values are per group of runs with one label (every run of
+    # this script has its own label); ops/s is over the time in the calls
+    for run in d["runs"]:
+        i = run.get("group", 0)
         parts = run["label"].rsplit("-", 1)
         g = groups.setdefault(parts[0], Group())
         g.add("elapsed", run["duration_ns"])
         for c in CLASSES:
-            cls = d["classes"][c]
-            ops = cls["ops/s"]["values"][i] * run["duration_ns"] / 1e9
-            g.add(c + ".ops", ops)
-            g.add(c + ".total", cls["total time"]["values"][i])
+            cls = d["classes"].get(c)
+            if not cls or cls["total time"]["values"][i] is None:
+                continue
+            total = cls["total time"]["values"][i]
+            g.add(c + ".ops", (cls["ops/s"]["values"][i] or 0) * total / 1e9)
+            g.add(c + ".total", total)
             g.add(c + ".p50", cls["p50"]["values"][i])
     return groups
 
