@@ -183,14 +183,12 @@ uint64_t replay_timer_lag(void);
 /* When op is due (CLOCK_MONOTONIC ns), 0 when unpaced. */
 uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op);
 
-/* Performs op with plain syscalls: the sync engine and the uring engine's
- * fallback pool. fd, fd2: real fds of op->file, op->file2 (-1 when none).
- * For ACT_OPEN returns the new fd (the caller owns it). Result or -errno;
- * -EXDEV etc. from the root mean the path was refused: see
- * replay_skip_of(). */
-int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int fd, int fd2);
-/* replay_exec() in three steps, so that the clock covers the call alone:
- * the confinement lookups (a namespace call's parents, the object a
+/* An op with plain syscalls (the sync engine, the uring engine's worker
+ * and pool), in three steps so that the clock covers the call alone. fd,
+ * fd2: real fds of op->file, op->file2 (-1 when none). For ACT_OPEN the
+ * result is the new fd (the caller owns it). Result or -errno; -EXDEV etc.
+ * from the root mean the path was refused: see replay_skip_of(). The
+ * confinement lookups (a namespace call's parents, the object a
  * chmod acts on, a stat's parent; an open's place beneath its root) are
  * made by replay_exec_prep() before it starts; replay_exec_call() makes
  * the call (a stat or access looks up its final name there, as the
@@ -217,6 +215,11 @@ static inline bool replay_exec_has_prep(const struct replay_op *op)
 int64_t replay_exec_call(const struct replay_ctx *cx, const struct replay_op *op, int fd,
 			 int fd2, const struct replay_prep *p);
 void replay_exec_unprep(struct replay_prep *p);
+/* The three around the clock of is: prep, then replay_issue_start() (the
+ * wait until is->due_ns, if any), the call, replay_issue_stop(). A lookup
+ * that fails is the result, timed as long as the lookup took. */
+int64_t replay_exec_timed(const struct replay_ctx *cx, const struct replay_op *op, int fd,
+			  int fd2, struct replay_issue *is);
 /* The skip reason for an error from the root's path mapping, or 0. */
 unsigned replay_skip_of(int err);
 /* O_* an op may pass to openat2 (unknown bits make openat2 fail). */
@@ -270,7 +273,7 @@ size_t replay_buf_len(uint64_t count);
 unsigned replay_rw_iov(void *buf, size_t cap, size_t len, struct iovec *iov);
 
 /* Fills the calling thread's buffer with what write op writes, before its
- * clock starts: replay_exec() of that op then writes it as it is, so the
+ * clock starts: replay_exec_call() of that op then writes it as it is, so the
  * time to make the data is not counted as the write's latency. */
 void replay_prepare_data(const struct replay_ctx *cx, const struct replay_op *op);
 

@@ -132,9 +132,7 @@ static int file_fd(struct sync_engine *e, const struct replay_op *op, bool secon
 static int64_t sync_issue(void *arg, const struct replay_op *op, struct replay_issue *is)
 {
 	struct sync_engine *e = arg;
-	struct replay_prep p;
 	int fd = -1, fd2 = -1;
-	uint64_t t;
 	int64_t rc = 0, f;
 
 	if (op->act == ACT_CLOSE) {
@@ -154,18 +152,7 @@ static int64_t sync_issue(void *arg, const struct replay_op *op, struct replay_i
 		is->t1 = is->t0;
 		return rc;
 	}
-	t = replay_exec_has_prep(op) ? replay_now_ns() : 0;
-	if (replay_exec_prep(e->cx, op, &p) < 0) {
-		t = replay_now_ns() - t;
-		replay_issue_start(is);
-		is->t1 = is->t0 + t;
-		rc = p.err;
-	} else {
-		replay_issue_start(is);
-		rc = replay_exec_call(e->cx, op, fd, fd2, &p);
-		replay_issue_stop(is);
-	}
-	replay_exec_unprep(&p);
+	rc = replay_exec_timed(e->cx, op, fd, fd2, is);
 	if (op->act == ACT_OPEN && rc >= 0) {
 		/* a failed capture has no file object: keep nothing */
 		if (!op->file || replay_fdmap_set(e->fds, op->file, rc) < 0)

@@ -487,21 +487,11 @@ static void *pool_main(void *arg)
 		/* timed here, around the call alone, as the sync engine
 		 * times it: the hand-off to this thread and back is not the
 		 * call's cost (it is in the elapsed time) */
-		struct replay_prep p;
+		struct replay_issue is = { 0 };
 
-		r->t_call = replay_exec_has_prep(r->op) ? replay_now_ns() : 0;
-		if (replay_exec_prep(e->cx, r->op, &p) < 0) {
-			uint64_t t = replay_now_ns();
-
-			r->t_ret = t + (r->t_call ? t - r->t_call : 0);
-			r->t_call = t;
-			r->res = p.err;
-		} else {
-			r->t_call = replay_now_ns();
-			r->res = replay_exec_call(e->cx, r->op, r->fd, r->fd2, &p);
-			r->t_ret = replay_now_ns();
-		}
-		replay_exec_unprep(&p);
+		r->res = replay_exec_timed(e->cx, r->op, r->fd, r->fd2, &is);
+		r->t_call = is.t0;
+		r->t_ret = is.t1;
 		pthread_mutex_lock(&r->w->done_lock);
 		r->next = r->w->done;
 		r->w->done = r;
@@ -901,9 +891,11 @@ static bool blocks_in_ring(const struct replay_op *op)
  * registered after the call's clock stopped. */
 static int64_t open_here(struct uworker *w, struct ureq *r, uint64_t *t1)
 {
-	int64_t fd = replay_exec(w->e->cx, r->op, -1, -1);
+	struct replay_issue is = { 0 };
+	int64_t fd = replay_exec_timed(w->e->cx, r->op, -1, -1, &is);
 
-	*t1 = replay_now_ns();
+	r->t_submit = is.t0;
+	*t1 = is.t1;
 	r->slot = (int32_t)w->free_slots[--w->nfree];
 	return open_keep(w, r, fd);
 }
@@ -969,23 +961,15 @@ static bool run_here(struct uworker *w, struct ureq *r)
 	if (op->act == ACT_WRITE)
 		replay_prepare_data(w->e->cx, op);
 	if (op->act == ACT_OPEN) {
-		r->t_submit = replay_now_ns();
 		res = open_here(w, r, &t1);
 	} else {
-		/* the lookups before the clock, as the sync engine's */
-		struct replay_prep p;
+		/* the lookups before the clock, as the sync engine's; the
+		 * wait until due was drive.c's */
+		struct replay_issue is = { 0 };
 
-		t1 = replay_exec_has_prep(op) ? replay_now_ns() : 0;
-		if (replay_exec_prep(w->e->cx, op, &p) < 0) {
-			r->t_submit = replay_now_ns();
-			t1 = r->t_submit + (r->t_submit - t1);
-			res = p.err;
-		} else {
-			r->t_submit = replay_now_ns();
-			res = replay_exec_call(w->e->cx, op, fd, fd2, &p);
-			t1 = replay_now_ns();
-		}
-		replay_exec_unprep(&p);
+		res = replay_exec_timed(w->e->cx, op, fd, fd2, &is);
+		r->t_submit = is.t0;
+		t1 = is.t1;
 	}
 	replay_drive_issued(w->e->cx, &d, r->t_submit, t1, res);
 	req_put(w, r);

@@ -656,13 +656,24 @@ int64_t replay_exec_call(const struct replay_ctx *cx, const struct replay_op *op
 	return p->ofd ? exec_on_fd(cx, op, p->pfd) : exec_in_parent(cx, op, p);
 }
 
-int64_t replay_exec(const struct replay_ctx *cx, const struct replay_op *op, int fd, int fd2)
+int64_t replay_exec_timed(const struct replay_ctx *cx, const struct replay_op *op, int fd,
+			  int fd2, struct replay_issue *is)
 {
+	/* only an op with lookups can fail them: t is then set */
+	uint64_t t = replay_exec_has_prep(op) ? replay_now_ns() : 0;
 	struct replay_prep p;
 	int64_t rc;
 
-	replay_exec_prep(cx, op, &p);
-	rc = replay_exec_call(cx, op, fd, fd2, &p);
+	if (replay_exec_prep(cx, op, &p) < 0) {
+		t = replay_now_ns() - t;
+		replay_issue_start(is);
+		is->t1 = is->t0 + t;
+		rc = p.err;
+	} else {
+		replay_issue_start(is);
+		rc = replay_exec_call(cx, op, fd, fd2, &p);
+		replay_issue_stop(is);
+	}
 	replay_exec_unprep(&p);
 	return rc;
 }
