@@ -58,6 +58,7 @@ volatile const __u32 path_prefix_len;
 static const __u8 nr_sys[RIOT_NR_MAX] = {
 #define RIOT_SYSCALL(name, nr, cls, fl, a0, a1, a2, a3, a4, a5) \
 	[nr] = RIOT_SYS_##name + 1,
+#define RIOT_ASYNC_OP(id, str, cls, fl, a0, a1, a2, a3, a4, a5)
 #include "syscalls.def"
 #undef RIOT_SYSCALL
 };
@@ -161,6 +162,8 @@ static const struct sys_desc descs[RIOT_SYS_COUNT] = {
 			RIOT_SYS_##name == RIOT_SYS_fcntl ? FDNOTE_FCNTL :   \
 			HAS(FDPAIR, a0, a1, a2, a3, a4, a5) ? FDNOTE_PAIR : 0, \
 	},
+/* Asynchronous requests are no syscalls: capture sends them its own way. */
+#define RIOT_ASYNC_OP(id, str, cls, fl, a0, a1, a2, a3, a4, a5)
 #include "syscalls.def"
 #undef RIOT_SYSCALL
 };

@@ -27,7 +27,8 @@ enum riot_class {
 	RIOT_CLASS_ATTR,	/* chmod, chown, utimensat */
 	RIOT_CLASS_XATTR,
 	RIOT_CLASS_MMAP,	/* recorded, not replayable */
-	RIOT_CLASS_ASYNC,	/* io_uring_enter, io_submit: not replayable */
+	RIOT_CLASS_ASYNC,	/* io_uring_enter, io_submit, io_uring:other:
+				 * not replayable */
 	RIOT_CLASS_PROC,	/* clone, fork, exec */
 	RIOT_CLASS_COUNT
 };
@@ -71,6 +72,8 @@ enum riot_arg {
 	RIOT_ARG_ADDR,		/* memory address: -> arg */
 	RIOT_ARG_FDPAIR,	/* int[2] the call fills (pipe, socketpair):
 				 * read at exit -> fd, fd2 */
+	RIOT_ARG_CTX,		/* asynchronous requests: the io_uring ring
+				 * or AIO context, or the mapping -> ctx */
 };
 
 /* RIOT_SF_*: what capture collects at exit besides the arguments. */
@@ -89,6 +92,8 @@ enum riot_arg {
 				 * once moved): recorded only when it maps a
 				 * file, with that file's size, type, inode,
 				 * device and the file offset ADDR maps */
+#define RIOT_SF_ASYNC	0x100	/* an asynchronous request, not a syscall
+				 * (the RIOT_ASYNC_OP rows of syscalls.def) */
 /* A syscall of class FD with RIOT_SF_RET_FD or an FDPAIR argument makes
  * fds that name no file (pipes, sockets, eventfds, ...). */
 

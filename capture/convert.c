@@ -111,6 +111,7 @@ static void put_arg(struct riot_syscall *sc, const struct ev_view *v,
 	case RIOT_ARG_IOVCNT: sc->iovcnt = (uint32_t)val; sc->has |= RIOT_HAS_IOVCNT; break;
 	case RIOT_ARG_UID: sc->uid = (uint32_t)val; sc->has |= RIOT_HAS_UID; break;
 	case RIOT_ARG_GID: sc->gid = (uint32_t)val; sc->has |= RIOT_HAS_GID; break;
+	case RIOT_ARG_CTX: sc->ctx = val; sc->has |= RIOT_HAS_CTX; break;
 	case RIOT_ARG_HOW:
 		if (ev->flags & RIOT_EVF_HOW) {
 			sc->flags = x->how[0];

@@ -15,17 +15,20 @@
 #include "../bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 4	/* 1: permission bits, xattr values; 2: block
+#define RIOT_FMT_MINOR 5	/* 1: permission bits, xattr values; 2: block
 				 * sequence records; 3: end sections; 4: ioctl
 				 * clone sources and ranges, mremap and madvise
-				 * of files */
+				 * of files; 5: asynchronous requests and their
+				 * ctx field */
 #define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 
 /* ---- syscall table (from bpf/syscalls.def) ---- */
 
 struct riot_sys_info {
-	const char *name;	/* kernel name: "openat", "pread64" */
-	int nr;			/* x86_64 syscall number */
+	const char *name;	/* kernel name: "openat", "pread64"; for an
+				 * asynchronous request "io_uring:read" */
+	int nr;			/* x86_64 syscall number; -1 for an
+				 * asynchronous request (RIOT_SF_ASYNC) */
 	enum riot_class cls;
 	unsigned flags;		/* RIOT_SF_* */
 	enum riot_arg args[6];
@@ -90,6 +93,7 @@ enum {
 	RIOT_HAS_CREATED = 1u << 20,	/* open created the file (FMODE_CREATED) */
 	RIOT_HAS_PERM = 1u << 21,	/* permission bits at open / from stat */
 	RIOT_HAS_VALUE = 1u << 22,	/* setxattr: the value's first bytes */
+	RIOT_HAS_CTX = 1u << 23,	/* asynchronous request: its context */
 };
 
 /* One completed syscall. sys, pid, tid, t, dur and ret are always set; the
@@ -117,6 +121,10 @@ struct riot_syscall {
 				 * RIOT_VALUE_MAX from capture; the reader's
 				 * pointer lives until the next record */
 	uint32_t value_len;
+	uint64_t ctx;		/* RIOT_SF_ASYNC records: the io_uring ring or
+				 * AIO context the request went through (an
+				 * id stable within the capture), or the
+				 * mapping's start address (mmap:*) */
 };
 
 enum riot_proc_kind {

@@ -92,10 +92,11 @@ enum log_field {
 	F_CREATED = 27,
 	F_PERM = 28,	/* minor 1 */
 	F_VALUE = 29,	/* minor 1: value bytes, in the blob */
-	F_KNOWN = 30	/* fields this version names */
+	F_CTX = 30,	/* minor 5: an asynchronous request's context */
+	F_KNOWN = 31	/* fields this version names */
 };
 #define SC_HAS_SHIFT	7
-#define SC_HAS_ALL	((1u << 23) - 1)
+#define SC_HAS_ALL	((1u << 24) - 1)
 #define SC_REQUIRED	((1ull << F_TIME) | (1ull << F_DUR) | (1ull << F_KIND) | \
 			 (1ull << F_TID) | (1ull << F_PID) | (1ull << F_RET))
 #define STRING_TRUNCATED 1u	/* F_KIND bit of a STRING record */

@@ -646,6 +646,7 @@ static int dec_sc_fields(struct riot_reader *r, const struct rec_dec *d,
 	sc->dev = v[F_DEV];
 	sc->created = (uint8_t)v[F_CREATED];
 	sc->perm = (uint32_t)v[F_PERM];
+	sc->ctx = v[F_CTX];
 	return 0;
 }
 

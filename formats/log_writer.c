@@ -405,6 +405,7 @@ static uint64_t sc_value(const struct riot_syscall *sc, unsigned field)
 	case F_CREATED: return sc->created;
 	case F_PERM: return sc->perm;
 	case F_VALUE: return sc->value_len;
+	case F_CTX: return sc->ctx;
 	}
 	return 0;	/* the predicted fields are encoded by enc_predicted() */
 }

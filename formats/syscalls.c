@@ -16,6 +16,15 @@ static const struct riot_sys_info sys_table[RIOT_SYS_COUNT] = {
 		.args = { RIOT_ARG_##a0, RIOT_ARG_##a1, RIOT_ARG_##a2, \
 			  RIOT_ARG_##a3, RIOT_ARG_##a4, RIOT_ARG_##a5 }, \
 	},
+#define RIOT_ASYNC_OP(id_, str_, cls_, fl_, a0, a1, a2, a3, a4, a5) \
+	[RIOT_SYS_##id_] = { \
+		.name = str_, \
+		.nr = -1, \
+		.cls = RIOT_CLASS_##cls_, \
+		.flags = fl_, \
+		.args = { RIOT_ARG_##a0, RIOT_ARG_##a1, RIOT_ARG_##a2, \
+			  RIOT_ARG_##a3, RIOT_ARG_##a4, RIOT_ARG_##a5 }, \
+	},
 #include "../bpf/syscalls.def"
 #undef RIOT_SYSCALL
 };

@@ -784,6 +784,11 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 		plan_clone(p, op, sc, mop);
 		return;
 	}
+	if (si->flags & RIOT_SF_ASYNC) {
+		/* asynchronous requests: not replayed yet */
+		op->act = ACT_UNREPLAYABLE;
+		return;
+	}
 	if (not_replayed(sc->sys)) {
 		/* on a pipe or socket: skipped as such, like its reads */
 		if (!(sc->has & RIOT_HAS_FD) || file_ok(p, op, op->file, mop))
