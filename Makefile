@@ -53,7 +53,7 @@ STATIC    ?= -static
 LINK_QUIET := 2>&1 | { grep -v -e 'unixDlOpen' -e "Using 'dlopen' in statically" || true; }
 
 # Every .c in these folders is part of the program; riot.c is main().
-SRC_DIRS  := lib formats model capture replay report inspect
+SRC_DIRS  := lib formats model convert capture replay report inspect
 LIB_SRCS  := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -174,22 +174,20 @@ asan: deps-test
 
 # libFuzzer target for the log reader; clang's runtime from libclang-rt-14-dev.
 FUZZ_SECONDS ?= 60
-# formats/ reaches model/ (the strace importer and fio exporter resolve
-# through it), so the fuzzers link it too.
-FUZZ_SRCS := $(wildcard formats/*.c lib/*.c model/*.c)
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $(HDRS)
+# The log codec and what it stands on; the strace target adds the importer
+# (convert/) and the model it resolves through, the plan target the model
+# and the replay and init planners.
+FUZZ_SRCS := $(wildcard formats/*.c lib/*.c)
+FUZZ_EXTRA_fuzz_strace := $(wildcard model/*.c) convert/import_strace.c \
+	convert/import_strace_lex.c
+FUZZ_EXTRA_fuzz_plan := $(wildcard model/*.c) replay/plan.c replay/init.c \
+	replay/init_tree.c replay/init_root.c replay/fill.c replay/root.c
+.SECONDEXPANSION:
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $$(FUZZ_EXTRA_$$*) $(HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
-		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) -lzstd -lz -lpthread
-# The plan target goes on through the replay and init planners.
-FUZZ_PLAN_SRCS := replay/plan.c replay/init.c replay/init_tree.c replay/init_root.c \
-	replay/fill.c replay/root.c
-$(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $(FUZZ_PLAN_SRCS) $(HDRS)
-	$(call msg,FUZZ,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
-		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) $(FUZZ_PLAN_SRCS) \
+		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) $(FUZZ_EXTRA_$*) \
 		-lzstd -lz -lpthread
 fuzz: deps-test $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/fuzz/fuzz_plan \
 		$(BUILD)/bin/genlog $(BUILD)/bin/mklog

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "capture/capture.h"
-#include "formats/convert.h"
+#include "convert/convert.h"
 #include "inspect/inspect.h"
 #include "lib/cli.h"
 #include "replay/replay.h"
@@ -35,8 +35,10 @@ static const struct riot_command commands[] = {
 	{ "compare", cmd_compare, "put runs side by side", cmd_compare_help, NULL },
 	{ "info", cmd_info, "summarise a .riot log", cmd_info_help, NULL },
 	{ "dump", cmd_dump, "print every record of a .riot log", cmd_dump_help, NULL },
-	{ "import", cmd_import, "turn another tool's trace (strace) into a .riot log", cmd_import_help, NULL },
-	{ "export", cmd_export, "write a log for another tool (fio iolog)", cmd_export_help, NULL },
+	{ "import", cmd_import, "turn another tool's trace (strace) into a .riot log", cmd_import_help,
+	  cmd_import_help_more },
+	{ "export", cmd_export, "write a log for another tool (fio iolog)", cmd_export_help,
+	  cmd_export_help_more },
 	{ "version", cmd_version, "riot, library and kernel feature versions", cmd_version_help, NULL },
 	{ "help", cmd_help, "list commands or show one's help", help_help, NULL },
 };

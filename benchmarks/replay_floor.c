@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formats/convert.h"
+#include "convert/fio.h"
 
 enum verb { V_READ, V_WRITE, V_FSYNC, V_FDATASYNC };
 

@@ -38,6 +38,10 @@ struct riot_sys_info {
 const struct riot_sys_info *riot_sys_info(unsigned sys);
 /* RIOT_SYS_* for a kernel name, or -ENOENT. */
 int riot_sys_by_name(const char *name);
+/* The value of a symbolic constant as strace and the man pages print it
+ * (O_CREAT, AT_REMOVEDIR, CLONE_VM, SIGCHLD, SEEK_END, F_DUPFD, ...), name
+ * being n bytes without a NUL: 0 or -ENOENT. */
+int riot_sym_value(const char *name, size_t n, uint64_t *v);
 /* open(2) flags by name, "O_RDWR|O_CREAT|O_CLOEXEC" (bits without a name
  * follow in octal); returns buf. */
 const char *riot_open_flags_str(uint64_t flags, char *buf, size_t len);

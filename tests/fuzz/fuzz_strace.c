@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "formats/convert.h"
+#include "convert/strace.h"
 #include "model/model.h"
 
 static int resolve(const struct riot_rec *r, void *arg)

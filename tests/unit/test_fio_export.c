@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/convert.h"
+#include "convert/fio.h"
+#include "formats/log.h"
 #include "unit.h"
 
 #define T0 1000000000ull

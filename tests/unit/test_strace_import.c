@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "formats/convert.h"
-#include "formats/import_strace.h"
+#include "convert/import_strace.h"
+#include "convert/strace.h"
 #include "unit.h"
 
 #define MAX_RECS 64

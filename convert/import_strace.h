@@ -1,12 +1,12 @@
-/* formats/import_strace.h: the strace text lexer, private to the importer
- * (formats/import_strace*.c) and its unit test.
+/* convert/import_strace.h: the strace text lexer, private to the importer
+ * (convert/import_strace*.c) and its unit test.
  *
  * Everything works on byte slices of the line being imported; nothing is
  * copied and nothing allocates. Malformed text makes a function return
  * -EINVAL, never read outside its slice.
  */
-#ifndef RIOT_FORMATS_IMPORT_STRACE_H
-#define RIOT_FORMATS_IMPORT_STRACE_H
+#ifndef RIOT_CONVERT_IMPORT_STRACE_H
+#define RIOT_CONVERT_IMPORT_STRACE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,10 +79,6 @@ bool strace_field(struct sv s, const char *key, struct sv *val);
  * " (deleted)" suffix; *ftype gets S_IFCHR/S_IFBLK from a device note. */
 int strace_note_path(struct sv note, char *out, size_t outlen, bool *trunc,
 		     uint32_t *ftype);
-
-/* The value of a symbolic constant strace prints (O_CREAT, AT_FDCWD's
- * relatives, CLONE_VM, SIGCHLD, SEEK_END, F_DUPFD, ...): 0 or -ENOENT. */
-int strace_sym(const char *name, size_t n, uint64_t *v);
 
 /* errno number of "ENOENT", or 0. */
 int strace_errno(struct sv name);

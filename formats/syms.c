@@ -1,7 +1,7 @@
-/* formats/import_strace_syms.c: the symbolic constants strace prints in the
- * arguments of the syscalls riot records, with their x86_64 kernel values;
- * the importer reads them, `riot dump` names open flags and file types
- * with them (formats/log.h).
+/* formats/syms.c: the symbolic constants of the arguments of the syscalls
+ * riot records, as strace and the man pages name them, with their x86_64
+ * kernel values (formats/log.h): the strace importer reads them, `riot
+ * dump` names open flags and file types with them.
  *
  * Names are unique across families (O_*, AT_*, CLONE_*, ...), so one table
  * serves every flag argument. Values are written out rather than taken from
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import_strace.h"
+#include "formats/log.h"
 
 struct sym {
 	const char *name;
@@ -151,7 +151,7 @@ static void syms_init(void)
 	qsort(sorted, N_SYMS, sizeof(sorted[0]), sym_cmp);
 }
 
-int strace_sym(const char *name, size_t n, uint64_t *v)
+int riot_sym_value(const char *name, size_t n, uint64_t *v)
 {
 	size_t lo = 0, hi = N_SYMS;
 

@@ -1,5 +1,5 @@
-/* formats/export_fio.c: a .riot log as fio iolog v3 files and a job file,
- * so fio can replay the same data operations (formats/convert.h).
+/* convert/export_fio.c: a .riot log as fio iolog v3 files and a job file,
+ * so fio can replay the same data operations (convert/fio.h).
  *
  * The log is streamed once through the model, which names the file object
  * and path of every operation. Reads and writes without an offset use the
@@ -29,7 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "convert.h"
+#include "convert/fio.h"
+#include "formats/log.h"
 #include "model/model.h"
 
 #define FIO_NAME_MAX 256	/* fio reads file names with "%256s" */

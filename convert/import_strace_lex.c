@@ -1,4 +1,4 @@
-/* formats/import_strace_lex.c: splitting strace's text into its parts and
+/* convert/import_strace_lex.c: splitting strace's text into its parts and
  * its values into numbers and strings (see import_strace.h).
  *
  * strace's grammar, as far as the importer needs it:
@@ -18,7 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "import_strace.h"
+#include "convert/import_strace.h"
+#include "formats/log.h"
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_ident(char c)
@@ -489,7 +490,7 @@ int strace_flags(struct sv s, uint64_t *v)
 			if (strace_int(tok, &sx, NULL))
 				return -EINVAL;
 			*v |= (uint64_t)sx;
-		} else if (strace_sym(tok.p, tok.n, &x) == 0) {
+		} else if (riot_sym_value(tok.p, tok.n, &x) == 0) {
 			*v |= x;
 		} else {
 			rc = -ENOENT;

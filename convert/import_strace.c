@@ -1,5 +1,5 @@
-/* formats/import_strace.c: strace -f -ttt -T [-y|-yy] lines into log
- * records (formats/convert.h).
+/* convert/import_strace.c: strace -f -ttt -T [-y|-yy] lines into log
+ * records (convert/strace.h).
  *
  * Each finished call becomes a SYSCALL record, its arguments placed by the
  * roles of bpf/syscalls.def; clone/fork/vfork, execve and "+++" lines also
@@ -20,8 +20,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "convert.h"
-#include "import_strace.h"
+#include "convert/import_strace.h"
+#include "convert/strace.h"
+#include "formats/log.h"
 #include "model/model.h"
 
 #define STRACE_PATH_MAX 8192	/* a decoded path or text argument */

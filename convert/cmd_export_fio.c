@@ -1,4 +1,4 @@
-/* formats/export_fio_cmd.c: `riot export fio FILE -o DIR`. */
+/* convert/cmd_export_fio.c: `riot export fio FILE -o DIR`. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -8,10 +8,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "convert.h"
+#include "convert/convert.h"
+#include "convert/fio.h"
 #include "lib/cli.h"
 
-const char cmd_export_help[] =
+const char cmd_export_fio_help[] =
 	"Usage: riot export fio FILE -o DIR [--root ROOT] [--engine io_uring|psync]\n"
 	"                       [--iodepth N] [--fast]\n"
 	"\n"
@@ -91,7 +92,7 @@ static int absolute_root(const char *dir, const char *root, char *out, size_t le
 	return 0;
 }
 
-static int export_fio(int argc, char **argv)
+int cmd_export_fio(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -153,14 +154,4 @@ static int export_fio(int argc, char **argv)
 	}
 	print_summary(absdir, absroot, argv[optind], &st);
 	return RIOT_EXIT_OK;
-}
-
-int cmd_export(int argc, char **argv)
-{
-	if (argc < 2)
-		return riot_usage("give a format: fio");
-	if (strcmp(argv[1], "fio") != 0)
-		return riot_usage("unknown format '%s' (known: fio)", argv[1]);
-	optind = 1;
-	return export_fio(argc - 1, argv + 1);
 }

@@ -1,4 +1,4 @@
-/* formats/import_strace_cmd.c: `riot import strace LOG -o FILE`: streams a
+/* convert/cmd_import_strace.c: `riot import strace LOG -o FILE`: streams a
  * strace text log through the importer into a .riot log, in memory bounded
  * by the longest line and the live tasks, fds and paths. */
 #include <errno.h>
@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
-#include "import_strace.h"
+#include "convert/convert.h"
+#include "convert/import_strace.h"
+#include "convert/strace.h"
+#include "formats/log.h"
 #include "lib/cli.h"
 #include "model/model.h"
 
-const char cmd_import_help[] =
+const char cmd_import_strace_help[] =
 	"Usage: riot import strace LOG -o FILE [--pid N] [--cwd DIR]\n"
 	"\n"
 	"Turns the output of `strace -f -ttt -T [-y|-yy]` into a .riot log that\n"
@@ -271,7 +273,7 @@ static void join_cmdline(char *buf, size_t len, int argc, char **argv)
 		n += (size_t)snprintf(buf + n, len - n, " %s", argv[i]);
 }
 
-static int import_strace(int argc, char **argv)
+int cmd_import_strace(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -322,14 +324,4 @@ static int import_strace(int argc, char **argv)
 	}
 	print_summary(argv[optind], out, &st);
 	return RIOT_EXIT_OK;
-}
-
-int cmd_import(int argc, char **argv)
-{
-	if (argc < 2)
-		return riot_usage("give a format: strace");
-	if (strcmp(argv[1], "strace") != 0)
-		return riot_usage("unknown format '%s' (known: strace)", argv[1]);
-	optind = 1;
-	return import_strace(argc - 1, argv + 1);
 }

@@ -1,28 +1,20 @@
-/* formats/convert.h: riot's bridges to other tools' formats.
+/* convert/strace.h: the strace importer (`riot import strace`).
  *
- *   riot import strace LOG -o FILE   strace -f -ttt -T [-y|-yy] text -> .riot
- *   riot export fio FILE -o DIR      .riot -> fio iolog v3 files + job file
- *
- * The commands are thin; the work is in the functions below, which tests
- * and the fuzz target call directly. Functions return 0 or -errno; where
- * they take err, a one-line reason is written there and nothing is printed.
+ * Reads the text of `strace -f -ttt -T [-y|-yy]` and makes the records a
+ * capture would have made. The command is thin (cmd_import_strace.c); the
+ * work is in the functions below, which tests and the fuzz target call
+ * directly. Functions return 0 or -errno; where they take err, a one-line
+ * reason is written there and nothing is printed.
  */
-#ifndef RIOT_FORMATS_CONVERT_H
-#define RIOT_FORMATS_CONVERT_H
+#ifndef RIOT_CONVERT_STRACE_H
+#define RIOT_CONVERT_STRACE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "log.h"
-
-int cmd_import(int argc, char **argv);
-extern const char cmd_import_help[];
-int cmd_export(int argc, char **argv);
-extern const char cmd_export_help[];
-
-/* ---- strace import ---- */
+#include "formats/log.h"
 
 /* Why a line of strace output was not imported. */
 enum strace_skip {
@@ -102,60 +94,5 @@ void strace_importer_free(struct strace_importer *im);
 int strace_import_file(FILE *in, const char *in_name, const char *out_path,
 		       const struct strace_import_opts *o, const char *cmdline,
 		       struct strace_stats *st, char *err, size_t errlen);
-
-/* ---- fio export ---- */
-
-enum fio_engine { FIO_ENGINE_IO_URING, FIO_ENGINE_PSYNC };
-
-/* Why an operation of the log is not in the iologs. */
-enum fio_skip {
-	FIO_SKIP_FAILED,	/* the call failed or moved no bytes */
-	FIO_SKIP_UNRESOLVED,	/* the model could not tell the file */
-	FIO_SKIP_NOT_FILE,	/* pipe, socket, /proc, /sys, /dev */
-	FIO_SKIP_NAME,		/* path fio cannot name: whitespace, or
-				 * longer than fio's 256 bytes */
-	FIO_SKIP_UNSUPPORTED,	/* data ops fio has no verb for: mmap,
-				 * io_uring, truncate, fallocate, ... */
-	FIO_SKIP_SYMLINK,	/* a path through a symlink the log shows
-				 * (readlink, symlink, lstat): fio would
-				 * follow it with nothing to keep it in the
-				 * root */
-	FIO_SKIP_COUNT
-};
-
-const char *fio_skip_name(enum fio_skip s);
-
-/* Receives, in log order, each data operation fio would be given: the
- * captured thread, the file's name (root + captured path), the verb
- * ("read", "write", "sync", "datasync"), its offset and length (0 for
- * syncs). The name is valid during the call only. 0, or -errno to stop. */
-typedef int (*fio_io_fn)(void *arg, uint32_t tid, const char *name, const char *verb,
-			 uint64_t off, uint64_t len);
-
-struct fio_export_opts {
-	const char *root;	/* absolute directory the captured tree is
-				 * under (riot init LOG --root ROOT) */
-	enum fio_engine engine;
-	unsigned iodepth;	/* io_uring only; 0: 1 (a thread blocks in
-				 * each call, as captured) */
-	bool no_stall;		/* replay_no_stall=1: as fast as possible */
-	fio_io_fn on_io;	/* set: no files are written (dir unused),
-				 * every data operation goes here instead */
-	void *on_io_arg;
-};
-
-struct fio_export_stats {
-	uint64_t records;	/* log records read */
-	uint64_t jobs;		/* one per captured thread with data ops */
-	uint64_t reads, writes, syncs, opens, closes;
-	uint64_t bytes_read, bytes_written;
-	uint64_t skipped[FIO_SKIP_COUNT];
-	uint64_t duration_us;	/* last timestamp in the iologs */
-};
-
-/* Writes DIR/riot.fio and DIR/riot-TID.iolog per captured thread; with
- * o->on_io, writes nothing and hands it every data operation instead. */
-int fio_export(const char *log_path, const char *dir, const struct fio_export_opts *o,
-	       struct fio_export_stats *st, char *err, size_t errlen);
 
 #endif

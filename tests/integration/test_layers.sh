@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# test_layers: code flows one way between riot's folders. The include graph
+# of the tree (scripts/layers.py) has no folder cycle and no header that
+# reaches itself; and the check finds one when a tree has it.
+. "$(dirname "$0")/lib.sh"
+TOP=$(cd "$IT_DIR/../.." && pwd)
+LAYERS=$TOP/scripts/layers.py
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+out=$(python3 "$LAYERS" "$TOP" 2>&1) || fail "include cycles in the tree: $out"
+[ -z "$out" ] || fail "layers.py printed on a clean tree: $out"
+# the graph holds the edges the layout promises, and none back
+graph=$(python3 "$LAYERS" "$TOP" --graph)
+for e in "model -> formats" "convert -> model" "replay -> model" "report -> formats"; do
+	grep -qx "$e" <<<"$graph" || fail "no edge '$e' in the include graph"
+done
+for e in "formats -> model" "formats -> convert" "model -> replay" "lib -> formats"; do
+	grep -qx "$e" <<<"$graph" && fail "edge '$e' runs against the flow"
+done
+
+# A tree with formats/ reaching back into model/: one folder cycle, named
+mkdir -p "$T/formats" "$T/model" "$T/lib"
+printf '#include "model/m.h"\n' >"$T/formats/f.h"
+printf '#include "formats/f.h"\n' >"$T/model/m.h"
+printf '#include "a.h"\n' >"$T/lib/b.h"
+printf '#include "b.h"\n' >"$T/lib/a.h"
+printf '#include "lib/a.h"\n' >"$T/lib/c.c"
+out=$(python3 "$LAYERS" "$T") && fail "layers.py passed a tree with cycles"
+want="folder cycle: formats <-> model (formats/f.h includes model/m.h; model/m.h includes formats/f.h)
+header cycle: formats/f.h -> model/m.h
+header cycle: lib/a.h -> lib/b.h"
+[ "$out" = "$want" ] || fail "layers.py said:
+$out
+want:
+$want"
+echo PASS
