@@ -38,9 +38,13 @@ static int unpack_args(struct riot_ev_syscall *ev, const uint64_t *wire)
 
 	if (!si)
 		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		if (RIOT_ARG_ON_WIRE(si->args[i]) && k < ev->nargs)
-			ev->args[i] = wire[k++];
+	for (int i = 0; i < 6; i++) {
+		if (!RIOT_ARG_ON_WIRE(si->args[i]))
+			continue;
+		if (k == ev->nargs)
+			return -EINVAL;	/* the row's arguments, all of them */
+		ev->args[i] = wire[k++];
+	}
 	return k == ev->nargs ? 0 : -EINVAL;
 }
 
