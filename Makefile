@@ -1,5 +1,5 @@
 # riot: one static binary from Debian's packages.
-#   make            build ./riot (runs `make deps` first: what the build needs)
+#   make            build ./riot (says which packages are missing: `make deps`)
 #   make deps-test  also what the tests, the demo and the benchmarks need
 #   make check      build, then run every test (unit, integration, fuzz)
 #   make asan       build with ASan+UBSan into build/asan and run the tests
@@ -64,10 +64,12 @@ TOOL_SRCS := $(sort $(wildcard tests/bin/*.c))
 TOOL_BINS := $(patsubst tests/bin/%.c,$(BUILD)/bin/%,$(TOOL_SRCS))
 BENCH_SRCS := $(sort $(wildcard benchmarks/*.c))
 BENCH_BINS := $(patsubst benchmarks/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
-HDRS      := $(wildcard */*.h) bpf/syscalls.def
+# Objects depend on the headers they include, as the compiler lists them
+# (-MMD: build/obj/X.d beside each object, read back below).
+DEPFLAGS  := -MMD -MP
 
-.PHONY: all deps deps-test check test asan fuzz bench demo install clean tools
-all: deps riot tools
+.PHONY: all deps deps-test have-deps check test asan fuzz bench demo install clean tools
+all: riot tools
 
 # Installs what is missing of the packages given, and does nothing when all
 # is there.
@@ -86,6 +88,14 @@ endef
 deps:
 	$(call install_missing,$(DEB_BUILD))
 
+# Plain `make` installs nothing: it stops early, naming what is missing.
+have-deps:
+	@missing=""; for p in $(DEB_BUILD); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "make: missing packages:$$missing; run 'make deps' (as root) first" >&2; exit 1; fi
+
 # After deps: two apt-get runs at once would fight over dpkg's lock.
 deps-test: deps
 	$(call install_missing,$(DEB_TEST))
@@ -103,10 +113,13 @@ $(BUILD)/libriot.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/obj/%.o: %.c $(HDRS) $(BPF_SKELS) | $(BUILD)
+# The skeletons and the schema are made before the first compile (order
+# only); after that the .d files say which objects include them.
+GENERATED := $(BPF_SKELS) $(BUILD)/report_schema.h
+$(BUILD)/obj/%.o: %.c | $(BUILD) $(GENERATED)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # report/schema.sql, embedded as a C string literal (report/db.c).
 $(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
@@ -114,7 +127,6 @@ $(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
 	$(Q){ echo 'static const char report_schema_sql[] ='; \
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
 		echo ';'; } > $@
-$(BUILD)/obj/report/db.o: $(BUILD)/report_schema.h
 
 # `riot version` names the liburing package built against. Asked when
 # version.o is compiled, not when make starts: on a fresh machine `make
@@ -133,33 +145,38 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-# Every build step waits for deps (order only: it never forces a rebuild),
-# so `make -j` does not compile before the headers are installed.
-$(BUILD): | deps
+# Every build step waits for the check of the build packages (order only:
+# it never forces a rebuild), so a fresh machine gets one clear line.
+$(BUILD): | have-deps
 	$(Q)mkdir -p $(BUILD)
 
 # Test programs and tools link the same library as riot.
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libriot.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libriot.a
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS) $(LINK_QUIET)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS) $(LINK_QUIET)
 
 $(BUILD)/bin/%: tests/bin/%.c $(BUILD)/libriot.a
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS) -lpthread $(LINK_QUIET)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS) -lpthread $(LINK_QUIET)
 
 $(BUILD)/bench/%: benchmarks/%.c $(BUILD)/libriot.a
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS) $(LINK_QUIET)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(STATIC) -o $@ $< $(BUILD)/libriot.a $(LIBS) $(LINK_QUIET)
+
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/*/*.d $(BUILD)/tests/*.d $(BUILD)/bin/*.d \
+	$(BUILD)/bench/*.d)
 
 tools: $(UNIT_BINS) $(TOOL_BINS) $(BENCH_BINS)
 
 # Sanitizer builds cannot be static: a second tree under build/asan.
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined
-check: deps-test all
+# The build runs after deps-test, not beside it (make -j): a sub-make.
+check: deps-test
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin TESTS=$(CURDIR)/$(BUILD)/tests \
 		FUZZ_SECONDS=$${FUZZ_SECONDS:-20} MAKE_FUZZ="$(MAKE) --no-print-directory fuzz" \
 		bash tests/run.sh
@@ -178,12 +195,13 @@ FUZZ_SECONDS ?= 60
 # (convert/) and the model it resolves through, the plan target the model
 # and the replay and init planners.
 FUZZ_SRCS := $(wildcard formats/*.c lib/*.c)
+FUZZ_HDRS := $(wildcard */*.h) bpf/syscalls.def
 FUZZ_EXTRA_fuzz_strace := $(wildcard model/*.c) convert/import_strace.c \
 	convert/import_strace_lex.c
 FUZZ_EXTRA_fuzz_plan := $(wildcard model/*.c) replay/plan.c replay/init.c \
 	replay/init_tree.c replay/init_root.c replay/fill.c replay/root.c
 .SECONDEXPANSION:
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $$(FUZZ_EXTRA_$$*) $(HDRS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $$(FUZZ_EXTRA_$$*) $(FUZZ_HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
@@ -193,11 +211,13 @@ fuzz: deps-test $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/fuz
 		$(BUILD)/bin/genlog $(BUILD)/bin/mklog
 	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
-bench: deps-test all
+bench: deps-test
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin BENCH=$(CURDIR)/$(BUILD)/bench \
 		bash benchmarks/run.sh
 
-demo: deps-test all
+demo: deps-test
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin bash scripts/demo.sh
 
 install: riot

@@ -16,7 +16,21 @@ for t in check asan fuzz bench demo; do
 	grep -qE "^$t: (.* )?deps-test( |$)" "$IT_TMP/db" || fail "make $t does not run deps-test first"
 done
 grep -qE '^deps-test: deps$' "$IT_TMP/db" || fail "deps-test does not follow deps"
-grep -qE '^all: deps ' "$IT_TMP/db" || fail "make does not run deps first"
+grep -qE '^all: ' "$IT_TMP/db" || fail "no all target"
+grep -qE '^all: (.* )?deps(-test)?( |$)' "$IT_TMP/db" && fail "plain make installs packages (deps)"
+# plain make installs nothing: it names what is missing and stops
+out=$(make -C "$TOP" --no-print-directory have-deps DEB_BUILD="file riot-no-such-package" 2>&1) &&
+	fail "have-deps passed with a package missing"
+[ "$(head -n 1 <<<"$out")" = "make: missing packages: riot-no-such-package; run 'make deps' (as root) first" ] ||
+	fail "have-deps said: $out"
+make -C "$TOP" --no-print-directory have-deps >/dev/null 2>&1 || fail "have-deps fails with everything installed"
+# objects depend on the headers they include (dependency files), so a
+# second make after a build compiles nothing
+[ -x "$TOP/riot" ] || fail "no riot built in $TOP"
+again=$(make -C "$TOP" -n riot tools 2>&1 | grep -E -- ' -c -o |-o build/' || true)
+[ -z "$again" ] || fail "a second make would build again: $(head -n 3 <<<"$again")"
+ls "$TOP"/build/obj/model/model.d >/dev/null 2>&1 || fail "no dependency file for model/model.o"
+grep -q 'formats/log.h' "$TOP/build/obj/model/model.d" || fail "model.d does not list formats/log.h"
 
 # COMMAND PACKAGE [OWNER]: PACKAGE, in the test list, brings the command
 # (the package that owns its file is OWNER, installed with PACKAGE)
