@@ -129,10 +129,10 @@ $(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
 		echo ';'; } > $@
 
 # `riot version` names the liburing package built against. Asked when
-# version.o is compiled, not when make starts: on a fresh machine `make
+# cmd_version.o is compiled, not when make starts: on a fresh machine `make
 # deps` installs the package in between.
 URING_VER = $(shell dpkg-query -W -f='$${Version}' liburing-dev 2>/dev/null)
-$(BUILD)/obj/inspect/version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(URING_VER)"'
+$(BUILD)/obj/inspect/cmd_version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(URING_VER)"'
 
 # BPF: compiled against the committed vmlinux.h, embedded by a skeleton.
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/syscalls.def | $(BUILD)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../bpf/syscalls.h"
+#include "bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
 #define RIOT_FMT_MINOR 5	/* 1: permission bits, xattr values; 2: block

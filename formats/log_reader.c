@@ -1,8 +1,8 @@
 /* formats/log_reader.c: streams a .riot log (FORMAT.md) one block at a
  * time. Everything read is hostile: every length is checked against a cap
  * and against what is left before anything is allocated or read. */
-#include "log.h"
-#include "log_codec.h"
+#include "formats/log.h"
+#include "formats/log_codec.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 /* formats/log_writer.c: writes a .riot log (FORMAT.md): header, then
  * self-contained columnar blocks, each compressed and written with one
  * write(), then the end record. */
-#include "log.h"
-#include "log_codec.h"
+#include "formats/log.h"
+#include "formats/log_codec.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* formats/syscalls.c: names, classes and argument roles of the syscalls
  * riot records, all derived from bpf/syscalls.def so the table has one
  * source. */
-#include "log.h"
+#include "formats/log.h"
 
 #include <errno.h>
 #include <string.h>
@@ -25,7 +25,7 @@ static const struct riot_sys_info sys_table[RIOT_SYS_COUNT] = {
 		.args = { RIOT_ARG_##a0, RIOT_ARG_##a1, RIOT_ARG_##a2, \
 			  RIOT_ARG_##a3, RIOT_ARG_##a4, RIOT_ARG_##a5 }, \
 	},
-#include "../bpf/syscalls.def"
+#include "bpf/syscalls.def"
 #undef RIOT_SYSCALL
 };
 

@@ -1,5 +1,5 @@
 /* inspect/emit.c: see emit.h. */
-#include "emit.h"
+#include "inspect/emit.h"
 #include "lib/text.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* lib/cli.c: error reporting and argument parsing shared by the commands. */
-#include "cli.h"
+#include "lib/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>

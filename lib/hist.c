@@ -1,5 +1,5 @@
 /* lib/hist.c: see hist.h. */
-#include "hist.h"
+#include "lib/hist.h"
 
 #include <string.h>
 

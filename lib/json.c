@@ -1,5 +1,5 @@
 /* lib/json.c: see json.h. */
-#include "json.h"
+#include "lib/json.h"
 
 #include <math.h>
 #include <string.h>

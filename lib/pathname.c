@@ -1,7 +1,7 @@
 /* lib/pathname.c: lexical path resolution (pathname.h). */
 #include <string.h>
 
-#include "pathname.h"
+#include "lib/pathname.h"
 
 /* Drops the last component of out[0..len) (len > 1 means one exists). */
 static size_t path_pop(const char *out, size_t len)

@@ -1,5 +1,5 @@
 /* lib/text.c: see text.h. */
-#include "text.h"
+#include "lib/text.h"
 
 #include <stdlib.h>
 #include <string.h>

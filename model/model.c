@@ -1,7 +1,7 @@
 /* model/model.c: processes, tasks, fd tables, cwds and file objects; the
  * rules are in model.h. */
-#include "model.h"
-#include "internal.h"
+#include "model/model.h"
+#include "model/model_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

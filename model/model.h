@@ -82,7 +82,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../formats/log.h"
+#include "formats/log.h"
 
 #define MODEL_PATH_MAX 4096	/* bytes of a resolved path, with its NUL */
 /* The distinct paths of a log are held in memory for the model's life:

@@ -1,12 +1,12 @@
 /* model/path.c: lexical path resolution and the interned path table. */
-#include "internal.h"
+#include "model/model_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/pathname.h"
-#include "model.h"
+#include "model/model.h"
 
 #define PATH_CHUNK (64u * 1024)
 

@@ -1,5 +1,5 @@
 /* model/store.c: the map and pool behind the model's tables. */
-#include "internal.h"
+#include "model/model_int.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "init.h"
+#include "replay/init.h"
 #include "formats/log.h"
 #include "lib/cli.h"
-#include "replay.h"
+#include "replay/replay.h"
 
 #define INIT_MAX_MAPS 64
 

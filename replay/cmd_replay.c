@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "capture/block.h"
-#include "engine.h"
-#include "init.h"
+#include "replay/engine.h"
+#include "replay/init.h"
 #include "lib/cli.h"
-#include "replay.h"
+#include "replay/replay.h"
 
 #define MAX_MAPS 64
 #define START_LEAD_NS 2000000

@@ -16,7 +16,7 @@
 #include <sys/sysinfo.h>
 #include <time.h>
 
-#include "engine.h"
+#include "replay/engine.h"
 
 void replay_pace_init(struct replay_pace *p, const struct replay_ctx *cx, uint64_t spin_ns)
 {

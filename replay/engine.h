@@ -32,10 +32,10 @@
 #include <pthread.h>
 #include <sys/uio.h>
 
-#include "fill.h"
-#include "plan.h"
-#include "root.h"
-#include "stats.h"
+#include "replay/fill.h"
+#include "replay/plan.h"
+#include "replay/root.h"
+#include "replay/stats.h"
 
 struct replay_ctx {
 	struct replay_plan *plan;

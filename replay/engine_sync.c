@@ -12,7 +12,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "replay/engine.h"
 
 /* A thread per stream: more threads than CPUs must not spin long, or they
  * starve each other and every op is late. */

@@ -37,7 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "replay/engine.h"
 
 #define URING_ENTRIES 256
 #define POOL_THREADS 8

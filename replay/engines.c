@@ -3,7 +3,7 @@
  * measurements are the most faithful (replay/ENGINES.md). */
 #include <string.h>
 
-#include "engine.h"
+#include "replay/engine.h"
 
 const struct replay_engine *const replay_engines[] = {
 	&replay_engine_sync,

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "replay/engine.h"
 
 uint64_t replay_now_ns(void)
 {

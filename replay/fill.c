@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fill.h"
+#include "replay/fill.h"
 #include "lib/cli.h"
 
 #define FILL_BLOCK 4096u

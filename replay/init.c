@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "init.h"
-#include "init_tree.h"
+#include "replay/init.h"
+#include "replay/init_tree.h"
 #include "lib/cli.h"
 #include "lib/text.h"
 

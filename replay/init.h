@@ -84,8 +84,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fill.h"
-#include "root.h"
+#include "replay/fill.h"
+#include "replay/root.h"
 
 /* Name of the marker file at the top of every root (and --map directory)
  * riot prepares; its content starts with REPLAY_ROOT_MAGIC. It is written

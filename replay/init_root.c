@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "init.h"
+#include "replay/init.h"
 
 /* Where the marker is written before it is renamed into place; a run
  * killed in between leaves it, so it does not make a root non-empty. */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "formats/log.h"
-#include "init_tree.h"
+#include "replay/init_tree.h"
 #include "model/model.h"
 
 enum ent_state { ST_UNKNOWN, ST_PRESENT, ST_ABSENT };

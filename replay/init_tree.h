@@ -3,7 +3,7 @@
 #ifndef RIOT_REPLAY_INIT_TREE_H
 #define RIOT_REPLAY_INIT_TREE_H
 
-#include "init.h"
+#include "replay/init.h"
 
 struct tree_table;
 

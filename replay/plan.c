@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "model/model.h"
-#include "plan.h"
-#include "root.h"
+#include "replay/plan.h"
+#include "replay/root.h"
 
 #define WINDOW_MASK (REPLAY_WINDOW - 1)
 

@@ -15,9 +15,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "init.h"
+#include "replay/init.h"
 #include "lib/pathname.h"
-#include "root.h"
+#include "replay/root.h"
 
 struct root_dir {
 	char *prefix;		/* captured prefix without trailing '/'; "" is / */

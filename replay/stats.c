@@ -8,7 +8,7 @@
 #include "lib/cli.h"
 #include "lib/json.h"
 #include "lib/text.h"
-#include "stats.h"
+#include "replay/stats.h"
 
 void replay_stats_init(struct replay_stats *s)
 {

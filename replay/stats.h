@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "lib/hist.h"
-#include "plan.h"
+#include "replay/plan.h"
 #include "report/report.h"
 
 #define REPLAY_DIV_EXAMPLES 5	/* kept per syscall */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "formats/log.h"
-#include "internal.h"
+#include "report/report_int.h"
 
 const char *const tl_class_names[TL_COUNT] = {
 	[TL_DATA_READ] = "data_read",

@@ -10,10 +10,10 @@
 #include <sys/utsname.h>
 
 #include "formats/log.h"
-#include "internal.h"
+#include "report/report_int.h"
 #include "lib/cli.h"
 #include "model/model.h"
-#include "view.h"
+#include "report/view.h"
 
 const char cmd_report_help[] =
 	"Usage: riot report FILE -o DB [--label L] [--events]\n"

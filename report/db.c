@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "formats/log.h"
-#include "internal.h"
+#include "report/report_int.h"
 #include "report_schema.h"
 
 /* How long a report command waits for another riot (or any SQLite

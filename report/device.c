@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "formats/log_codec.h"
-#include "internal.h"
+#include "report/report_int.h"
 #include "lib/cli.h"
 #include "lib/json.h"
-#include "view.h"
+#include "report/view.h"
 
 /* One device of a run as shown: from a recording or from the database. */
 struct dev_row {

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "report/report_int.h"
 #include "lib/cli.h"
-#include "view.h"
+#include "report/view.h"
 
 #define CHART_W 720
 #define CHART_H 280

@@ -37,8 +37,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../bpf/syscalls.h"
-#include "../lib/hist.h"
+#include "bpf/syscalls.h"
+#include "lib/hist.h"
 
 /* The schema version this riot writes, and the newest it reads. */
 #define REPORT_SCHEMA_VERSION 3

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "report/report_int.h"
 #include "lib/cli.h"
 #include "lib/json.h"
 #include "lib/text.h"
-#include "view.h"
+#include "report/view.h"
 
 
 /* s (dflt when empty) made safe for a terminal: a report's strings come

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "formats/log.h"
-#include "internal.h"
+#include "report/report_int.h"
 #include "lib/cli.h"
 #include "model/model.h"
 

@@ -12,7 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "report/report_int.h"
 
 static void cpu_model(char *out, size_t len)
 {

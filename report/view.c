@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "formats/log.h"
-#include "internal.h"
-#include "view.h"
+#include "report/report_int.h"
+#include "report/view.h"
 
 const char *const view_class_names[VIEW_CLASSES] = {
 	"data_read", "data_write", "sync", "metadata", "all",

@@ -5,7 +5,8 @@
     python3 scripts/layers.py [TOP] --graph  the folder edges, one a line
 
 A folder depends on another when one of its files includes one of the
-other's headers. Code flows one way (bpf -> formats -> model -> convert,
+other's headers. Includes of the project's headers are spelled from the top
+of the tree ("formats/log.h"), so a grep finds every user of a header. Code flows one way (bpf -> formats -> model -> convert,
 capture, replay -> report, inspect -> riot.c), so the folder graph must have
 no cycle, and no header may reach itself through other headers.
 """
@@ -13,7 +14,8 @@ import os
 import re
 import sys
 
-DIRS = ["lib", "bpf", "formats", "model", "convert", "capture", "replay", "report", "inspect"]
+DIRS = ["lib", "bpf", "formats", "model", "convert", "capture", "replay", "report", "inspect",
+        "tests/unit", "tests/bin", "tests/fuzz", "benchmarks"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -34,6 +36,17 @@ def resolve(top, src, inc):
         if os.path.isfile(os.path.join(top, cand)):
             return cand
     return None
+
+
+def spelled(top, src, inc):
+    """How an include of a project header should be spelled: from the top
+    of the tree ("formats/log.h"), whatever folder includes it. BPF
+    programs are compiled alone and include their folder's headers by
+    name."""
+    if src.startswith("bpf/"):
+        return inc
+    dst = resolve(top, src, inc)
+    return dst if dst else inc
 
 
 def folder(path):
@@ -75,7 +88,7 @@ def sccs(nodes, edges):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     top = args[0] if args else "."
-    fedges, dedges, why = {}, {}, {}
+    fedges, dedges, why, spelling = {}, {}, {}, []
     srcs = files(top)
     for src in srcs:
         text = open(os.path.join(top, src), errors="replace").read()
@@ -83,6 +96,9 @@ def main():
             dst = resolve(top, src, inc)
             if not dst:
                 continue
+            want = spelled(top, src, inc)
+            if want != inc:
+                spelling.append(f'include spelled "{inc}" in {src}: write "{want}"')
             if src.endswith((".h", ".def")):
                 fedges.setdefault(src, set()).add(dst)
             a, b = folder(src), folder(dst)
@@ -94,7 +110,9 @@ def main():
             for b in sorted(dedges[a]):
                 print(f"{a} -> {b}")
         return 0
-    bad = 0
+    bad = len(spelling)
+    for line in spelling:
+        print(line)
     for comp in sccs(set(dedges) | {b for v in dedges.values() for b in v}, dedges):
         if len(comp) > 1:
             bad += 1

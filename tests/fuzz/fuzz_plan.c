@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "fuzz_log.h"
+#include "tests/fuzz/fuzz_log.h"
 
 /* ---- the record program ---- */
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "fuzz_log.h"
+#include "tests/fuzz/fuzz_log.h"
 
 static void read_to_end(const uint8_t *data, size_t size)
 {

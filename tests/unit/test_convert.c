@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "capture/capture_int.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 /* A syscall event on the wire: header, the sent arguments, the ext when
  * flagged, then path, path2 and the value. Returns its size. */

@@ -3,7 +3,7 @@
  * skipped, a log without the section (or cut short) has none; a run's
  * devices encode and decode to the same figures, and every malformed or
  * truncated encoding is refused without a crash. */
-#include "unit.h"
+#include "tests/unit/unit.h"
 #include "formats/log.h"
 #include "report/report.h"
 

@@ -7,7 +7,7 @@
 #include <zstd.h>
 
 #include "replay/fill.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 #define BIG (8u << 20)
 

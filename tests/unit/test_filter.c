@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "capture/capture_int.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 struct emitted {
 	unsigned n;

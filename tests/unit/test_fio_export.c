@@ -12,7 +12,7 @@
 
 #include "convert/fio.h"
 #include "formats/log.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 #define T0 1000000000ull
 #define MS 1000000ull

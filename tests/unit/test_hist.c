@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "lib/hist.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

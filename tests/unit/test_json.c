@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "lib/json.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 /* What json_strn() writes for n bytes at s, as a top-level value. */
 static char *encode(const char *s, size_t n)

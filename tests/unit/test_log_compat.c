@@ -2,7 +2,7 @@
  * refused with the version message; a newer minor's unknown header keys,
  * record types, fields and end-record bytes are skipped while the known
  * records still read exactly; malformed blocks give exact errors. */
-#include "unit.h"
+#include "tests/unit/unit.h"
 #include "formats/log.h"
 
 #include <errno.h>

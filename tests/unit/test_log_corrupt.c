@@ -2,7 +2,7 @@
  * lengths, trailing garbage, empty and foreign files. The reader must
  * return exactly the records of the intact blocks, then an exact error or
  * an exact incomplete reason, and never crash (run it under ASan too). */
-#include "unit.h"
+#include "tests/unit/unit.h"
 #include "formats/log.h"
 #include "formats/log_codec.h"
 

@@ -1,7 +1,7 @@
 /* Every record type, every syscall field, extreme values and every path
  * byte go through the writer and come back from the reader unchanged,
  * across many small blocks and in one big block, with exact totals. */
-#include "unit.h"
+#include "tests/unit/unit.h"
 #include "formats/log.h"
 
 #include <errno.h>

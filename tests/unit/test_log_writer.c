@@ -1,7 +1,7 @@
 /* Writer failures leave a readable log: a write that hits the file size
  * limit (EFBIG, as a full disk gives ENOSPC) cuts the file back to the last
  * complete block; abort keeps every record added; flush ends a block. */
-#include "unit.h"
+#include "tests/unit/unit.h"
 #include "formats/log.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Unit tests of model/: fd tables, processes, cwd and path resolution, fed
  * synthetic records. */
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 #include "model/model.h"
 

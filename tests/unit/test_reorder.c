@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "capture/capture_int.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 /* An event as the ring buffer holds it: its size first, so size_of can
  * walk a batch; some carry a payload, so sizes differ. */

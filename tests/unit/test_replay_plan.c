@@ -17,7 +17,7 @@
 #include "replay/engine.h"
 #include "replay/plan.h"
 #include "replay/root.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 #define T0 1000000000ull
 #define MAX_PUSH 256

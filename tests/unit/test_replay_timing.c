@@ -8,7 +8,7 @@
 
 #include "replay/engine.h"
 #include "replay/stats.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 /* Accounts one issued op with the given issue delay (< 0: unpaced). */
 static void account(struct replay_stats *s, int64_t delay_ns)

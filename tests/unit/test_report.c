@@ -8,10 +8,10 @@
 
 #include "formats/log.h"
 #include "lib/hist.h"
-#include "report/internal.h"
+#include "report/report_int.h"
 #include "report/report.h"
 #include "report/view.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 static char dir[] = "/tmp/riot-test-report.XXXXXX";
 

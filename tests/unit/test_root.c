@@ -13,7 +13,7 @@
 
 #include "replay/init.h"
 #include "replay/root.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 /* short, fixed names under /tmp: small buffers keep the formats in bounds */
 static char base[64], root_dir[128], outside[128];

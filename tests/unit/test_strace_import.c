@@ -7,7 +7,7 @@
 
 #include "convert/import_strace.h"
 #include "convert/strace.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 #define MAX_RECS 64
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "lib/text.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 static char *put(const char *s)
 {

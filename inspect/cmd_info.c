@@ -1,4 +1,4 @@
-/* inspect/info.c: `riot info FILE [--json]`: what a log holds, in one read.
+/* inspect/cmd_info.c: `riot info FILE [--json]`: what a log holds, in one read.
  *
  * Streams the log once through the reader and the resolver, so memory does
  * not grow with the number of events. */
@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "formats/log.h"
-#include "inspect.h"
+#include "inspect/inspect.h"
 #include "lib/cli.h"
 #include "lib/text.h"
 #include "lib/json.h"

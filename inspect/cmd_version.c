@@ -1,4 +1,4 @@
-/* inspect/version.c: `riot version`: riot, the libraries linked in, and
+/* inspect/cmd_version.c: `riot version`: riot, the libraries linked in, and
  * what the running kernel offers. Every kernel fact is probed, never
  * inferred from the release number. */
 #include <bpf/libbpf.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "inspect.h"
+#include "inspect/inspect.h"
 #include "lib/cli.h"
 #include "lib/json.h"
 

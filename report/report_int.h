@@ -1,13 +1,13 @@
-/* report/internal.h: what the report folder's files share; not an API. */
-#ifndef RIOT_REPORT_INTERNAL_H
-#define RIOT_REPORT_INTERNAL_H
+/* report/report_int.h: what the report folder's files share; not an API. */
+#ifndef RIOT_REPORT_REPORT_INT_H
+#define RIOT_REPORT_REPORT_INT_H
 
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/hist.h"
-#include "report.h"
+#include "report/report.h"
 
 /* Timeline classes: what a storage engineer weighs separately. */
 enum tl_class { TL_DATA_READ, TL_DATA_WRITE, TL_SYNC, TL_METADATA, TL_COUNT, TL_NONE = -1 };

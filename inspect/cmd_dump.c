@@ -1,4 +1,4 @@
-/* inspect/dump.c: `riot dump FILE [--format text|csv|jsonl] [--limit N]`.
+/* inspect/cmd_dump.c: `riot dump FILE [--format text|csv|jsonl] [--limit N]`.
  *
  * One line per record, every field present, times in ns from the start of
  * the capture. Syscall records also show what model/ resolved: absolute
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit.h"
+#include "inspect/emit.h"
 #include "formats/log.h"
-#include "inspect.h"
+#include "inspect/inspect.h"
 #include "lib/cli.h"
 #include "model/model.h"
 

@@ -1,7 +1,7 @@
-/* model/internal.h: the containers the model sources share; nothing outside model/
+/* model/model_int.h: the containers the model sources share; nothing outside model/
  * includes it. */
-#ifndef RIOT_MODEL_INTERNAL_H
-#define RIOT_MODEL_INTERNAL_H
+#ifndef RIOT_MODEL_MODEL_INT_H
+#define RIOT_MODEL_MODEL_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
