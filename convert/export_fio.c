@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "convert/fio.h"
+#include "lib/map.h"
 #include "formats/log.h"
 #include "model/model.h"
 
@@ -48,104 +49,6 @@ static const char *const skip_names[FIO_SKIP_COUNT] = {
 const char *fio_skip_name(enum fio_skip s)
 {
 	return s < FIO_SKIP_COUNT ? skip_names[s] : "unknown";
-}
-
-/* ---- a u64 -> u64 map: open addressing, backward-shift deletion ---- */
-
-struct u64map {
-	uint64_t *keys, *vals;	/* key 0: free */
-	size_t cap, used;
-};
-
-static size_t u64_hash(uint64_t k, size_t cap)
-{
-	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
-}
-
-static uint64_t *u64_get(struct u64map *m, uint64_t k)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t i = u64_hash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == k)
-			return &m->vals[i];
-		if (!m->keys[i])
-			return NULL;
-	}
-}
-
-static int u64_grow(struct u64map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 256;
-	uint64_t *keys = calloc(cap, sizeof(*keys)), *vals = calloc(cap, sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->keys[i])
-			continue;
-		for (j = u64_hash(m->keys[i], cap); keys[j]; j = (j + 1) & (cap - 1))
-			;
-		keys[j] = m->keys[i];
-		vals[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = cap;
-	return 0;
-}
-
-/* The value slot of k, made (0) when absent; NULL when out of memory. */
-static uint64_t *u64_put(struct u64map *m, uint64_t k)
-{
-	uint64_t *v = u64_get(m, k);
-	size_t i;
-
-	if (v)
-		return v;
-	if ((m->used + 1) * 2 > m->cap && u64_grow(m))
-		return NULL;
-	for (i = u64_hash(k, m->cap); m->keys[i]; i = (i + 1) & (m->cap - 1))
-		;
-	m->keys[i] = k;
-	m->vals[i] = 0;
-	m->used++;
-	return &m->vals[i];
-}
-
-static void u64_del_at(struct u64map *m, size_t i)
-{
-	size_t j = i;
-
-	m->keys[i] = 0;
-	m->used--;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & (m->cap - 1);
-		if (!m->keys[j])
-			return;
-		home = u64_hash(m->keys[j], m->cap);
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
-			m->keys[j] = 0;
-			i = j;
-		}
-	}
-}
-
-static void u64_free(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
 }
 
 /* ---- jobs: one iolog per captured thread ---- */
@@ -210,7 +113,7 @@ static int job_evict(struct exporter *x)
 
 static struct job *job_get(struct exporter *x, uint32_t tid, int *rc)
 {
-	uint64_t *ix = u64_put(&x->job_by_tid, (uint64_t)tid + 1);
+	uint64_t *ix = map_slot(&x->job_by_tid, (uint64_t)tid + 1);
 	char path[PATH_MAX + 32];
 	struct job *j;
 	bool fresh = false;
@@ -289,7 +192,7 @@ static bool crosses_link(struct exporter *x, const char *path)
 {
 	size_t n = strlen(path);
 
-	if (!x->links.used)
+	if (!x->links.len)
 		return false;
 	for (size_t i = 1; i <= n; i++) {
 		uint32_t id;
@@ -297,7 +200,7 @@ static bool crosses_link(struct exporter *x, const char *path)
 		if (i < n && path[i] != '/')
 			continue;
 		id = model_path_find(x->m, path, i);
-		if (id && u64_get(&x->links, id))
+		if (id && map_get(&x->links, id))
 			return true;
 	}
 	return false;
@@ -318,7 +221,7 @@ static int note_links(struct exporter *x, const struct riot_syscall *sc,
 		id = op->path_id;
 		break;
 	case RIOT_SYS_rename: case RIOT_SYS_renameat: case RIOT_SYS_renameat2:
-		if (op->path_id && u64_get(&x->links, op->path_id))
+		if (op->path_id && map_get(&x->links, op->path_id))
 			id = op->path2_id;
 		break;
 	default:
@@ -326,7 +229,7 @@ static int note_links(struct exporter *x, const struct riot_syscall *sc,
 			id = op->path_id;
 		break;
 	}
-	return id && !u64_put(&x->links, id) ? -ENOMEM : 0;
+	return id && !map_slot(&x->links, id) ? -ENOMEM : 0;
 }
 
 /* -ENOTSUP (the reason in x->err) when a file fio would use lies beneath
@@ -338,7 +241,7 @@ static int check_made_dir(struct exporter *x, const char *path)
 	for (const char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
 		uint32_t id = model_path_find(x->m, path, (size_t)(s - path));
 
-		if (id && u64_get(&x->made_dirs, id)) {
+		if (id && map_get(&x->made_dirs, id)) {
 			snprintf(x->err, sizeof(x->err),
 				 "%.*s is a directory the workload made, and fio cannot make "
 				 "directories: replay this log with riot replay", (int)(s - path), path);
@@ -399,7 +302,7 @@ static int put_line(struct exporter *x, struct job *j, uint64_t us, const char *
  * not make fio open it. */
 static int ensure_open(struct exporter *x, struct job *j, uint32_t path_id, uint64_t us)
 {
-	uint64_t *v = u64_put(&x->opened, (uint64_t)j->tid << 32 | path_id);
+	uint64_t *v = map_slot(&x->opened, (uint64_t)j->tid << 32 | path_id);
 	int rc = 0;
 
 	if (!v)
@@ -467,12 +370,12 @@ static int do_io(struct exporter *x, const struct riot_syscall *sc, uint64_t fil
 
 static uint64_t *pos_of(struct exporter *x, uint64_t file)
 {
-	return u64_put(&x->pos, file);
+	return map_slot(&x->pos, file);
 }
 
 static void size_at_least(struct exporter *x, uint32_t path_id, uint64_t size)
 {
-	uint64_t *v = path_id ? u64_put(&x->size, path_id) : NULL;
+	uint64_t *v = path_id ? map_slot(&x->size, path_id) : NULL;
 
 	if (v && size > *v)
 		*v = size;
@@ -480,7 +383,7 @@ static void size_at_least(struct exporter *x, uint32_t path_id, uint64_t size)
 
 static void size_set(struct exporter *x, uint32_t path_id, uint64_t size)
 {
-	uint64_t *v = path_id ? u64_put(&x->size, path_id) : NULL;
+	uint64_t *v = path_id ? map_slot(&x->size, path_id) : NULL;
 
 	if (v)
 		*v = size;
@@ -504,7 +407,7 @@ static int io_offset(struct exporter *x, uint64_t file, bool write, uint64_t ret
 	if (!pos)
 		return -ENOMEM;
 	if (write && f && (f->open_flags & O_APPEND)) {
-		uint64_t *sz = u64_put(&x->size, f->path_id);
+		uint64_t *sz = map_slot(&x->size, f->path_id);
 
 		*off = sz ? *sz : *pos;
 	} else {
@@ -608,8 +511,8 @@ static int do_close(struct exporter *x, const struct riot_syscall *sc,
 
 	if (sc->ret < 0 || !path_id)
 		return 0;
-	v = u64_get(&x->opened, (uint64_t)sc->tid << 32 | path_id);
-	ix = u64_get(&x->job_by_tid, (uint64_t)sc->tid + 1);
+	v = map_get(&x->opened, (uint64_t)sc->tid << 32 | path_id);
+	ix = map_get(&x->job_by_tid, (uint64_t)sc->tid + 1);
 	if (!v || *v != 2 || !ix || fio_name(x, op->file, op->path, &why))
 		return 0;
 	j = job_get(x, sc->tid, &rc);
@@ -632,7 +535,7 @@ static int do_syscall(struct exporter *x, const struct riot_syscall *sc,
 		return -ENOMEM;
 	switch (sc->sys) {
 	case RIOT_SYS_mkdir: case RIOT_SYS_mkdirat:
-		if (sc->ret >= 0 && op->path_id && !u64_put(&x->made_dirs, op->path_id))
+		if (sc->ret >= 0 && op->path_id && !map_slot(&x->made_dirs, op->path_id))
 			return -ENOMEM;
 		return 0;
 	case RIOT_SYS_read: case RIOT_SYS_pread64: case RIOT_SYS_readv:
@@ -684,8 +587,8 @@ static int do_syscall(struct exporter *x, const struct riot_syscall *sc,
 static void sweep_positions(struct exporter *x)
 {
 	for (size_t i = 0; i < x->pos.cap;) {
-		if (x->pos.keys[i] && !model_file(x->m, x->pos.keys[i]))
-			u64_del_at(&x->pos, i);	/* slot i refilled: look again */
+		if (x->pos.keys[i] != MAP_EMPTY && !model_file(x->m, x->pos.keys[i]))
+			map_del_at(&x->pos, (uint32_t)i);	/* slot i refilled: look again */
 		else
 			i++;
 	}
@@ -795,6 +698,12 @@ int fio_export(const char *log_path, const char *dir, const struct fio_export_op
 	struct riot_reader *rd;
 	int rc, rc2;
 
+	map_init(&x.job_by_tid, map_seed());
+	map_init(&x.pos, map_seed());
+	map_init(&x.size, map_seed());
+	map_init(&x.opened, map_seed());
+	map_init(&x.links, map_seed());
+	map_init(&x.made_dirs, map_seed());
 	memset(st, 0, sizeof(*st));
 	if (!o->root || o->root[0] != '/') {
 		snprintf(err, errlen, "the root must be an absolute path");
@@ -825,11 +734,11 @@ int fio_export(const char *log_path, const char *dir, const struct fio_export_op
 	model_free(x.m);
 	riot_reader_close(rd);
 	free(x.jobs);
-	u64_free(&x.job_by_tid);
-	u64_free(&x.pos);
-	u64_free(&x.size);
-	u64_free(&x.opened);
-	u64_free(&x.links);
-	u64_free(&x.made_dirs);
+	map_fini(&x.job_by_tid);
+	map_fini(&x.pos);
+	map_fini(&x.size);
+	map_fini(&x.opened);
+	map_fini(&x.links);
+	map_fini(&x.made_dirs);
 	return rc;
 }

@@ -3,6 +3,7 @@
  * write(), then the end record. */
 #include "formats/log.h"
 #include "formats/log_codec.h"
+#include "lib/map.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,10 +14,7 @@
 #include <zstd.h>
 
 #define NSTREAMS	(STREAM_FIELD0 + F_KNOWN)
-#define STR_SLOTS	(2 * BLK_STR_MAX)	/* open addressing, load <= 1/2 */
-
 struct str_entry {
-	uint32_t hash;
 	uint32_t off, len;	/* in the blob stream */
 	bool truncated;
 };
@@ -46,7 +44,7 @@ struct riot_writer {
 	struct log_pred pred;
 	struct str_entry *strs;
 	uint32_t nstr;
-	uint32_t *slots;	/* index + 1 into strs, 0: free */
+	struct u64map str_ids;	/* hash of (text, truncated) -> ids */
 
 	struct bytes out;	/* the framed block being written */
 	uint64_t bytes_ok;	/* file length up to the last complete block */
@@ -177,7 +175,7 @@ static void block_reset(struct riot_writer *w)
 	w->first_t = 0;
 	pred_reset(&w->pred, 0);
 	if (w->nstr)
-		memset(w->slots, 0, STR_SLOTS * sizeof(*w->slots));
+		map_clear(&w->str_ids);
 	w->nstr = 0;
 }
 
@@ -328,15 +326,6 @@ static struct task_slot *enc_time(struct riot_writer *w, struct rec_enc *e,
 	return ts;
 }
 
-static uint32_t str_hash(const char *s, size_t n, bool truncated)
-{
-	uint32_t h = 2166136261u ^ (truncated ? 0x9e3779b9u : 0);
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 16777619u;
-	return h;
-}
-
 /* The id of s in this block, emitting its STRING record on first use. The
  * caller has made sure the table has room. */
 static int intern(struct riot_writer *w, const struct riot_str *s, uint64_t *id)
@@ -346,13 +335,13 @@ static int intern(struct riot_writer *w, const struct riot_str *s, uint64_t *id)
 
 	if (n > STR_MAX)
 		n = STR_MAX;
-	uint32_t h = str_hash(s->s, n, truncated);
-	uint32_t i = h % STR_SLOTS;
-	for (; w->slots[i]; i = (i + 1) % STR_SLOTS) {
-		const struct str_entry *e = &w->strs[w->slots[i] - 1];
-		if (e->hash == h && e->len == n && e->truncated == truncated &&
+	uint64_t h = hash_bytes(s->s, n, w->str_ids.seed ^ truncated), *v;
+	uint32_t pos = 0;
+	while ((v = map_next(&w->str_ids, h, &pos))) {
+		const struct str_entry *e = &w->strs[*v];
+		if (e->len == n && e->truncated == truncated &&
 		    memcmp(w->st[STREAM_BLOB].p + e->off, s->s, n) == 0) {
-			*id = w->slots[i] - 1;
+			*id = *v;
 			return 0;
 		}
 	}
@@ -363,9 +352,11 @@ static int intern(struct riot_writer *w, const struct riot_str *s, uint64_t *id)
 	int rc = rec_emit(w, &r);
 	if (rc)
 		return rc;
-	w->strs[w->nstr] = (struct str_entry){ h, off, (uint32_t)n, truncated };
-	w->slots[i] = ++w->nstr;
-	*id = w->nstr - 1;
+	rc = map_add(&w->str_ids, h, w->nstr);
+	if (rc)
+		return rc;
+	w->strs[w->nstr] = (struct str_entry){ off, (uint32_t)n, truncated };
+	*id = w->nstr++;
 	return 0;
 }
 
@@ -602,7 +593,7 @@ static void writer_free(struct riot_writer *w)
 		free(w->st[i].p);
 	free(w->out.p);
 	free(w->strs);
-	free(w->slots);
+	map_fini(&w->str_ids);
 	for (unsigned i = 0; i < RIOT_END_SECTIONS_MAX; i++)
 		free(w->sections[i].p);
 	ZSTD_freeCCtx(w->zc);
@@ -626,8 +617,8 @@ struct riot_writer *riot_writer_open(const char *path,
 	w->sync = o && o->sync;
 	w->zc = ZSTD_createCCtx();
 	w->strs = calloc(BLK_STR_MAX, sizeof(*w->strs));
-	w->slots = calloc(STR_SLOTS, sizeof(*w->slots));
-	if (!w->zc || !w->strs || !w->slots)
+	map_init(&w->str_ids, map_seed());
+	if (!w->zc || !w->strs)
 		goto fail;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "lib/pathname.h"
 
@@ -188,7 +187,7 @@ static bool fd_valid(int64_t fd)
 /* File slot behind fd in table ti, or 0. */
 static uint32_t fd_file(struct model *m, uint32_t ti, int64_t fd)
 {
-	uint32_t *v;
+	uint64_t *v;
 
 	if (!fd_valid(fd))
 		return 0;
@@ -199,7 +198,8 @@ static uint32_t fd_file(struct model *m, uint32_t ti, int64_t fd)
 static int fd_install(struct model *m, uint32_t ti, int64_t fd, uint32_t fi, bool cloexec)
 {
 	struct u64map *fds = &FDT(m, ti)->fds;
-	uint32_t *v, old = 0;
+	uint64_t *v;
+	uint32_t old = 0;
 
 	if (!fd_valid(fd))
 		return 0;
@@ -216,7 +216,7 @@ static int fd_install(struct model *m, uint32_t ti, int64_t fd, uint32_t fi, boo
 
 static void fd_close(struct model *m, uint32_t ti, int64_t fd)
 {
-	uint32_t v;
+	uint64_t v;
 
 	if (fd_valid(fd) && map_del(&FDT(m, ti)->fds, (uint64_t)fd, &v))
 		file_unref(m, v >> 1);
@@ -224,7 +224,7 @@ static void fd_close(struct model *m, uint32_t ti, int64_t fd)
 
 static void fd_set_cloexec(struct model *m, uint32_t ti, int64_t fd, bool on)
 {
-	uint32_t *v = fd_valid(fd) ? map_get(&FDT(m, ti)->fds, (uint64_t)fd) : NULL;
+	uint64_t *v = fd_valid(fd) ? map_get(&FDT(m, ti)->fds, (uint64_t)fd) : NULL;
 
 	if (v)
 		*v = on ? *v | FD_CLOEXEC_BIT : *v & ~FD_CLOEXEC_BIT;
@@ -338,7 +338,7 @@ static void task_exit(struct model *m, uint32_t ki)
  * dropped on failure. */
 static uint32_t proc_new(struct model *m, uint32_t pid, uint32_t fdt, uint32_t fs)
 {
-	uint32_t *v = map_get(&m->proc_by_pid, pid);
+	uint64_t *v = map_get(&m->proc_by_pid, pid);
 	uint32_t pi;
 
 	if (v)
@@ -377,7 +377,7 @@ static uint32_t proc_new_unknown(struct model *m, uint32_t pid)
 
 static uint32_t proc_find(struct model *m, uint32_t pid)
 {
-	uint32_t *v = map_get(&m->proc_by_pid, pid);
+	uint64_t *v = map_get(&m->proc_by_pid, pid);
 
 	return v ? *v : 0;
 }
@@ -386,7 +386,7 @@ static uint32_t proc_find(struct model *m, uint32_t pid)
  * tid ends first. 0 + errno; the references are dropped on failure. */
 static uint32_t task_add(struct model *m, uint32_t pi, uint32_t tid, uint32_t fdt, uint32_t fs)
 {
-	uint32_t *v = map_get(&m->task_by_tid, tid);
+	uint64_t *v = map_get(&m->task_by_tid, tid);
 	uint32_t ki;
 
 	if (v) {
@@ -416,7 +416,7 @@ static uint32_t task_add(struct model *m, uint32_t pi, uint32_t tid, uint32_t fd
 /* The task a record names, made when first seen. 0 + errno. */
 static uint32_t task_of(struct model *m, uint32_t pid, uint32_t tid)
 {
-	uint32_t *v = map_get(&m->task_by_tid, tid);
+	uint64_t *v = map_get(&m->task_by_tid, tid);
 	uint32_t pi;
 
 	if (v && TASK(m, *v)->pid == pid)
@@ -940,7 +940,8 @@ static int apply_fork(struct model *m, const struct riot_proc *p)
  * the fd table is unshared and its close-on-exec fds closed. */
 static int apply_exec(struct model *m, const struct riot_proc *p, struct model_op *op)
 {
-	uint32_t ki = task_of(m, p->pid, p->tid), pi, *v;
+	uint32_t ki = task_of(m, p->pid, p->tid), pi;
+	uint64_t *v;
 	struct path_arg a = { &p->path, false, 0, MODEL_OP_PATH_TRUNCATED };
 
 	if (!ki)
@@ -968,7 +969,7 @@ static int apply_exec(struct model *m, const struct riot_proc *p, struct model_o
 
 static void apply_exit(struct model *m, const struct riot_proc *p)
 {
-	uint32_t *v = map_get(&m->task_by_tid, p->tid);
+	uint64_t *v = map_get(&m->task_by_tid, p->tid);
 
 	/* A task the model never saw: nothing of it is held. */
 	if (v && TASK(m, *v)->pid == p->pid)
@@ -1078,14 +1079,6 @@ static int apply_snap_fd(struct model *m, const struct riot_snap_fd *s, struct m
 
 /* ---- API ---- */
 
-static uint64_t model_seed(void)
-{
-	uint64_t seed;
-
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed = (uint64_t)(uintptr_t)&seed * 0x9e3779b97f4a7c15ULL;
-	return seed;
-}
 
 struct model *model_new(void)
 {
@@ -1093,7 +1086,7 @@ struct model *model_new(void)
 
 	if (!m)
 		return NULL;
-	m->seed = model_seed();
+	m->seed = map_seed();
 	paths_init(&m->paths, m->seed);
 	pool_init(&m->fdts, sizeof(struct fd_table));
 	pool_init(&m->fss, sizeof(struct fs_info));
@@ -1196,7 +1189,8 @@ const char *model_path(const struct model *m, uint32_t id)
 static void tables_of(struct model *m, uint32_t pid, uint32_t tid, uint32_t *fdt,
 		      uint32_t *fs)
 {
-	uint32_t *v = map_get(&m->task_by_tid, tid), pi;
+	uint64_t *v = map_get(&m->task_by_tid, tid);
+	uint32_t pi;
 
 	*fdt = *fs = 0;
 	if (v && TASK(m, *v)->pid == pid) {
@@ -1231,7 +1225,7 @@ uint32_t model_path_find(const struct model *m, const char *s, size_t len)
 
 const struct model_file *model_file(const struct model *m, uint64_t id)
 {
-	uint32_t *v = id ? map_get(&m->file_by_id, id) : NULL;
+	uint64_t *v = id ? map_get(&m->file_by_id, id) : NULL;
 
 	return v ? &((const struct file_obj *)pool_at(&m->files, *v))->pub : NULL;
 }

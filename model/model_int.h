@@ -7,34 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* uint64 -> uint32 map: open addressing, linear probing, backward-shift
- * deletion (no tombstones, so lookups stay short after many deletes).
- * Keys are hashed with a per-model seed, so a hostile log cannot choose keys
- * that all collide. UINT64_MAX is not a valid key. */
-#define MAP_EMPTY UINT64_MAX
-
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
-	uint32_t cap;		/* 0 or a power of two */
-	uint32_t len;
-	uint64_t seed;
-};
-
-void map_init(struct u64map *mp, uint64_t seed);
-void map_fini(struct u64map *mp);
-/* Pointer to the value of key (valid until the next put), or NULL. */
-uint32_t *map_get(const struct u64map *mp, uint64_t key);
-/* Inserts or replaces. 0 or -ENOMEM. */
-int map_put(struct u64map *mp, uint64_t key, uint32_t val);
-/* Removes key; true when it was there (*old, if not NULL, gets its value). */
-bool map_del(struct u64map *mp, uint64_t key, uint32_t *old);
-/* Removes the entry in slot i. A caller walking the slots in ascending
- * order while deleting must look at slot i again: a later entry may have
- * moved into it (an entry may so be seen twice, never skipped). */
-void map_del_at(struct u64map *mp, uint32_t i);
-/* dst (uninitialised) becomes a copy of src. 0 or -ENOMEM. */
-int map_copy(struct u64map *dst, const struct u64map *src);
+#include "lib/map.h"
 
 /* Fixed-size records addressed by index (1..; 0 means none), recycled
  * through a free stack. An index stays valid while the record is live; a
@@ -66,14 +39,12 @@ static inline void *pool_at(const struct pool *p, uint32_t i)
 struct path_ent {
 	const char *s;
 	uint32_t len;
-	uint64_t hash;
 };
 
 struct path_table {
 	struct path_ent *ents;	/* ents[id]; ents[0] unused */
 	uint32_t n, cap;
-	uint32_t *index;	/* open addressing over ids, 0 = empty */
-	uint32_t index_cap;
+	struct u64map index;	/* hash of the text -> ids */
 	char **chunks;
 	uint32_t nchunks, chunks_cap;
 	char *cur;
@@ -93,7 +64,5 @@ uint32_t paths_intern(struct path_table *t, const char *s, size_t len);
 uint32_t paths_find(const struct path_table *t, const char *s, size_t len);
 /* NULL for an id the table has not given out. */
 const char *paths_get(const struct path_table *t, uint32_t id);
-
-uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
 
 #endif

@@ -14,6 +14,7 @@ void paths_init(struct path_table *t, uint64_t seed)
 {
 	memset(t, 0, sizeof(*t));
 	t->seed = seed;
+	map_init(&t->index, seed);
 	t->max_bytes = MODEL_PATH_BYTES_MAX;
 }
 
@@ -23,7 +24,7 @@ void paths_fini(struct path_table *t)
 		free(t->chunks[i]);
 	free(t->chunks);
 	free(t->ents);
-	free(t->index);
+	map_fini(&t->index);
 	paths_init(t, t->seed);
 }
 
@@ -67,17 +68,7 @@ static char *paths_store(struct path_table *t, const char *s, size_t len)
 	return dst;
 }
 
-static void index_place(struct path_table *t, uint32_t id)
-{
-	uint32_t mask = t->index_cap - 1;
-	uint32_t i = (uint32_t)t->ents[id].hash & mask;
-
-	while (t->index[i])
-		i = (i + 1) & mask;
-	t->index[i] = id;
-}
-
-/* Room for one more entry and one more index slot at load <= 1/2. */
+/* Room for one more entry. */
 static int paths_reserve(struct path_table *t)
 {
 	if (t->n + 1 >= t->cap) {
@@ -91,36 +82,21 @@ static int paths_reserve(struct path_table *t)
 		if (t->n == 0)
 			t->n = 1;	/* id 0 means none */
 	}
-	if ((t->n + 1) * 2 > t->index_cap) {
-		uint32_t cap = t->index_cap ? t->index_cap * 2 : 128;
-		uint32_t *idx = calloc(cap, sizeof(*idx));
-
-		if (!idx || cap <= t->index_cap) {
-			free(idx);
-			return -ENOMEM;
-		}
-		free(t->index);
-		t->index = idx;
-		t->index_cap = cap;
-		for (uint32_t id = 1; id < t->n; id++)
-			index_place(t, id);
-	}
 	return 0;
 }
 
+/* Every id whose hash is h, until one holds s[0..len). */
 static uint32_t paths_probe(const struct path_table *t, const char *s, size_t len,
 			    uint64_t h)
 {
-	uint32_t id;
+	uint32_t pos = 0;
+	uint64_t *id;
 
-	if (!t->index_cap)
-		return 0;
-	for (uint32_t i = (uint32_t)h & (t->index_cap - 1); (id = t->index[i]);
-	     i = (i + 1) & (t->index_cap - 1)) {
-		const struct path_ent *e = &t->ents[id];
+	while ((id = map_next(&t->index, h, &pos))) {
+		const struct path_ent *e = &t->ents[*id];
 
-		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
-			return id;
+		if (e->len == len && memcmp(e->s, s, len) == 0)
+			return (uint32_t)*id;
 	}
 	return 0;
 }
@@ -154,9 +130,11 @@ uint32_t paths_intern(struct path_table *t, const char *s, size_t len)
 		return 0;
 	}
 	t->bytes += len + 1;
+	if (map_add(&t->index, h, id)) {
+		errno = ENOMEM;
+		return 0;
+	}
 	t->ents[id].len = (uint32_t)len;
-	t->ents[id].hash = h;
 	t->n++;
-	index_place(t, id);
 	return id;
 }
