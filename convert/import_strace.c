@@ -23,6 +23,7 @@
 #include "convert/import_strace.h"
 #include "convert/strace.h"
 #include "formats/log.h"
+#include "lib/map.h"
 #include "model/model.h"
 
 #define STRACE_PATH_MAX 8192	/* a decoded path or text argument */
@@ -65,13 +66,12 @@ struct pending_clone {
 	uint64_t seq;
 };
 
-/* Open addressing keyed by tid; grows by doubling, shrinks by halving,
- * deletes by backward shift, so memory follows the live tasks. The
- * pending clones wait in a queue, so a new task finds its parent without a
- * scan of the map (a scan per new task is quadratic in live tasks). */
+/* The live tasks by tid (lib/map.h, a struct task * each), so memory
+ * follows the live tasks. The pending clones wait in a queue, so a new
+ * task finds its parent without a scan of the map (a scan per new task is
+ * quadratic in live tasks). */
 struct task_map {
-	struct task *slots;
-	size_t cap, used;
+	struct u64map by_tid;
 	size_t pending;		/* tasks with clone_seq && !clone_child */
 	struct pending_clone *q;
 	size_t q_head, q_len, q_cap;
@@ -93,21 +93,11 @@ struct strace_importer {
 
 /* ---- tasks ---- */
 
-static size_t task_hash(uint32_t tid, size_t cap)
-{
-	return (size_t)((tid * 0x9e3779b1u) & (cap - 1));
-}
-
 static struct task *task_find(struct task_map *m, uint32_t tid)
 {
-	if (!m->cap || !tid)
-		return NULL;
-	for (size_t i = task_hash(tid, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (m->slots[i].tid == tid)
-			return &m->slots[i];
-		if (!m->slots[i].tid)
-			return NULL;
-	}
+	uint64_t *v = tid ? map_get(&m->by_tid, tid) : NULL;
+
+	return v ? (struct task *)(uintptr_t)*v : NULL;
 }
 
 static bool task_pending(const struct task *t)
@@ -115,66 +105,27 @@ static bool task_pending(const struct task *t)
 	return t->clone_seq && !t->clone_child;
 }
 
-static int task_rehash(struct task_map *m, size_t cap)
-{
-	struct task *old = m->slots, *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!old[i].tid)
-			continue;
-		for (j = task_hash(old[i].tid, cap); slots[j].tid; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = old[i];
-	}
-	free(old);
-	m->slots = slots;
-	m->cap = cap;
-	return 0;
-}
-
 static struct task *task_add(struct task_map *m, uint32_t tid, uint32_t tgid)
 {
-	size_t i;
+	struct task *t = calloc(1, sizeof(*t));
 
-	if ((m->used + 1) * 2 > m->cap && task_rehash(m, m->cap ? m->cap * 2 : 64))
+	if (!t)
 		return NULL;
-	for (i = task_hash(tid, m->cap); m->slots[i].tid; i = (i + 1) & (m->cap - 1))
-		;
-	memset(&m->slots[i], 0, sizeof(m->slots[i]));
-	m->slots[i].tid = tid;
-	m->slots[i].tgid = tgid;
-	m->used++;
-	return &m->slots[i];
+	t->tid = tid;
+	t->tgid = tgid;
+	if (map_put(&m->by_tid, tid, (uintptr_t)t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
 }
 
-/* Task pointers are invalid after this (the map may shrink). */
 static void task_del(struct task_map *m, struct task *t)
 {
-	size_t i = (size_t)(t - m->slots), j = i;
-
 	m->pending -= task_pending(t);
+	map_del(&m->by_tid, t->tid, NULL);
 	free(t->partial);
-	memset(t, 0, sizeof(*t));
-	m->used--;
-	for (;;) {	/* backward shift: keep every probe chain unbroken */
-		size_t home;
-
-		j = (j + 1) & (m->cap - 1);
-		if (!m->slots[j].tid)
-			break;
-		home = task_hash(m->slots[j].tid, m->cap);
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			m->slots[i] = m->slots[j];
-			memset(&m->slots[j], 0, sizeof(m->slots[j]));
-			i = j;
-		}
-	}
-	if (m->cap > 64 && m->used * 8 < m->cap)
-		task_rehash(m, m->cap / 2);	/* on failure the map stays larger */
+	free(t);
 }
 
 /* The task waiting longest for the child of its clone-family call, or NULL:
@@ -268,7 +219,6 @@ static int put_fork(struct strace_importer *im, struct task *parent, uint32_t ch
 	struct task *c;
 	int rc = put_proc(im, RIOT_PROC_FORK, parent, t, &p);
 
-	/* Task pointers are invalid after this: the map may move them. */
 	if (rc)
 		return rc;
 	c = task_find(&im->tasks, child);
@@ -605,7 +555,7 @@ static int put_exec(struct strace_importer *im, struct task *tk, const struct ri
 }
 
 /* After a clone-family call returned: the FORK, unless a line of the child
- * already made it. Task pointers are invalid after this. */
+ * already made it. A stale task of the child's tid is freed. */
 static int finish_clone(struct strace_importer *im, struct task *tk,
 			const struct riot_syscall *sc)
 {
@@ -682,10 +632,10 @@ static int line_task(struct strace_importer *im, const struct strace_line *ln,
 	struct task *tk, *parent;
 
 	/* the map shrinks with the live tasks: this scan is short */
-	if (!tid && im->tasks.used == 1) {
-		for (size_t i = 0; i < im->tasks.cap; i++)
-			if (im->tasks.slots[i].tid)
-				tid = im->tasks.slots[i].tid;
+	if (!tid && im->tasks.by_tid.len == 1) {
+		for (uint32_t i = 0; i < im->tasks.by_tid.cap; i++)
+			if (im->tasks.by_tid.keys[i] != MAP_EMPTY)
+				tid = (uint32_t)im->tasks.by_tid.keys[i];
 	}
 	if (!tid)
 		tid = im->opts.pid ? im->opts.pid : 1;
@@ -839,6 +789,7 @@ struct strace_importer *strace_importer_new(const struct strace_import_opts *o,
 		im->opts = *o;
 	im->emit = emit;
 	im->arg = arg;
+	map_init(&im->tasks.by_tid, map_seed());
 	im->model = model_new();
 	if (!im->model) {
 		free(im);
@@ -866,10 +817,12 @@ int strace_importer_line(struct strace_importer *im, const char *line, size_t le
 
 int strace_importer_finish(struct strace_importer *im)
 {
-	for (size_t i = 0; i < im->tasks.cap; i++) {
-		struct task *t = &im->tasks.slots[i];
+	const struct u64map *by_tid = &im->tasks.by_tid;
 
-		if (t->tid && t->partial) {
+	for (uint32_t i = 0; i < by_tid->cap; i++) {
+		struct task *t = (struct task *)(uintptr_t)by_tid->vals[i];
+
+		if (by_tid->keys[i] != MAP_EMPTY && t->partial) {
 			im->st.skipped[STRACE_SKIP_UNFINISHED]++;
 			im->st.skipped_total++;
 			free(t->partial);
@@ -888,9 +841,15 @@ void strace_importer_free(struct strace_importer *im)
 {
 	if (!im)
 		return;
-	for (size_t i = 0; i < im->tasks.cap; i++)
-		free(im->tasks.slots[i].partial);
-	free(im->tasks.slots);
+	for (uint32_t i = 0; i < im->tasks.by_tid.cap; i++) {
+		if (im->tasks.by_tid.keys[i] != MAP_EMPTY) {
+			struct task *t = (struct task *)(uintptr_t)im->tasks.by_tid.vals[i];
+
+			free(t->partial);
+			free(t);
+		}
+	}
+	map_fini(&im->tasks.by_tid);
 	free(im->tasks.q);
 	free(im->joined);
 	model_free(im->model);
