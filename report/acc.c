@@ -61,6 +61,8 @@ struct run_acc *run_acc_new(enum run_kind kind)
 		return NULL;
 	a->kind = kind;
 	a->tl_top = -1;
+	map_init(&a->proc_ix, map_seed());
+	map_init(&a->tl_ix, map_seed());
 	a->rate_width = RUN_RATE_MIN_WIDTH;
 	a->win = malloc(sizeof(*a->win) * RUN_TIMELINE_WINDOW * TL_COUNT);
 	if (!a->win) {
@@ -87,7 +89,7 @@ void run_acc_free(struct run_acc *a)
 		free(a->sys[s]->errnos);
 		free(a->sys[s]);
 	}
-	for (uint32_t i = 0; i < a->procs_cap; i++)
+	for (uint32_t i = 0; i < a->procs_len; i++)
 		free(a->procs[i].comm);
 	for (unsigned i = 0; i < a->nsamples; i++)
 		free(a->samples[i].path);
@@ -100,7 +102,9 @@ void run_acc_free(struct run_acc *a)
 	free(a->samples);
 	free(a->files);
 	free(a->procs);
+	map_fini(&a->proc_ix);
 	free(a->tl);
+	map_fini(&a->tl_ix);
 	free(a->win);
 	free(a);
 }
@@ -146,50 +150,35 @@ static struct usage *file_get(struct run_acc *a, uint32_t path_id)
 	return &a->files[path_id];
 }
 
-static uint32_t pid_home(uint32_t pid, uint32_t cap)
-{
-	return (pid * 2654435761u) & (cap - 1);
-}
-
-static int procs_grow(struct run_acc *a)
-{
-	uint32_t cap = a->procs_cap ? a->procs_cap * 2 : 256;
-	struct proc_acc *n = calloc(cap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < a->procs_cap; i++) {
-		uint32_t j;
-
-		if (!a->procs[i].pid)
-			continue;
-		for (j = pid_home(a->procs[i].pid, cap); n[j].pid; j = (j + 1) & (cap - 1))
-			;
-		n[j] = a->procs[i];
-	}
-	free(a->procs);
-	a->procs = n;
-	a->procs_cap = cap;
-	return 0;
-}
-
-/* pid 0 (never a user process) lives in slot-less storage: not tracked. */
+/* The row of pid, made when new; pid 0 (never a user process) is not
+ * tracked. NULL when out of memory (a->oom set) or for pid 0. */
 static struct proc_acc *proc_get(struct run_acc *a, uint32_t pid)
 {
-	uint32_t i;
+	uint64_t *ix;
 
 	if (!pid)
 		return NULL;
-	if ((a->procs_len + 1) * 2 > a->procs_cap && procs_grow(a) < 0) {
+	ix = map_get(&a->proc_ix, pid);
+	if (ix)
+		return &a->procs[*ix];
+	if (a->procs_len == a->procs_cap) {
+		uint32_t cap = a->procs_cap ? a->procs_cap * 2 : 64;
+		struct proc_acc *n = realloc(a->procs, sizeof(*n) * cap);
+
+		if (!n) {
+			a->oom = -ENOMEM;
+			return NULL;
+		}
+		a->procs = n;
+		a->procs_cap = cap;
+	}
+	if (map_put(&a->proc_ix, pid, a->procs_len)) {
 		a->oom = -ENOMEM;
 		return NULL;
 	}
-	for (i = pid_home(pid, a->procs_cap); a->procs[i].pid; i = (i + 1) & (a->procs_cap - 1))
-		if (a->procs[i].pid == pid)
-			return &a->procs[i];
-	a->procs[i].pid = pid;
-	a->procs_len++;
-	return &a->procs[i];
+	memset(&a->procs[a->procs_len], 0, sizeof(a->procs[0]));
+	a->procs[a->procs_len].pid = pid;
+	return &a->procs[a->procs_len++];
 }
 
 int run_acc_process(struct run_acc *a, uint32_t pid, const char *comm)
@@ -244,55 +233,31 @@ static void usage_add(struct usage *u, const struct run_op *op, uint64_t rd, uin
 
 /* ---- timeline ---- */
 
-static uint64_t tl_home(int64_t sec, uint64_t cap)
-{
-	return ((uint64_t)sec * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
-}
-
-static struct tl_row *tl_slot(struct tl_row *t, uint64_t cap, int64_t sec)
-{
-	uint64_t i = tl_home(sec, cap);
-
-	while (t[i].sec >= 0 && t[i].sec != sec)
-		i = (i + 1) & (cap - 1);
-	return &t[i];
-}
-
-static int tl_grow(struct run_acc *a)
-{
-	uint64_t cap = a->tl_cap ? a->tl_cap * 2 : 64;
-	struct tl_row *t = malloc(sizeof(*t) * cap);
-
-	if (!t)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < cap; i++) {
-		memset(&t[i], 0, sizeof(t[i]));
-		t[i].sec = -1;
-		for (unsigned c = 0; c < TL_COUNT; c++)
-			t[i].p99[c] = UINT64_MAX;
-	}
-	for (uint64_t i = 0; i < a->tl_cap; i++)
-		if (a->tl[i].sec >= 0)
-			*tl_slot(t, cap, a->tl[i].sec) = a->tl[i];
-	free(a->tl);
-	a->tl = t;
-	a->tl_cap = cap;
-	return 0;
-}
-
 /* The row of a second, made when new: rows exist only for seconds that
  * hold operations. NULL when out of memory. */
 static struct tl_row *tl_row_of(struct run_acc *a, int64_t sec)
 {
+	uint64_t *ix = map_get(&a->tl_ix, (uint64_t)sec);
 	struct tl_row *r;
 
-	if ((a->tl_used + 1) * 2 > a->tl_cap && tl_grow(a) < 0)
-		return NULL;
-	r = tl_slot(a->tl, a->tl_cap, sec);
-	if (r->sec < 0) {
-		r->sec = sec;
-		a->tl_used++;
+	if (ix)
+		return &a->tl[*ix];
+	if (a->tl_used == a->tl_cap) {
+		uint64_t cap = a->tl_cap ? a->tl_cap * 2 : 64;
+		struct tl_row *t = realloc(a->tl, sizeof(*t) * cap);
+
+		if (!t)
+			return NULL;
+		a->tl = t;
+		a->tl_cap = cap;
 	}
+	if (map_put(&a->tl_ix, (uint64_t)sec, a->tl_used))
+		return NULL;
+	r = &a->tl[a->tl_used++];
+	memset(r, 0, sizeof(*r));
+	r->sec = sec;
+	for (unsigned c = 0; c < TL_COUNT; c++)
+		r->p99[c] = UINT64_MAX;
 	return r;
 }
 
@@ -301,6 +266,7 @@ static struct tl_row *tl_row_of(struct run_acc *a, int64_t sec)
 static void win_retire(struct run_acc *a, unsigned i)
 {
 	int64_t sec = a->win_sec[i];
+	uint64_t *ix;
 
 	if (sec < 0)
 		return;
@@ -309,7 +275,9 @@ static void win_retire(struct run_acc *a, unsigned i)
 
 		if (!h->count)
 			continue;
-		tl_slot(a->tl, a->tl_cap, sec)->p99[c] = hist_quantile(h, 0.99);
+		ix = map_get(&a->tl_ix, (uint64_t)sec);
+		if (ix)	/* a second in the window has its row */
+			a->tl[*ix].p99[c] = hist_quantile(h, 0.99);
 		hist_init(h);
 	}
 	a->win_sec[i] = -1;

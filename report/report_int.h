@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "lib/hist.h"
+#include "lib/map.h"
 #include "report/report.h"
 
 /* Timeline classes: what a storage engineer weighs separately. */
@@ -61,13 +62,14 @@ struct run_acc {
 	struct usage *files;		/* by path id */
 	uint32_t nfiles;		/* capacity */
 
-	struct proc_acc *procs;		/* open addressing by pid */
+	struct proc_acc *procs;		/* in the order first seen */
 	uint32_t procs_cap, procs_len;
+	struct u64map proc_ix;		/* pid -> index in procs */
 
-	struct tl_row *tl;		/* open addressing by second: only the
-					 * seconds that hold ops, so a log's
-					 * time span costs nothing */
+	struct tl_row *tl;		/* only the seconds that hold ops, so
+					 * a log's time span costs nothing */
 	uint64_t tl_cap, tl_used;
+	struct u64map tl_ix;		/* second -> index in tl */
 	int64_t tl_top;			/* latest second seen, -1 none */
 	struct hist *win;		/* [RUN_TIMELINE_WINDOW][TL_COUNT] */
 	int64_t win_sec[RUN_TIMELINE_WINDOW];	/* second held, -1 none */

@@ -197,7 +197,7 @@ static void store_processes(struct store *s, const struct run_acc *a)
 {
 	sqlite3_stmt *st = prep(s, "INSERT INTO processes VALUES (?,?,?,?,?,?,?,?)");
 
-	for (uint32_t i = 0; i < a->procs_cap && !s->rc; i++) {
+	for (uint32_t i = 0; i < a->procs_len && !s->rc; i++) {
 		const struct proc_acc *p = &a->procs[i];
 
 		if (p->pid && p->u.ops)
@@ -226,9 +226,8 @@ static void store_timeline(struct store *s, const struct run_acc *a)
 		s->rc = -ENOMEM;
 		return;
 	}
-	for (uint64_t i = 0; i < a->tl_cap; i++)
-		if (a->tl[i].sec >= 0)
-			rows[n++] = &a->tl[i];
+	for (uint64_t i = 0; i < a->tl_used; i++)
+		rows[n++] = &a->tl[i];
 	qsort(rows, n, sizeof(*rows), tl_row_cmp);
 	st = prep(s, "INSERT INTO timeline VALUES (?,?,?,?,?,?)");
 	for (uint64_t i = 0; i < n && !s->rc; i++) {
