@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 
 #include "formats/log.h"
-#include "replay/init_tree.h"
+#include "lib/map.h"
 #include "model/model.h"
+#include "replay/init_tree.h"
 
 enum ent_state { ST_UNKNOWN, ST_PRESENT, ST_ABSENT };
 #define KIND_SPECIAL 8	/* socket, fifo, device: beyond enum init_kind */
@@ -35,25 +36,21 @@ struct tree_ent {
 	struct init_xattr *xattrs;
 };
 
-/* Entries by path (open addressing over indices) and by model path id. */
+/* Entries by path (the hash of the path -> indices) and by model path id. */
 struct tree_table {
 	struct tree_ent *ents;	/* ents[0] unused */
 	uint32_t n, cap;
-	uint32_t *slots, nslots;	/* power of two; 0 = empty */
+	struct u64map by_path;
 	uint32_t *by_pid, npid;
-};
-
-/* Read positions per open file description, keyed by model file id (ids
- * start at 1: 0 marks an empty slot). Rebuilt without the closed ones when
- * it fills up, so it stays proportional to the live descriptions. */
-struct pos_map {
-	uint64_t *keys, *vals;
-	size_t cap, n;
 };
 
 struct builder {
 	struct tree_table *tt;
-	struct pos_map pos;
+	/* Read positions per open file description, keyed by model file id.
+	 * Swept of the closed ones when it reaches sweep_at entries, so it
+	 * stays proportional to the live descriptions. */
+	struct u64map pos;
+	uint32_t sweep_at;
 	struct model *m;
 	int err;		/* sticky -ENOMEM */
 };
@@ -78,26 +75,6 @@ uint64_t init_path_seed(const char *path, uint64_t seed)
 
 #define ENT(tt, i) (&(tt)->ents[i])
 
-static int table_rehash(struct tree_table *tt)
-{
-	uint32_t ns = tt->nslots ? tt->nslots * 2 : 1024, *slots = calloc(ns, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (uint32_t i = 1; i <= tt->n; i++) {
-		const char *p = ENT(tt, i)->path;
-		uint32_t s = (uint32_t)hash_path(p, strlen(p)) & (ns - 1);
-
-		while (slots[s])
-			s = (s + 1) & (ns - 1);
-		slots[s] = i;
-	}
-	free(tt->slots);
-	tt->slots = slots;
-	tt->nslots = ns;
-	return 0;
-}
-
 static bool is_pseudo(const char *p, size_t n)
 {
 	static const char *const fs[] = { "/proc", "/sys", "/dev" };
@@ -116,11 +93,11 @@ static int table_get(struct tree_table *tt, const char *p, size_t n, uint32_t *o
 static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *out)
 {
 	const char *slash = memrchr(p, '/', n);
-	uint32_t parent = 0, slot;
+	uint32_t parent = 0;
 	struct tree_ent *e;
 	int rc;
 
-	/* the parent first: it may rehash, so the slot is found again after */
+	/* the parent first */
 	if (slash && slash > p && (rc = table_get(tt, p, (size_t)(slash - p), &parent)) < 0)
 		return rc;
 	if (tt->n + 1 >= tt->cap) {
@@ -132,11 +109,6 @@ static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *o
 		tt->ents = ents;
 		tt->cap = cap;
 	}
-	if ((tt->n + 1) * 2 >= tt->nslots && (rc = table_rehash(tt)) < 0)
-		return rc;
-	slot = (uint32_t)hash_path(p, n) & (tt->nslots - 1);
-	while (tt->slots[slot])
-		slot = (slot + 1) & (tt->nslots - 1);
 	e = ENT(tt, ++tt->n);
 	memset(e, 0, sizeof(*e));
 	e->path = strndup(p, n);
@@ -146,7 +118,11 @@ static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *o
 	}
 	e->parent = parent;
 	e->pseudo = is_pseudo(p, n);
-	tt->slots[slot] = tt->n;
+	if (map_add(&tt->by_path, hash_bytes(p, n, tt->by_path.seed), tt->n)) {
+		free(e->path);
+		tt->n--;
+		return -ENOMEM;
+	}
 	*out = tt->n;
 	return 0;
 }
@@ -154,19 +130,18 @@ static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *o
 /* The entry of path p[0..n), made (with its ancestors) when new. "/" is 0. */
 static int table_get(struct tree_table *tt, const char *p, size_t n, uint32_t *out)
 {
-	uint32_t s;
+	uint64_t h, *v;
+	uint32_t pos = 0;
 
 	*out = 0;
 	if (n <= 1)
 		return 0;
-	if (!tt->nslots && table_rehash(tt) < 0)
-		return -ENOMEM;
-	s = (uint32_t)hash_path(p, n) & (tt->nslots - 1);
-	for (; tt->slots[s]; s = (s + 1) & (tt->nslots - 1)) {
-		const char *q = ENT(tt, tt->slots[s])->path;
+	h = hash_bytes(p, n, tt->by_path.seed);
+	while ((v = map_next(&tt->by_path, h, &pos))) {
+		const char *q = ENT(tt, *v)->path;
 
 		if (strncmp(q, p, n) == 0 && q[n] == '\0') {
-			*out = tt->slots[s];
+			*out = (uint32_t)*v;
 			return 0;
 		}
 	}
@@ -187,7 +162,7 @@ static void table_free(struct tree_table *tt)
 		}
 	}
 	free(tt->ents);
-	free(tt->slots);
+	map_fini(&tt->by_path);
 	free(tt->by_pid);
 	free(tt);
 }
@@ -345,60 +320,28 @@ static uint8_t kind_of_ftype(uint32_t ftype)
 
 /* ---- read positions ---- */
 
-static int pos_rebuild(struct builder *b, size_t cap)
-{
-	struct pos_map old = b->pos, nw = { .cap = cap };
-
-	nw.keys = calloc(cap, sizeof(*nw.keys));
-	nw.vals = calloc(cap, sizeof(*nw.vals));
-	if (!nw.keys || !nw.vals) {
-		free(nw.keys);
-		free(nw.vals);
-		return -ENOMEM;
-	}
-	for (size_t k = 0; k < old.cap; k++) {
-		size_t s;
-
-		if (!old.keys[k] || !model_file(b->m, old.keys[k]))
-			continue;
-		for (s = old.keys[k] & (cap - 1); nw.keys[s]; s = (s + 1) & (cap - 1))
-			;
-		nw.keys[s] = old.keys[k];
-		nw.vals[s] = old.vals[k];
-		nw.n++;
-	}
-	free(old.keys);
-	free(old.vals);
-	b->pos = nw;
-	return 0;
-}
-
 /* The position of file id, starting at its snapshot position (0 for a
  * file opened in the trace). NULL on ENOMEM. */
 static uint64_t *pos_of(struct builder *b, uint64_t id)
 {
-	struct pos_map *pm = &b->pos;
 	const struct model_file *f;
-	size_t s;
+	uint64_t *v = map_get(&b->pos, id);
 
-	if (pm->n * 2 >= pm->cap) {
-		size_t live = 0, cap = 64;
-
-		for (size_t k = 0; k < pm->cap; k++)
-			live += pm->keys[k] && model_file(b->m, pm->keys[k]);
-		while (cap < live * 4)
-			cap *= 2;
-		if (pos_rebuild(b, cap) < 0)
-			return NULL;
+	if (v)
+		return v;
+	if (b->pos.len >= b->sweep_at) {
+		for (uint32_t i = 0; i < b->pos.cap;) {
+			if (b->pos.keys[i] != MAP_EMPTY && !model_file(b->m, b->pos.keys[i]))
+				map_del_at(&b->pos, i);	/* slot i refilled: look again */
+			else
+				i++;
+		}
+		b->sweep_at = b->pos.len * 2 > 64 ? b->pos.len * 2 : 64;
 	}
-	for (s = id & (pm->cap - 1); pm->keys[s]; s = (s + 1) & (pm->cap - 1))
-		if (pm->keys[s] == id)
-			return &pm->vals[s];
 	f = model_file(b->m, id);
-	pm->keys[s] = id;
-	pm->vals[s] = f ? f->pos : 0;
-	pm->n++;
-	return &pm->vals[s];
+	if (map_put(&b->pos, id, f ? f->pos : 0))
+		return NULL;
+	return map_get(&b->pos, id);
 }
 
 /* Advances the position of a non-positional transfer; returns the end of
@@ -936,14 +879,17 @@ int init_tree_build(const char *log_path, struct init_tree *t, char *err, size_t
 
 	memset(t, 0, sizeof(*t));
 	b.tt = t->table = calloc(1, sizeof(*t->table));
+	if (b.tt)
+		map_init(&b.tt->by_path, map_seed());
 	b.m = model_new();
-	if (b.tt && b.m && pos_rebuild(&b, 64) == 0)
+	map_init(&b.pos, map_seed());
+	b.sweep_at = 64;
+	if (b.tt && b.m)
 		rc = stream_log(&b, log_path, err, errlen);
 	else
 		snprintf(err, errlen, "out of memory");
 	model_free(b.m);
-	free(b.pos.keys);
-	free(b.pos.vals);
+	map_fini(&b.pos);
 	if (rc == 0 && (rc = collect(t)) < 0)
 		snprintf(err, errlen, "out of memory");
 	if (rc < 0)
