@@ -3,12 +3,14 @@
  * bpf/syscalls.def says. */
 #include <errno.h>
 #include <linux/fs.h>
+#include <sched.h>
+#include <signal.h>
 #include <string.h>
 
 #include "capture/capture_int.h"
 
-#define CLONE_THREAD_SET 0x00010f00ull	/* VM|FS|FILES|SIGHAND|THREAD */
-#define SIGCHLD_NR 17
+/* What a clone makes a thread with (glibc's pthread_create). */
+#define CLONE_THREAD_SET (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD)
 
 /* A path field of a record: len bytes with the NUL, or absent. */
 static struct riot_str ev_str(const char *p, unsigned len, bool trunc)
@@ -242,7 +244,7 @@ static int convert_proc(const struct riot_ev_proc *ev, size_t size,
 		 * task it made. */
 		if (!(ev->flags & RIOT_EVP_FLAGS_KNOWN))
 			p->clone_flags = ev->flags & RIOT_EVP_NEW_PROCESS ?
-					 SIGCHLD_NR : CLONE_THREAD_SET;
+					 SIGCHLD : CLONE_THREAD_SET;
 		break;
 	case RIOT_EV_EXEC:
 		p->kind = RIOT_PROC_EXEC;

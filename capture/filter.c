@@ -16,9 +16,6 @@
 
 #include "capture/capture_int.h"
 
-#define F_DUPFD_NR 0
-#define F_DUPFD_CLOEXEC_NR 1030
-
 /* (tgid, fd) -> path, and tgid -> cwd (fd = CWD_FD), in one chained hash. */
 #define CWD_FD INT32_MIN
 
@@ -350,7 +347,7 @@ static void syscall_update(struct path_filter *f, const struct riot_syscall *sc,
 		copy_fd(f, sc->pid, sc->fd, (int32_t)sc->ret);
 		break;
 	case RIOT_SYS_fcntl:
-		if (sc->cmd == F_DUPFD_NR || sc->cmd == F_DUPFD_CLOEXEC_NR)
+		if (sc->cmd == F_DUPFD || sc->cmd == F_DUPFD_CLOEXEC)
 			copy_fd(f, sc->pid, sc->fd, (int32_t)sc->ret);
 		break;
 	case RIOT_SYS_chdir:

@@ -50,6 +50,10 @@ const char *riot_open_flags_str(uint64_t flags, char *buf, size_t len);
 const char *riot_errno_str(int64_t ret);
 /* The name of the S_IFMT bits of ftype ("S_IFREG"), or NULL. */
 const char *riot_ftype_str(uint32_t ftype);
+struct riot_syscall;
+/* The open(2) flags of a record of class open: creat's are implied
+ * (O_CREAT|O_WRONLY|O_TRUNC), the others' recorded. */
+uint64_t riot_open_flags(const struct riot_syscall *sc);
 /* "data_read", "open", ...; "unknown" out of range. */
 const char *riot_class_name(unsigned cls);
 

@@ -4,6 +4,7 @@
 #include "formats/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 static const struct riot_sys_info sys_table[RIOT_SYS_COUNT] = {
@@ -63,6 +64,11 @@ int riot_sys_by_name(const char *name)
 		if (strcmp(sys_table[i].name, name) == 0)
 			return (int)i;
 	return -ENOENT;
+}
+
+uint64_t riot_open_flags(const struct riot_syscall *sc)
+{
+	return sc->sys == RIOT_SYS_creat ? O_CREAT | O_WRONLY | O_TRUNC : sc->flags;
 }
 
 const char *riot_class_name(unsigned cls)

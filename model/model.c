@@ -620,7 +620,7 @@ static uint64_t file_id(struct model *m, uint32_t fi)
 static int sys_open(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 		    struct model_op *op)
 {
-	uint64_t flags = sc->sys == RIOT_SYS_creat ? O_CREAT | O_WRONLY | O_TRUNC : sc->flags;
+	uint64_t flags = riot_open_flags(sc);
 	uint32_t fi;
 	struct model_file *f;
 

@@ -382,7 +382,7 @@ static bool is_nofollow_stat(const struct riot_syscall *sc)
 
 static void on_open(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
 {
-	uint64_t flags = sc->sys == RIOT_SYS_creat ? O_CREAT | O_WRONLY | O_TRUNC : sc->flags;
+	uint64_t flags = riot_open_flags(sc);
 	uint32_t i = op_ent(b, op, false);
 	uint8_t kind;
 	bool created;

@@ -392,9 +392,6 @@ static int note_proc(struct replay_plan *p, const struct riot_proc *r)
 
 /* ---- classification: what to issue for a syscall ---- */
 
-#define AT_NOFOLLOW 0x100
-#define AT_RMDIR 0x200
-
 static bool is_pread(unsigned sys)
 {
 	return sys == RIOT_SYS_pread64 || sys == RIOT_SYS_preadv || sys == RIOT_SYS_preadv2 ||
@@ -436,13 +433,6 @@ static void plan_data(struct replay_plan *p, struct replay_op *op,
 		*size = op->off + moved + 1;
 }
 
-static uint64_t open_flags(const struct riot_syscall *sc)
-{
-	if (sc->sys == RIOT_SYS_creat)
-		return O_CREAT | O_WRONLY | O_TRUNC;
-	return sc->flags;
-}
-
 static void set_skip(struct replay_plan *p, struct replay_op *op, unsigned why)
 {
 	op->act = ACT_SKIP;
@@ -470,7 +460,7 @@ static void plan_open(struct replay_plan *p, struct replay_op *op, const struct 
 	}
 
 	op->act = ACT_OPEN;
-	op->flags = open_flags(sc);
+	op->flags = riot_open_flags(sc);
 	op->mode = sc->mode;
 	if (op->file && (fs = file_state(p, op->file)))
 		fs->pos = 0;
@@ -543,7 +533,7 @@ static bool nofollow(const struct riot_syscall *sc)
 	case RIOT_SYS_newfstatat: case RIOT_SYS_statx: case RIOT_SYS_fchownat:
 	case RIOT_SYS_utimensat: case RIOT_SYS_faccessat2: case RIOT_SYS_fchmodat2:
 	case RIOT_SYS_listxattrat: case RIOT_SYS_removexattrat:
-		return sc->flags & AT_NOFOLLOW;
+		return sc->flags & AT_SYMLINK_NOFOLLOW;
 	default:
 		return false;
 	}
@@ -706,7 +696,7 @@ static void plan_path_op(struct replay_plan *p, struct replay_op *op,
 	op->arg = sc->arg;
 	if (nofollow(sc))
 		op->opflags |= OPF_NOFOLLOW;
-	if (sc->sys == RIOT_SYS_unlinkat && (sc->flags & AT_RMDIR))
+	if (sc->sys == RIOT_SYS_unlinkat && (sc->flags & AT_REMOVEDIR))
 		op->act = ACT_RMDIR;
 	if (sc->sys == RIOT_SYS_rename || sc->sys == RIOT_SYS_renameat ||
 	    sc->sys == RIOT_SYS_link)
