@@ -705,14 +705,24 @@ static __always_inline void stat_facts(struct riot_ev_ext *x, __u16 *flags,
 static __always_inline void statx_facts(struct riot_ev_ext *x, __u16 *flags,
 					__u64 uptr)
 {
+	/* struct statx from stx_mode to stx_size, in one read */
 	struct {
 		__u16 mode, pad;
 		__u64 ino, size;
 	} __attribute__((packed)) a;
-	__u32 dev[2];
+	__u32 dev[2];	/* stx_dev_major, stx_dev_minor */
 
-	if (bpf_probe_read_user(&a, sizeof(a), (void *)(uptr + 28)) ||
-	    bpf_probe_read_user(dev, sizeof(dev), (void *)(uptr + 136)))
+	_Static_assert(__builtin_offsetof(struct statx, stx_ino) ==
+		       __builtin_offsetof(struct statx, stx_mode) + 4 &&
+		       __builtin_offsetof(struct statx, stx_size) ==
+		       __builtin_offsetof(struct statx, stx_mode) + 12 &&
+		       __builtin_offsetof(struct statx, stx_dev_minor) ==
+		       __builtin_offsetof(struct statx, stx_dev_major) + 4,
+		       "struct statx is laid out as read here");
+	if (bpf_probe_read_user(&a, sizeof(a),
+				(void *)(uptr + __builtin_offsetof(struct statx, stx_mode))) ||
+	    bpf_probe_read_user(dev, sizeof(dev),
+				(void *)(uptr + __builtin_offsetof(struct statx, stx_dev_major))))
 		return;
 	x->size = a.size;
 	x->ftype = a.mode & S_IFMT_BITS;
