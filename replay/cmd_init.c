@@ -13,7 +13,6 @@
 #include "lib/cli.h"
 #include "replay/replay.h"
 
-#define INIT_MAX_MAPS 64
 
 const char cmd_init_help[] =
 	"Usage: riot init LOG --root DIR [--fill random|zero|compress:PCT]\n"
@@ -56,24 +55,11 @@ const char cmd_init_help[] =
 struct init_args {
 	const char *log, *root;
 	struct fill fill;
-	struct replay_map maps[INIT_MAX_MAPS];
+	struct replay_map maps[REPLAY_MAPS_MAX];
 	unsigned nmaps;
 	struct init_opts o;
 	bool dry_run;
 };
-
-static int parse_map(struct init_args *a, char *arg)
-{
-	char *eq = strchr(arg, '=');
-
-	if (!eq || eq == arg || !eq[1] || arg[0] != '/')
-		return riot_usage("--map wants /CAPTURED/PREFIX=DIR, got '%s'", arg);
-	if (a->nmaps == INIT_MAX_MAPS)
-		return riot_usage("at most %d --map options", INIT_MAX_MAPS);
-	*eq = '\0';
-	a->maps[a->nmaps++] = (struct replay_map){ .prefix = arg, .dir = eq + 1 };
-	return 0;
-}
 
 static int parse_args(int argc, char **argv, struct init_args *a)
 {
@@ -99,7 +85,7 @@ static int parse_args(int argc, char **argv, struct init_args *a)
 				return riot_usage("--fill wants random, zero or compress:PCT (0-100)");
 			break;
 		case 'm':
-			if ((rc = parse_map(a, optarg)) != 0)
+			if ((rc = replay_map_arg(optarg, a->maps, &a->nmaps)) != 0)
 				return rc;
 			break;
 		case 't':

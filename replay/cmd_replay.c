@@ -22,7 +22,6 @@
 #include "lib/cli.h"
 #include "replay/replay.h"
 
-#define MAX_MAPS 64
 #define START_LEAD_NS 2000000
 #define REPLAY_MIN_SPEED 1e-6
 
@@ -106,7 +105,7 @@ struct replay_args {
 	const char *log, *root, *report, *label, *user;
 	uid_t uid;		/* --user, resolved before anything is touched */
 	gid_t gid;
-	struct replay_map maps[MAX_MAPS];
+	struct replay_map maps[REPLAY_MAPS_MAX];
 	unsigned nmaps;
 	double speed;
 	enum replay_order order;
@@ -120,17 +119,6 @@ struct replay_args {
 };
 
 static const char *const order_names[] = { "thread", "resource", "strict" };
-
-static int parse_map(struct replay_args *a, char *s)
-{
-	char *eq = strchr(s, '=');
-
-	if (!eq || eq == s || !eq[1] || a->nmaps == MAX_MAPS)
-		return riot_usage("--map wants PREFIX=DIR (at most %d)", MAX_MAPS);
-	*eq = '\0';
-	a->maps[a->nmaps++] = (struct replay_map){ .prefix = s, .dir = eq + 1 };
-	return 0;
-}
 
 static int parse_order(struct replay_args *a, const char *s)
 {
@@ -173,7 +161,7 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 
 	switch (c) {
 	case 'r': a->root = arg; return 0;
-	case 'm': return parse_map(a, arg);
+	case 'm': return replay_map_arg(arg, a->maps, &a->nmaps);
 	case 's':
 		/* below REPLAY_MIN_SPEED a captured second lasts beyond any run
 		 * and the schedule would overflow */

@@ -17,6 +17,7 @@
 
 #include "replay/init.h"
 #include "lib/pathname.h"
+#include "lib/cli.h"
 #include "replay/root.h"
 
 struct root_dir {
@@ -247,6 +248,17 @@ static const struct root_dir *pick_root(const struct replay_root *r, const char 
 		    under_prefix(abs, r->dirs[i].prefix, r->dirs[i].len))
 			best = &r->dirs[i];
 	return best ? best : &r->dirs[0];
+}
+
+int replay_map_arg(char *arg, struct replay_map *maps, unsigned *n)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1] || *n == REPLAY_MAPS_MAX)
+		return riot_usage("--map wants PREFIX=DIR (at most %d)", REPLAY_MAPS_MAX);
+	*eq = '\0';
+	maps[(*n)++] = (struct replay_map){ .prefix = arg, .dir = eq + 1 };
+	return 0;
 }
 
 int replay_map_check(const struct replay_map *maps, unsigned nmaps, char *err, size_t errlen)

@@ -42,6 +42,13 @@ void replay_root_close(struct replay_root *r);
  * after init, so a replay does not start with init's dirty pages, which
  * the captured program never had. 0 or -errno. */
 int replay_root_sync(const struct replay_root *r);
+#define REPLAY_MAPS_MAX 64	/* --map options a command takes */
+
+/* One --map PREFIX=DIR argument into maps[*n] (arg is cut at its '='; the
+ * map points into it): 0, or the usage exit code after one line saying
+ * what is wrong (no '=', an empty side, more than REPLAY_MAPS_MAX). The
+ * prefix itself is checked by replay_map_check(). */
+int replay_map_arg(char *arg, struct replay_map *maps, unsigned *n);
 /* The checks of the maps that need no file system (prefixes absolute and
  * clean, directories named): made before any directory is created or
  * marked. 0 or -EINVAL with the reason in err. */
