@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/map.h"
 #include "replay/engine.h"
 
 #define URING_ENTRIES 256
@@ -135,8 +136,8 @@ struct uring_engine {
 	uint32_t slots;
 	bool has[ACT_COUNT];	/* act has an io_uring opcode here */
 	bool has_install;
-	uint32_t *pid_key, *pid_worker;	/* open addressing, producer only */
-	uint32_t pid_cap, npids, next_worker;
+	struct u64map pid_worker;	/* pid -> worker; producer only */
+	uint32_t next_worker;
 	_Atomic bool stop;
 	struct replay_pace pace;
 	pthread_t pool[POOL_THREADS];
@@ -149,52 +150,16 @@ struct uring_engine {
 
 /* ---- routing (producer thread) ---- */
 
-static int pid_grow(struct uring_engine *e)
-{
-	uint32_t cap = e->pid_cap ? e->pid_cap * 2 : 256;
-	uint32_t *k = calloc(cap, sizeof(*k)), *v = calloc(cap, sizeof(*v));
-
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < e->pid_cap; i++) {
-		uint32_t h;
-
-		if (!e->pid_key[i])
-			continue;
-		h = (e->pid_key[i] * 2654435761u) & (cap - 1);
-		while (k[h])
-			h = (h + 1) & (cap - 1);
-		k[h] = e->pid_key[i];
-		v[h] = e->pid_worker[i];
-	}
-	free(e->pid_key);
-	free(e->pid_worker);
-	e->pid_key = k;
-	e->pid_worker = v;
-	e->pid_cap = cap;
-	return 0;
-}
-
 static unsigned uring_route(void *eng, uint32_t stream, uint32_t pid)
 {
 	struct uring_engine *e = eng;
-	uint32_t key = pid + 1, h;
+	uint64_t *w = map_get(&e->pid_worker, pid);
 
-	if (e->npids * 2 >= e->pid_cap && pid_grow(e) < 0)
+	if (w)
+		return (unsigned)*w;
+	if (map_put(&e->pid_worker, pid, e->next_worker % e->n))
 		return pid % e->n;	/* still correct, only less balanced */
-	h = (key * 2654435761u) & (e->pid_cap - 1);
-	while (e->pid_key[h]) {
-		if (e->pid_key[h] == key)
-			return e->pid_worker[h];
-		h = (h + 1) & (e->pid_cap - 1);
-	}
-	e->pid_key[h] = key;
-	e->pid_worker[h] = e->next_worker++ % e->n;
-	e->npids++;
-	return e->pid_worker[h];
+	return e->next_worker++ % e->n;
 }
 
 static void wake(struct uworker *w)
@@ -1332,6 +1297,8 @@ static void *uring_create(struct replay_ctx *cx, char *err, size_t errlen)
 	struct uring_engine *e = calloc(1, sizeof(*e));
 	int rc = -ENOMEM;
 
+	if (e)
+		map_init(&e->pid_worker, map_seed());
 	if (!e || !(e->w = calloc(cx->workers, sizeof(*e->w)))) {
 		free(e);
 		snprintf(err, errlen, "out of memory");
@@ -1354,10 +1321,6 @@ static void *uring_create(struct replay_ctx *cx, char *err, size_t errlen)
 	for (unsigned i = 0; i < e->n; i++)
 		if ((rc = worker_init(e, &e->w[i], i, err, errlen)) < 0)
 			goto fail;
-	if ((rc = pid_grow(e)) < 0) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
 	return e;
 fail:
 	uring_destroy(e);
@@ -1463,8 +1426,7 @@ static void uring_destroy(void *eng)
 	for (unsigned i = 0; i < e->n; i++)
 		worker_free(&e->w[i]);
 	free(e->w);
-	free(e->pid_key);
-	free(e->pid_worker);
+	map_fini(&e->pid_worker);
 	free(e);
 }
 
