@@ -73,6 +73,7 @@ static int parse_args(int argc, char **argv, struct init_args *a)
 		{ 0 },
 	};
 	uint64_t v;
+	char err[512];
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -109,6 +110,8 @@ static int parse_args(int argc, char **argv, struct init_args *a)
 	a->log = argv[optind];
 	if (!a->root && !a->dry_run)
 		return riot_usage("needs --root DIR");
+	if (replay_map_check(a->maps, a->nmaps, err, sizeof(err)) < 0)
+		return riot_usage("%s", err);
 	return 0;
 }
 

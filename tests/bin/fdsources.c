@@ -3,10 +3,12 @@
  *
  *   fdsources DIR
  *
- * 1. SCM_RIGHTS: the parent opens DIR/passed.dat after forking a child and
- *    sends the fd over a unix socketpair; the child (which opened
- *    /dev/null first, so its fd number differs from the parent's) pwrites
- *    4096 bytes at 0 and 1000 at 8192, then preads 4096 at 0.
+ * 1. SCM_RIGHTS: the parent opens DIR/passed.dat after forking a child,
+ *    sends the fd over a unix socketpair and closes its own, then tells
+ *    the child to go on (a byte on the socket, so the close comes first);
+ *    the child (which opened /dev/null first, so its fd number differs
+ *    from the parent's) pwrites 4096 bytes at 0 and 1000 at 8192, then
+ *    preads 4096 at 0.
  * 2. pidfd_getfd: a second child opens DIR/getfd.dat (O_WRONLY|O_CREAT)
  *    and waits; the parent takes that fd with pidfd_getfd, writes 3000
  *    bytes through it with write(2) and fsyncs it.
@@ -88,7 +90,7 @@ static void reap(pid_t pid)
 
 static void scm_rights(void)
 {
-	char path[4096];
+	char path[4096], go;
 	int sv[2], fd, nul;
 	pid_t pid;
 
@@ -103,6 +105,8 @@ static void scm_rights(void)
 		if (nul < 0)
 			die("open /dev/null");
 		fd = recv_fd(sv[1]);
+		if (read(sv[1], &go, 1) != 1)
+			die("read go");
 		if (pwrite(fd, buf, 4096, 0) != 4096 ||
 		    pwrite(fd, buf, 1000, 8192) != 1000 ||
 		    pread(fd, buf, 4096, 0) != 4096)
@@ -116,6 +120,8 @@ static void scm_rights(void)
 		die("open passed.dat");
 	send_fd(sv[0], fd);
 	close(fd);
+	if (write(sv[0], "g", 1) != 1)
+		die("write go");
 	close(sv[0]);
 	reap(pid);
 }
