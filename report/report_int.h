@@ -127,7 +127,4 @@ void host_facts_get(struct host_facts *h);
 /* The mount of a device number (st_dev) from /proc/self/mountinfo. */
 int run_fs_of_dev(uint64_t dev, struct run_fs *fs, char *buf, size_t buflen);
 
-/* SHA-256 of a file as 64 hex digits and a NUL. 0 or -errno. */
-int sha256_file(const char *path, char hex[65]);
-
 #endif

@@ -11,6 +11,7 @@
 #include "formats/log.h"
 #include "report/report_int.h"
 #include "lib/cli.h"
+#include "lib/sha256.h"
 #include "model/model.h"
 
 struct store {
