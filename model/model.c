@@ -1218,6 +1218,22 @@ const char *model_cwd(struct model *m, uint32_t pid, uint32_t tid)
 	return fs && FS(m, fs)->cwd ? paths_get(&m->paths, FS(m, fs)->cwd) : NULL;
 }
 
+const char *model_fd_path(struct model *m, uint32_t pid, uint32_t tid, int32_t fd)
+{
+	uint32_t fdt, fs, fi;
+	const struct model_file *f;
+	const char *p;
+	size_t len;
+
+	tables_of(m, pid, tid, &fdt, &fs);
+	fi = fdt ? fd_file(m, fdt, fd) : 0;
+	f = fi ? &FILEO(m, fi)->pub : NULL;
+	if (!f || (f->flags & MODEL_FILE_TRUNCATED))
+		return NULL;
+	p = path_str(m, f->path_id, &len);
+	return p && p[0] == '/' ? p : NULL;
+}
+
 uint32_t model_path_find(const struct model *m, const char *s, size_t len)
 {
 	return paths_find(&m->paths, s, len);

@@ -186,6 +186,10 @@ uint32_t model_path_find(const struct model *m, const char *s, size_t len);
 bool model_fd_known(struct model *m, uint32_t pid, uint32_t tid, int32_t fd);
 /* Its cwd, or NULL when unknown (valid for the model's life). */
 const char *model_cwd(struct model *m, uint32_t pid, uint32_t tid);
+/* The path of the file behind fd, as a dirfd-relative path of the task
+ * resolves against it: NULL when the fd is unknown, its path truncated or
+ * not a path (pipe:[..]). Valid for the model's life. */
+const char *model_fd_path(struct model *m, uint32_t pid, uint32_t tid, int32_t fd);
 /* A live file object (or one released by the last model_apply), or NULL. */
 const struct model_file *model_file(const struct model *m, uint64_t id);
 /* The i-th file object the last model_apply() released (no fd refers to
