@@ -53,7 +53,7 @@ STATIC    ?= -static
 LINK_QUIET := 2>&1 | { grep -v -e 'unixDlOpen' -e "Using 'dlopen' in statically" || true; }
 
 # Every .c in these folders is part of the program; riot.c is main().
-SRC_DIRS  := lib formats model convert capture replay report inspect
+SRC_DIRS  := lib formats model convert capture replay report inspect anon
 LIB_SRCS  := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "anon/anon.h"
 #include "capture/capture.h"
 #include "convert/convert.h"
 #include "inspect/inspect.h"
@@ -39,6 +40,8 @@ static const struct riot_command commands[] = {
 	  cmd_import_help_more },
 	{ "export", cmd_export, "write a log for another tool (fio iolog)", cmd_export_help,
 	  cmd_export_help_more },
+	{ "anonymize", cmd_anonymize, "copy a log with its names replaced by keyed hashes",
+	  cmd_anonymize_help, NULL },
 	{ "version", cmd_version, "riot, library and kernel feature versions", cmd_version_help, NULL },
 	{ "help", cmd_help, "list commands or show one's help", help_help, NULL },
 };

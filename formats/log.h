@@ -21,6 +21,8 @@
 				 * of files; 5: asynchronous requests and their
 				 * ctx field */
 #define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
+#define RIOT_STR_LEN_MAX 65535	/* bytes of a string (path, comm) a log may
+				 * hold: a writer cuts longer ones, flagged */
 
 /* ---- syscall table (from bpf/syscalls.def) ---- */
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/log.h"
+
 /* ---- framing ---- */
 
 #define LOG_MAGIC		"RIOTLOG\0"
@@ -29,7 +31,7 @@
 #define END_PAYLOAD_MAX		(1u << 20)
 #define END_FLAG_CLEAN		1u
 
-#define STR_MAX			65535u	/* longer strings are cut, flagged */
+#define STR_MAX			((unsigned)RIOT_STR_LEN_MAX)	/* log.h */
 #define BLK_STR_MAX		16384u	/* strings one block may define */
 #define LOG_TYPES_MAX		256u	/* record types are u8 on the wire */
 #define LOG_SYS_MAX		65536u	/* syscall ids are u16 */

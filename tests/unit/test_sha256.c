@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "lib/sha256.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 static void hex(const uint8_t *d, size_t n, char *out)
 {

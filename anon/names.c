@@ -1,0 +1,320 @@
+/* anon/names.c: the rewriting of names under one key (anon.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anon/anon.h"
+#include "lib/pathname.h"
+#include "lib/sha256.h"
+#include "model/model.h"
+
+/* Domains: the byte hashed before a name, so a file called "foo", a process
+ * called "foo" and an xattr "user.foo" give unrelated names. */
+enum { DOMAIN_PATH = 'p', DOMAIN_COMM = 'c', DOMAIN_XATTR = 'x' };
+
+#define DELETED " (deleted)"
+#define DELETED_LEN (sizeof(DELETED) - 1)
+
+struct anon {
+	struct hmac_sha256_key key;
+	bool keep_ext;
+	char **keep;		/* normalised absolute prefixes */
+	size_t *keep_len;
+	unsigned nkeep;
+	struct anon_counts counts;
+	char pos[MODEL_PATH_MAX];	/* the absolute position of a component */
+};
+
+int anon_check_keep(const char *prefix, char *err, size_t errlen)
+{
+	char n[MODEL_PATH_MAX];
+	bool truncated = false;
+
+	if (prefix[0] != '/') {
+		snprintf(err, errlen, "--keep %s: not an absolute path", prefix);
+		return -EINVAL;
+	}
+	path_resolve(n, sizeof(n), "/", 1, prefix, &truncated);
+	if (truncated) {
+		snprintf(err, errlen, "--keep: a prefix of %zu bytes or more", sizeof(n));
+		return -EINVAL;
+	}
+	if (strcmp(n, "/") == 0) {
+		snprintf(err, errlen, "--keep %s: keeps every path, nothing would be hidden", prefix);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct anon *anon_new(const struct anon_opts *o, char *err, size_t errlen)
+{
+	struct anon *a = calloc(1, sizeof(*a));
+	bool truncated = false;
+	int rc = -ENOMEM;
+
+	if (!a)
+		return NULL;
+	hmac_sha256_key_init(&a->key, o->key, o->key_len);
+	a->keep_ext = o->keep_ext;
+	a->keep = calloc(o->nkeep ? o->nkeep : 1, sizeof(*a->keep));
+	a->keep_len = calloc(o->nkeep ? o->nkeep : 1, sizeof(*a->keep_len));
+	if (!a->keep || !a->keep_len)
+		goto fail;
+	for (unsigned i = 0; i < o->nkeep; i++) {
+		if ((rc = anon_check_keep(o->keep[i], err, errlen)))
+			goto fail;
+		a->keep[i] = malloc(MODEL_PATH_MAX);
+		if (!a->keep[i]) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		a->nkeep++;
+		a->keep_len[i] = path_resolve(a->keep[i], MODEL_PATH_MAX, "/", 1, o->keep[i],
+					      &truncated);
+	}
+	return a;
+fail:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	anon_free(a);
+	errno = -rc;
+	return NULL;
+}
+
+void anon_free(struct anon *a)
+{
+	if (!a)
+		return;
+	for (unsigned i = 0; i < a->nkeep; i++)
+		free(a->keep[i]);
+	free(a->keep);
+	free(a->keep_len);
+	memset(&a->key, 0, sizeof(a->key));
+	free(a);
+}
+
+const struct anon_counts *anon_counts(const struct anon *a)
+{
+	return &a->counts;
+}
+
+/* len base32 characters ([a-z2-7], RFC 4648's alphabet in lower case: no
+ * two names differ only in case) of HMAC(key, domain || s[0..n)) into out. */
+static void token(struct anon *a, int domain, const char *s, size_t n, char *out, size_t len)
+{
+	static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
+	uint8_t mac[SHA256_LEN], d = (uint8_t)domain;
+	struct sha256 h;
+	unsigned bit = 0;
+
+	hmac_sha256_start(&a->key, &h);
+	sha256_update(&h, &d, 1);
+	sha256_update(&h, s, n);
+	hmac_sha256_finish(&a->key, &h, mac);
+	for (size_t i = 0; i < len; i++, bit += 5) {
+		unsigned v = (unsigned)mac[bit / 8] << 8 | mac[bit / 8 + 1];
+
+		out[i] = b32[(v >> (11 - bit % 8)) & 31];
+	}
+}
+
+/* --keep-ext: the length of the extension of c[0..n) kept, with its '.';
+ * 0 for none. */
+static size_t ext_len(const char *c, size_t n)
+{
+	const char *dot = memrchr(c, '.', n);
+	size_t e;
+
+	if (!dot || dot == c)
+		return 0;
+	e = n - (size_t)(dot - c) - 1;
+	if (e == 0 || e > ANON_EXT_MAX)
+		return 0;
+	for (size_t i = 1; i <= e; i++) {
+		char ch = dot[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')))
+			return 0;
+	}
+	return e + 1;
+}
+
+/* Whether p[0..n) is c. */
+static bool is(const char *p, size_t n, const char *c)
+{
+	return strlen(c) == n && memcmp(p, c, n) == 0;
+}
+
+/* Whether the component at position pos[0..len) (absolute, normalised,
+ * len > 1) stays in the clear. */
+static bool pos_clear(const struct anon *a, const char *pos, size_t len)
+{
+	const char *last = memrchr(pos, '/', len) + 1;
+	size_t n = len - (size_t)(last - pos);
+
+	if (is(pos, len, "/proc") || is(pos, len, "/sys") || is(pos, len, "/dev"))
+		return true;
+	if (len > 6 && memcmp(pos, "/proc/", 6) == 0) {
+		size_t d = 0;
+
+		while (d < n && last[d] >= '0' && last[d] <= '9')
+			d++;
+		if (d == n || is(last, n, "self") || is(last, n, "thread-self") ||
+		    is(last, n, "task") || is(last, n, "fd"))
+			return true;
+	}
+	for (unsigned i = 0; i < a->nkeep; i++) {
+		const char *k = a->keep[i];
+		size_t kl = a->keep_len[i];
+
+		/* an ancestor of the prefix, the prefix, or beneath it */
+		if (len <= kl && memcmp(pos, k, len) == 0 && (k[len] == '/' || !k[len]))
+			return true;
+		if (len > kl && memcmp(pos, k, kl) == 0 && pos[kl] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* Appends p[0..n) to out at *o, if it fits with the NUL. */
+static bool put(char *out, size_t cap, size_t *o, const char *p, size_t n)
+{
+	if (*o + n + 1 > cap)
+		return false;
+	memcpy(out + *o, p, n);
+	*o += n;
+	return true;
+}
+
+/* Moves the position into component c[0..n) ('..' climbs, never above
+ * "/"); false once it is unknown (it no longer fits). */
+static bool pos_step(struct anon *a, size_t *len, const char *c, size_t n)
+{
+	if (path_is_dotdot(c, n)) {
+		while (*len > 1 && a->pos[*len - 1] != '/')
+			(*len)--;
+		if (*len > 1)
+			(*len)--;
+		return true;
+	}
+	if (*len + 1 + n + 1 > sizeof(a->pos))
+		return false;
+	if (*len > 1)
+		a->pos[(*len)++] = '/';
+	memcpy(a->pos + *len, c, n);
+	*len += n;
+	return true;
+}
+
+size_t anon_path(struct anon *a, const char *s, const char *base, unsigned flags,
+		 char *out, size_t cap, bool *cut)
+{
+	size_t o = 0, plen = 1;
+	bool known = true;
+	const char *p = s;
+
+	a->pos[0] = '/';
+	if (s[0] != '/') {
+		size_t bl = base ? strlen(base) : 0;
+
+		known = base && base[0] == '/' && bl < sizeof(a->pos);
+		if (known) {
+			memcpy(a->pos, base, bl);
+			plen = bl;
+			while (plen > 1 && a->pos[plen - 1] == '/')
+				plen--;
+		}
+	}
+	while (*p) {
+		const char *c = p;
+		size_t n, keep_n, suffix = 0;
+		char tok[ANON_TOKEN_LEN];
+		bool ok;
+
+		if (*p == '/') {
+			while (*p == '/')
+				p++;
+			if (!put(out, cap, &o, c, (size_t)(p - c)))
+				goto cut;
+			continue;
+		}
+		while (*p && *p != '/')
+			p++;
+		n = (size_t)(p - c);
+		if (path_is_dot(c, n) || path_is_dotdot(c, n)) {
+			if (known)
+				pos_step(a, &plen, c, n);
+			if (!put(out, cap, &o, c, n))
+				goto cut;
+			continue;
+		}
+		if ((flags & ANON_PATH_FD) && !*p && n > DELETED_LEN &&
+		    memcmp(c + n - DELETED_LEN, DELETED, DELETED_LEN) == 0)
+			suffix = DELETED_LEN;
+		keep_n = n - suffix;
+		known = known && pos_step(a, &plen, c, keep_n);
+		if (known && pos_clear(a, a->pos, plen)) {
+			a->counts.clear++;
+			ok = put(out, cap, &o, c, n);
+		} else {
+			size_t e = a->keep_ext ? ext_len(c, keep_n) : 0;
+
+			a->counts.hashed++;
+			token(a, DOMAIN_PATH, c, keep_n, tok, sizeof(tok));
+			ok = o + sizeof(tok) + e + suffix + 1 <= cap;
+			if (ok) {
+				put(out, cap, &o, tok, sizeof(tok));
+				put(out, cap, &o, c + keep_n - e, e + suffix);
+			}
+		}
+		if (!ok)
+			goto cut;
+	}
+	out[o] = '\0';
+	return o;
+cut:
+	*cut = true;
+	out[o] = '\0';
+	return o;
+}
+
+bool anon_xattr_value_kept(const char *name)
+{
+	return strncmp(name, "system.", 7) == 0 || strncmp(name, "security.", 9) == 0;
+}
+
+size_t anon_xattr_name(struct anon *a, const char *name, char *out, size_t cap)
+{
+	size_t ns = 0, n = strlen(name);
+
+	if (anon_xattr_value_kept(name)) {
+		snprintf(out, cap, "%s", name);
+		return strlen(out);
+	}
+	if (strncmp(name, "user.", 5) == 0)
+		ns = 5;
+	else if (strncmp(name, "trusted.", 8) == 0)
+		ns = 8;
+	if (n == ns || cap < ns + ANON_TOKEN_LEN + 1) {
+		snprintf(out, cap, "%.*s", (int)ns, name);
+		return strlen(out);
+	}
+	memcpy(out, name, ns);
+	token(a, DOMAIN_XATTR, name + ns, n - ns, out + ns, ANON_TOKEN_LEN);
+	out[ns + ANON_TOKEN_LEN] = '\0';
+	return ns + ANON_TOKEN_LEN;
+}
+
+size_t anon_comm(struct anon *a, const char *comm, char *out, size_t cap)
+{
+	size_t n = strlen(comm);
+
+	if (!n || cap < ANON_COMM_LEN + 1) {
+		out[0] = '\0';
+		return 0;
+	}
+	token(a, DOMAIN_COMM, comm, n, out, ANON_COMM_LEN);
+	out[ANON_COMM_LEN] = '\0';
+	return ANON_COMM_LEN;
+}
