@@ -275,6 +275,8 @@ size_t anon_path(struct anon *a, const char *s, const char *base, unsigned flags
 	return o;
 cut:
 	*cut = true;
+	while (o > 1 && out[o - 1] == '/')	/* no separator before nothing */
+		o--;
 	out[o] = '\0';
 	return o;
 }
