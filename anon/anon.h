@@ -76,7 +76,9 @@ size_t anon_path(struct anon *a, const char *s, const char *base, unsigned flags
 		 char *out, size_t cap, bool *cut);
 /* An xattr name (or a memfd name): "system." and "security." names, which
  * the kernel interprets, as they are; "user.X" and "trusted.X" keep their
- * namespace and hash X; anything else is hashed whole. */
+ * namespace and X becomes as many characters of its hash (listxattr
+ * returns the names' sizes); anything else is hashed whole, keeping its
+ * length. */
 size_t anon_xattr_name(struct anon *a, const char *name, char *out, size_t cap);
 /* Whether a set value of xattr name stays (the kernel's names: system.,
  * security.); other values are dropped, and replay writes fill bytes of

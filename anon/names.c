@@ -100,21 +100,30 @@ const struct anon_counts *anon_counts(const struct anon *a)
 }
 
 /* len base32 characters ([a-z2-7], RFC 4648's alphabet in lower case: no
- * two names differ only in case) of HMAC(key, domain || s[0..n)) into out. */
+ * two names differ only in case) of HMAC(key, domain || s[0..n)) into out;
+ * past the 51 characters one HMAC gives, the next 51 come from
+ * HMAC(key, domain || s || k) for k = 1, 2, ... (one byte). */
 static void token(struct anon *a, int domain, const char *s, size_t n, char *out, size_t len)
 {
 	static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
-	uint8_t mac[SHA256_LEN], d = (uint8_t)domain;
-	struct sha256 h;
-	unsigned bit = 0;
+	enum { PER_MAC = SHA256_LEN * 8 / 5 };
+	uint8_t mac[SHA256_LEN + 1] = { 0 }, d = (uint8_t)domain;
 
-	hmac_sha256_start(&a->key, &h);
-	sha256_update(&h, &d, 1);
-	sha256_update(&h, s, n);
-	hmac_sha256_finish(&a->key, &h, mac);
-	for (size_t i = 0; i < len; i++, bit += 5) {
-		unsigned v = (unsigned)mac[bit / 8] << 8 | mac[bit / 8 + 1];
+	for (size_t i = 0; i < len; i++) {
+		unsigned bit = (unsigned)(i % PER_MAC) * 5, v;
 
+		if (i % PER_MAC == 0) {
+			uint8_t k = (uint8_t)(i / PER_MAC);
+			struct sha256 h;
+
+			hmac_sha256_start(&a->key, &h);
+			sha256_update(&h, &d, 1);
+			sha256_update(&h, s, n);
+			if (k)
+				sha256_update(&h, &k, 1);
+			hmac_sha256_finish(&a->key, &h, mac);
+		}
+		v = (unsigned)mac[bit / 8] << 8 | mac[bit / 8 + 1];
 		out[i] = b32[(v >> (11 - bit % 8)) & 31];
 	}
 }
@@ -290,22 +299,19 @@ size_t anon_xattr_name(struct anon *a, const char *name, char *out, size_t cap)
 {
 	size_t ns = 0, n = strlen(name);
 
-	if (anon_xattr_value_kept(name)) {
-		snprintf(out, cap, "%s", name);
+	if (anon_xattr_value_kept(name) || n + 1 > cap) {
+		snprintf(out, cap, "%s", anon_xattr_value_kept(name) ? name : "");
 		return strlen(out);
 	}
 	if (strncmp(name, "user.", 5) == 0)
 		ns = 5;
 	else if (strncmp(name, "trusted.", 8) == 0)
 		ns = 8;
-	if (n == ns || cap < ns + ANON_TOKEN_LEN + 1) {
-		snprintf(out, cap, "%.*s", (int)ns, name);
-		return strlen(out);
-	}
+	/* as long as the name: listxattr returns the names' sizes */
 	memcpy(out, name, ns);
-	token(a, DOMAIN_XATTR, name + ns, n - ns, out + ns, ANON_TOKEN_LEN);
-	out[ns + ANON_TOKEN_LEN] = '\0';
-	return ns + ANON_TOKEN_LEN;
+	token(a, DOMAIN_XATTR, name + ns, n - ns, out + ns, n - ns);
+	out[n] = '\0';
+	return n;
 }
 
 size_t anon_comm(struct anon *a, const char *comm, char *out, size_t cap)

@@ -4,7 +4,8 @@
  *   base64.b32encode(hmac.new(key, DOMAIN + name, sha256).digest())
  *         .decode().lower()[:16]   (15 for a comm)
  * with key b"k3y\n" and DOMAIN b"p" (path component), b"c" (comm), b"x"
- * (xattr name). */
+ * (xattr name; past 51 characters the next come from the HMAC of the name
+ * followed by a byte 1, 2, ...). */
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -35,7 +36,8 @@
 #define T_PROC "3jfciyprbmn764sa"
 #define T_L "zd7y3tzix2ujdyse"
 #define C_POSTGRES "imrv7yvjfvaaqus"
-#define X_SECRET "i4gr55n4rv77ng2q"
+#define X_SECRET "i4gr55"	/* as long as "secret" */
+#define X_LONG "zkbm2zzd4uipfwsnx4zcdialduxdlhe62zpgi34sp53nou67yiolucfltj4l"
 
 static struct anon *make(bool keep_ext, const char *const *keep, unsigned nkeep)
 {
@@ -159,7 +161,7 @@ static void keep(void)
 static void names(void)
 {
 	struct anon *a = make(false, NULL, 0);
-	char b[64];
+	char b[128];
 
 	if (!a)
 		return;
@@ -177,6 +179,10 @@ static void names(void)
 	CHECK_STR(b, "security.selinux");
 	anon_xattr_name(a, "secret", b, sizeof(b));
 	CHECK_STR(b, X_SECRET);
+	/* past one HMAC's 51 characters: 60 x's */
+	CHECK_EQ(anon_xattr_name(a, "user.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+				 b, sizeof(b)), 65);
+	CHECK_STR(b, "user." X_LONG);
 	CHECK(anon_xattr_value_kept("system.posix_acl_access"));
 	CHECK(!anon_xattr_value_kept("user.secret"));
 	anon_free(a);
