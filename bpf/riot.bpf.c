@@ -182,10 +182,7 @@ struct slot {
 	__u8 active;
 	__u8 emit;		/* recorded (not only kept for clone flags) */
 	__u8 aio;		/* AIO capture needs its entry or exit */
-	/* mmap capture (bpf/mmap.bpf.h): the address of the task's latest
-	 * page fault, and the pages of the latest mmap:read it recorded */
-	__u64 fault_addr;
-	__u64 mm_mapping, mm_first, mm_last;
+	__u64 fault_addr;	/* the latest page fault (bpf/mmap.bpf.h) */
 };
 
 /* The file an open returned, for --path (0: none). */
@@ -1678,3 +1675,4 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 
 #include "async.bpf.h"
 #include "aio.bpf.h"
+#include "mmap.bpf.h"
