@@ -9,7 +9,9 @@
  * returned (obj: the iocb's address, res: the result) and records each of
  * those requests, ending when the program reaped it: Linux has no
  * tracepoint at an AIO completion, and kprobes may be refused. io_destroy
- * and the end of the process forget what is left. */
+ * and the end of the process forget what is left, counted as lost: a
+ * request reaped from the ring in user space (fio's userspace_reap) is
+ * never seen done. */
 
 #define AIO_BATCH_MAX 1024	/* iocbs of one io_submit, io_events of one
 				 * reap, read; beyond: counted as lost */
@@ -294,8 +296,10 @@ struct aio_sweep {
 static long aio_forget(struct bpf_map *map, struct aio_key *key,
 		       struct aio_req *req, struct aio_sweep *s)
 {
-	if (key->tgid == s->tgid && (s->all || key->ctx == s->ctx))
-		bpf_map_delete_elem(map, key);
+	/* done, but never reaped through a syscall: not recorded */
+	if (key->tgid == s->tgid && (s->all || key->ctx == s->ctx) &&
+	    !bpf_map_delete_elem(map, key))
+		count_loss(0);
 	return 0;
 }
 
