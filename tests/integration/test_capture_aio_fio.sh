@@ -2,8 +2,11 @@
 # fio --ioengine=libaio --direct=1 --rw=randrw: the aio:pread and aio:pwrite
 # records riot captures are fio's requests, in number and bytes per
 # direction (fio's JSON total_ios and io_bytes), each 4 KiB at an aligned
-# offset of fio's file, named by its path, in one AIO context.
+# offset of fio's file, named by its path, in one AIO context; reports and
+# replay name them aio:pread and aio:pwrite too (replay does not issue them
+# yet: they count as unreplayable).
 . "$(dirname "$0")/lib.sh"
+. "$IT_DIR/replay_lib.sh"
 require_capture
 command -v fio >/dev/null 2>&1 || fail "fio is missing (make deps installs it)"
 W=$IT_TMP/w
@@ -16,11 +19,22 @@ mkdir -p "$W"
 	>"$IT_TMP/cap.out" 2>"$IT_TMP/cap.err" ||
 	fail "riot capture -- fio exited $?: $(head -c 800 "$IT_TMP/cap.err")"
 dump_log "$LOG"
-python3 - "$IT_TMP/dump.jsonl" "$IT_TMP/info.json" "$IT_TMP/fio.json" "$W/fio.dat" <<'PY' || fail "captured AIO requests differ from fio's report"
+"$RIOT" report "$LOG" -o "$IT_TMP/r.db" >/dev/null 2>"$IT_TMP/report.err" ||
+	fail "riot report exited $?: $(head -c 500 "$IT_TMP/report.err")"
+"$RIOT" report show "$IT_TMP/r.db" --json >"$IT_TMP/report.json" 2>>"$IT_TMP/report.err" ||
+	fail "riot report show exited $?: $(head -c 500 "$IT_TMP/report.err")"
+mkdir "$IT_TMP/root"
+"$RIOT" init "$LOG" --root "$IT_TMP/root" >/dev/null 2>"$IT_TMP/init.err" ||
+	fail "riot init exited $?: $(head -c 500 "$IT_TMP/init.err")"
+replay_json "$LOG" "$IT_TMP/root"
+python3 - "$IT_TMP/dump.jsonl" "$IT_TMP/info.json" "$IT_TMP/fio.json" "$W/fio.dat" \
+	"$IT_TMP/report.json" "$IT_TMP/replay.json" <<'PY' || fail "captured AIO requests differ from fio's report"
 import collections, json, sys
-dump, info, fio, path = sys.argv[1:5]
+dump, info, fio, path, report, replay = sys.argv[1:7]
 recs = [json.loads(l) for l in open(dump)]
 info = json.load(open(info))
+report = json.load(open(report))["runs"][0]["syscalls"]
+replay = json.load(open(replay))["syscalls"]
 job = json.load(open(fio))["jobs"][0]
 bad = []
 def eq(what, got, want):
@@ -32,6 +46,10 @@ for op, d in (("aio:pread", "read"), ("aio:pwrite", "write")):
     eq(op + " records (fio total_ios)", len(mine), job[d]["total_ios"])
     eq(op + " bytes (fio io_bytes)", sum(r["ret"] for r in mine), job[d]["io_bytes"])
     eq(op + " info ops", info["ops"].get(op), job[d]["total_ios"])
+    eq(op + " report count, bytes", (report.get(op, {}).get("count"), report.get(op, {}).get("bytes")),
+       (job[d]["total_ios"], job[d]["io_bytes"]))
+    eq(op + " replay ops, unreplayable", (replay.get(op, {}).get("ops"), replay.get(op, {}).get("unreplayable")),
+       (job[d]["total_ios"],) * 2)
 eq("aio ops besides pread and pwrite", sorted({r["op"] for r in reqs} - {"aio:pread", "aio:pwrite"}), [])
 eq("requests not of 4096 bytes at an aligned offset inside the 4 MiB file",
    [r for r in reqs if r.get("count") != 4096 or r.get("ret") != 4096
