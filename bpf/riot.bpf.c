@@ -575,6 +575,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	s->emit = emit;
 	s->aio = aio;
 	s->active = 1;
+	s->fault_addr = 0;	/* a fault inside the call says its own */
 
 	const struct sys_desc *d = &descs[sys];
 	/* Decided here: a close empties the fd before exit. */
