@@ -201,6 +201,22 @@ static long aio_take(__u64 i, void *data)
 }
 
 /* io_submit(ctx, nr, iocbpp) entry. A global function: verified once. */
+/* Calls fn on the first n entries (of at most AIO_BATCH_MAX) of w's
+ * array; counts as lost those beyond, and those fn could not read. */
+static __always_inline void aio_walk_all(struct aio_walk *w, long n,
+					 long (*fn)(__u64 i, void *data))
+{
+	struct aio_loop c = { .p = w };
+
+	if (n > AIO_BATCH_MAX) {
+		w->lost += n - AIO_BATCH_MAX;
+		n = AIO_BATCH_MAX;
+	}
+	bpf_loop(n, fn, &c, 0);
+	if (w->lost)
+		count_losses(0, w->lost);
+}
+
 /* The loop state of one call, in this CPU's map value. */
 static __always_inline struct aio_walk *aio_walk_start(__u64 ctx, __u64 ptrs)
 {
@@ -223,21 +239,13 @@ static __always_inline struct aio_walk *aio_walk_start(__u64 ctx, __u64 ptrs)
 __attribute__((noinline)) int aio_submit_enter(__u64 ctx, __u64 nr, __u64 iocbpp)
 {
 	struct aio_walk *w;
-	struct aio_loop c;
 	__u8 one = 1;
 	long n = nr;
 
 	if (n <= 0 || !(w = aio_walk_start(ctx, iocbpp)))
 		return 0;
 	bpf_map_update_elem(&aio_procs, &w->tgid, &one, BPF_ANY);
-	if (n > AIO_BATCH_MAX) {
-		w->lost += n - AIO_BATCH_MAX;
-		n = AIO_BATCH_MAX;
-	}
-	c.p = w;
-	bpf_loop(n, aio_take, &c, 0);
-	if (w->lost)
-		count_losses(0, w->lost);
+	aio_walk_all(w, n, aio_take);
 	return 0;
 }
 
@@ -328,17 +336,8 @@ __attribute__((noinline)) int aio_exit(__u32 sys, long ret, __u64 ctx, __u64 nr,
 		}
 		return 0;
 	}
-	if (ret <= 0 || !(w = aio_walk_start(ctx, ptr)))
-		return 0;
-	n = ret;
-	if (n > AIO_BATCH_MAX) {
-		w->lost += n - AIO_BATCH_MAX;
-		n = AIO_BATCH_MAX;
-	}
-	c.p = w;
-	bpf_loop(n, aio_reap, &c, 0);
-	if (w->lost)
-		count_losses(0, w->lost);
+	if (ret > 0 && (w = aio_walk_start(ctx, ptr)))
+		aio_walk_all(w, ret, aio_reap);
 	return 0;
 }
 

@@ -49,8 +49,7 @@ static __always_inline __u32 async_build(struct async_scratch *sc,
 	struct riot_ev_syscall *ev = (void *)sc->ev;
 	struct riot_ev_ext *x;
 	__u8 wire = r->sys < RIOT_SYS_COUNT ? async_wire[r->sys] : 0;
-	__u32 k = 0, head;
-	__u64 *out = (__u64 *)(sc->ev + RIOT_EV_SYSCALL_HDR);
+	__u32 k, head;
 
 	__builtin_memset(ev, 0, RIOT_EV_SYSCALL_HDR);
 	ev->type = RIOT_EV_SYSCALL;
@@ -59,12 +58,7 @@ static __always_inline __u32 async_build(struct async_scratch *sc,
 	ev->tid = r->tid;
 	ev->t = r->t;
 	ev->ret = r->ret;
-	for (int i = 0; i < 6; i++) {
-		if (!(wire & (1 << i)))
-			continue;
-		out[k & 7] = r->args[i];
-		k++;
-	}
+	k = put_args((__u64 *)(sc->ev + RIOT_EV_SYSCALL_HDR), r->args, wire);
 	ev->nargs = k;
 	head = RIOT_EV_SYSCALL_HDR + (k & 7) * 8;
 	if (r->facts) {

@@ -766,17 +766,18 @@ static __always_inline __u64 ring_flags(void)
 }
 
 /* The arguments the wire mask names, packed in order. */
-static __always_inline void put_args(__u64 *out, const struct slot *s,
-				     __u8 wire)
+static __always_inline __u32 put_args(__u64 *out, const __u64 *args,
+				      __u8 wire)
 {
 	__u32 k = 0;
 
 	for (int i = 0; i < 6; i++) {
 		if (!(wire & (1 << i)))
 			continue;
-		out[k & 7] = s->args[i];
+		out[k & 7] = args[i];
 		k++;
 	}
+	return k;
 }
 
 static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
@@ -799,7 +800,7 @@ static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
 	ev->t = s->t;
 	ev->dur = now - s->t;
 	ev->ret = ret;
-	put_args((__u64 *)((char *)ev + RIOT_EV_SYSCALL_HDR), s, d->wire);
+	put_args((__u64 *)((char *)ev + RIOT_EV_SYSCALL_HDR), s->args, d->wire);
 }
 
 /* What the call's pointers and result say: the values behind OFFP and
