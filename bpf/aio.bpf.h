@@ -244,7 +244,8 @@ __attribute__((noinline)) int aio_submit_enter(__u64 ctx, __u64 nr, __u64 iocbpp
 
 	if (n <= 0 || !(w = aio_walk_start(ctx, iocbpp)))
 		return 0;
-	bpf_map_update_elem(&aio_procs, &w->tgid, &one, BPF_ANY);
+	if (!bpf_map_lookup_elem(&aio_procs, &w->tgid))	/* an update copies */
+		bpf_map_update_elem(&aio_procs, &w->tgid, &one, BPF_ANY);
 	aio_walk_all(w, n, aio_take);
 	return 0;
 }
