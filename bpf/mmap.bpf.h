@@ -84,6 +84,7 @@ struct mmap_vma {
 	__u64 start;		/* out: the mapping's start */
 	__u64 dentry, mnt;	/* out: the mapped file's path */
 	__u64 exec;		/* out: an executable mapping */
+	__u64 other;		/* out: the address maps something else */
 };
 
 static long mmap_vma_of(struct task_struct *task, struct vm_area_struct *vma,
@@ -92,8 +93,10 @@ static long mmap_vma_of(struct task_struct *task, struct vm_area_struct *vma,
 	struct mmap_vma *v = data;
 	struct file *f = vma->vm_file;
 
-	if (!f || (__u64)BPF_CORE_READ(f, f_mapping) != v->mapping)
+	if (!f || (__u64)BPF_CORE_READ(f, f_mapping) != v->mapping) {
+		v->other = 1;
 		return 0;
+	}
 	v->start = vma->vm_start;
 	v->exec = BPF_CORE_READ(vma, vm_flags) & VM_EXEC_FLAG;
 	v->dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
@@ -117,6 +120,10 @@ static __always_inline void mmap_record(__u32 sys, struct slot *s,
 
 	if (!host || last < first)
 		return;
+	/* a regular file's pages (not the block device's, whose folios a
+	 * filesystem dirties for its metadata within a write fault) */
+	if ((BPF_CORE_READ(host, i_mode) & S_IFMT_BITS) != S_IFREG_BITS)
+		return;
 	r.sys = sys;
 	r.pid = pid_tgid >> 32;
 	r.tid = (__u32)pid_tgid;
@@ -131,11 +138,14 @@ static __always_inline void mmap_record(__u32 sys, struct slot *s,
 	s_dev = BPF_CORE_READ(host, i_sb, s_dev);
 	r.dev = encode_dev(s_dev >> 20, s_dev & 0xfffff);
 	/* The mapping of the faulting address, when it maps this file (its
-	 * lock is only tried: busy, the record goes without path and ctx). */
+	 * lock is only tried: busy, the record goes without path and ctx);
+	 * when it maps another, these pages are not the fault's own. */
 	if (s->fault_addr &&
 	    bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma) &&
-	    !bpf_find_vma(task, s->fault_addr, mmap_vma_of, &v, 0) && v.dentry &&
-	    (sc = bpf_map_lookup_elem(&fd_scratches, &zero))) {
+	    !bpf_find_vma(task, s->fault_addr, mmap_vma_of, &v, 0) &&
+	    (v.other || !v.dentry))
+		return;
+	if (v.dentry && (sc = bpf_map_lookup_elem(&fd_scratches, &zero))) {
 		if (v.exec)
 			return;	/* program text: no I/O of the workload's */
 		r.args[0] = v.start;

@@ -10,7 +10,10 @@
  * exit} record process events and make the traced tgid set follow forks.
  * Before a recorded call uses an fd the capture did not see made, a
  * RIOT_EV_FD record introduces it with its path from the kernel (see
- * fd_check()).
+ * fd_check()). Asynchronous requests have files of their own, included at
+ * the end: async.bpf.h sends their records, aio.bpf.h follows Linux AIO
+ * from io_submit to the reaping of its completions, mmap.bpf.h the pages
+ * faulted in and dirtied through file mappings.
  *
  * Needs BTF-typed raw tracepoints (tp_btf, Linux 5.5), the BPF ring buffer
  * (5.8), task local storage usable from tracing programs (5.11) and BPF
