@@ -10,7 +10,10 @@
  * exit} record process events and make the traced tgid set follow forks.
  * Before a recorded call uses an fd the capture did not see made, a
  * RIOT_EV_FD record introduces it with its path from the kernel (see
- * fd_check()).
+ * fd_check()). Asynchronous requests have files of their own, included at
+ * the end: async.bpf.h sends their records, aio.bpf.h follows Linux AIO
+ * from io_submit to the reaping of its completions, mmap.bpf.h the pages
+ * faulted in and dirtied through file mappings.
  *
  * Needs BTF-typed raw tracepoints (tp_btf, Linux 5.5), the BPF ring buffer
  * (5.8), task local storage usable from tracing programs (5.11) and BPF
@@ -181,6 +184,8 @@ struct slot {
 	__u32 vma_mode;
 	__u8 active;
 	__u8 emit;		/* recorded (not only kept for clone flags) */
+	__u8 aio;		/* AIO capture needs its entry or exit */
+	__u64 fault_addr;	/* the latest page fault (bpf/mmap.bpf.h) */
 };
 
 /* The file an open returned, for --path (0: none). */
@@ -365,6 +370,22 @@ static __always_inline int is_clone(__u32 sys)
 	       sys == RIOT_SYS_fork || sys == RIOT_SYS_vfork;
 }
 
+/* Whether any aio:* request is recorded (--ops): bpf/aio.bpf.h. */
+static __always_inline int aio_on(void)
+{
+	return sys_enabled(RIOT_SYS_aio_pread) || sys_enabled(RIOT_SYS_aio_pwrite) ||
+	       sys_enabled(RIOT_SYS_aio_preadv) || sys_enabled(RIOT_SYS_aio_pwritev) ||
+	       sys_enabled(RIOT_SYS_aio_fsync) || sys_enabled(RIOT_SYS_aio_fdsync);
+}
+
+/* The syscalls whose entry or exit AIO capture needs. */
+static __always_inline int aio_hooked(__u32 sys)
+{
+	return (sys == RIOT_SYS_io_submit || sys == RIOT_SYS_io_getevents ||
+		sys == RIOT_SYS_io_pgetevents || sys == RIOT_SYS_io_destroy) &&
+	       aio_on();
+}
+
 static __always_inline __u64 read_user_u64(__u64 uptr, int *ok)
 {
 	__u64 v = 0;
@@ -502,6 +523,9 @@ differs:
 
 int fd_check(int fd);
 int fd_note_exit(__u32 what, long ret, __u64 arg0, __u64 arg1, __u64 pairp);
+int aio_submit_enter(__u64 ctx, __u64 nr, __u64 iocbpp);
+int aio_exit(__u32 sys, long ret, __u64 ctx, __u64 nr, __u64 ptr);
+int aio_proc_gone(__u32 tgid);
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
@@ -509,7 +533,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	struct task_struct *task;
 	struct slot *s;
 	__u32 sys, tgid;
-	int emit, ok;
+	int emit, ok, aio;
 
 	if ((__u64)id >= RIOT_NR_MAX)
 		return 0;
@@ -518,7 +542,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	sys--;
 	emit = sys_enabled(sys);
-	if (!emit && !is_clone(sys))
+	aio = aio_hooked(sys);
+	if (!emit && !is_clone(sys) && !aio)
 		return 0;
 	/* Anonymous memory is no file I/O. */
 	if (sys == RIOT_SYS_mmap && (regs->r10 & MAP_ANONYMOUS_FLAG))
@@ -551,7 +576,9 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	s->sys = sys;
 	s->flags = 0;
 	s->emit = emit;
+	s->aio = aio;
 	s->active = 1;
+	s->fault_addr = 0;	/* a fault inside the call says its own */
 
 	const struct sys_desc *d = &descs[sys];
 	/* Decided here: a close empties the fd before exit. */
@@ -585,6 +612,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 			s->flags |= RIOT_EVF_CLONEARGS;
 	}
 	s->t = bpf_ktime_get_boot_ns();
+	if (aio && sys == RIOT_SYS_io_submit)
+		aio_submit_enter(s->args[0], s->args[1], s->args[2]);
 	return 0;
 }
 
@@ -740,17 +769,18 @@ static __always_inline __u64 ring_flags(void)
 }
 
 /* The arguments the wire mask names, packed in order. */
-static __always_inline void put_args(__u64 *out, const struct slot *s,
-				     __u8 wire)
+static __always_inline __u32 put_args(__u64 *out, const __u64 *args,
+				      __u8 wire)
 {
 	__u32 k = 0;
 
 	for (int i = 0; i < 6; i++) {
 		if (!(wire & (1 << i)))
 			continue;
-		out[k & 7] = s->args[i];
+		out[k & 7] = args[i];
 		k++;
 	}
+	return k;
 }
 
 static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
@@ -773,7 +803,7 @@ static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
 	ev->t = s->t;
 	ev->dur = now - s->t;
 	ev->ret = ret;
-	put_args((__u64 *)((char *)ev + RIOT_EV_SYSCALL_HDR), s, d->wire);
+	put_args((__u64 *)((char *)ev + RIOT_EV_SYSCALL_HDR), s->args, d->wire);
 }
 
 /* What the call's pointers and result say: the values behind OFFP and
@@ -1485,6 +1515,10 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	}
 	s->active = 0;
+	if (s->aio)
+		aio_exit(s->sys, ret, s->args[0],
+			 s->sys == RIOT_SYS_io_submit ? s->args[1] : s->args[2],
+			 s->sys == RIOT_SYS_io_submit ? s->args[2] : s->args[3]);
 	if (!s->emit)
 		return 0;
 	sys = s->sys;
@@ -1639,5 +1673,11 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 	 * set is empty, and must find the last exit there. */
 	if (group_dead && target_mode == RIOT_TARGET_PIDS)
 		bpf_map_delete_elem(&traced, &tgid);
+	if (group_dead)
+		aio_proc_gone(tgid);
 	return 0;
 }
+
+#include "async.bpf.h"
+#include "aio.bpf.h"
+#include "mmap.bpf.h"

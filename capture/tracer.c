@@ -198,12 +198,36 @@ static int on_record(void *ctx, void *data, size_t size)
 	return t->fn(t->ctx, data, size);
 }
 
+/* The programs of mmap capture hang on tracepoints younger than the rest
+ * (mm_filemap_fault and mm_filemap_map_pages came with Linux 6.11,
+ * writeback_dirty_folio with 5.18; page_fault_* are x86's): each is
+ * loaded only where the kernel's BTF has its tracepoint, so an older
+ * kernel captures without those records rather than not at all. */
+static void probe_optional(struct riot_bpf *skel)
+{
+	const struct {
+		struct bpf_program *prog;
+		const char *tp;
+	} opt[] = {
+		{ skel->progs.mmap_fault_user, "page_fault_user" },
+		{ skel->progs.mmap_fault_kernel, "page_fault_kernel" },
+		{ skel->progs.mmap_filemap_fault, "mm_filemap_fault" },
+		{ skel->progs.mmap_map_pages, "mm_filemap_map_pages" },
+		{ skel->progs.mmap_dirty_folio, "writeback_dirty_folio" },
+	};
+
+	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+		if (libbpf_find_vmlinux_btf_id(opt[i].tp, BPF_TRACE_RAW_TP) < 0)
+			bpf_program__set_autoload(opt[i].prog, false);
+}
+
 static int load_attach(struct tracer *t, const struct capture_opts *o,
 		       char *why, size_t len)
 {
 	int err;
 
 	set_rodata(t->skel, o);
+	probe_optional(t->skel);
 	err = bpf_map__set_max_entries(t->skel->maps.events, o->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(t->skel->maps.batches, t->ncpus);

@@ -112,6 +112,8 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 		emit_u64(e, "cmd", sc->cmd);
 	if (h & RIOT_HAS_ARG)
 		emit_u64(e, "arg", sc->arg);
+	if (h & RIOT_HAS_CTX)
+		emit_u64(e, "ctx", sc->ctx);
 	if (h & RIOT_HAS_IOVCNT)
 		emit_u64(e, "iovcnt", sc->iovcnt);
 	if (h & RIOT_HAS_UID)

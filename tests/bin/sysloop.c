@@ -5,6 +5,9 @@
  *   MODE  pread      pread(fd, 1 byte, offset 0) on FILE
  *         openclose  open(FILE, O_RDONLY) + close: two syscalls
  *         stat       stat(FILE)
+ *         aio        one Linux AIO request per iteration: io_submit of a
+ *                    4 KiB pread of FILE at offset 0 (cached, so done
+ *                    within the call), io_getevents reaping it
  *   FILE  default /etc/hostname
  *   RATE  iterations per second to pace at; default 0: as fast as possible
  * Output: "MODE ITERATIONS iterations SYSCALLS syscalls NS ns/syscall
@@ -13,10 +16,13 @@
  *          without the waits for a CPU on a busy host)
  */
 #include <fcntl.h>
+#include <linux/aio_abi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,9 +48,32 @@ static void pace(long i, double t0, double rate)
 		;
 }
 
+static int aio_loop(int fd, long n, double t0, double rate)
+{
+	static char buf[4096];
+	aio_context_t ctx = 0;
+	struct iocb cb = { .aio_lio_opcode = IOCB_CMD_PREAD, .aio_nbytes = sizeof(buf) };
+	struct iocb *cbp = &cb;
+	struct io_event ev;
+
+	if (syscall(SYS_io_setup, 1, &ctx)) {
+		perror("io_setup");
+		return 1;
+	}
+	cb.aio_fildes = fd;
+	cb.aio_buf = (uint64_t)(uintptr_t)buf;
+	for (long i = 0; i < n; i++) {
+		pace(i, t0, rate);
+		if (syscall(SYS_io_submit, ctx, 1, &cbp) != 1 ||
+		    syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL) != 1)
+			return 1;
+	}
+	return syscall(SYS_io_destroy, ctx) != 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: sysloop pread|openclose|stat ITERATIONS [FILE [RATE]]\n"
+	fprintf(stderr, "usage: sysloop pread|openclose|stat|aio ITERATIONS [FILE [RATE]]\n"
 		"  FILE default /etc/hostname; RATE iterations/s, default 0 (no pacing)\n");
 	return 2;
 }
@@ -92,6 +121,10 @@ int main(int argc, char **argv)
 			if (stat(file, &st))
 				return 1;
 		}
+	} else if (strcmp(argv[1], "aio") == 0) {
+		per = 2;
+		if (aio_loop(fd, n, t0, rate))
+			return 1;
 	} else {
 		return usage();
 	}

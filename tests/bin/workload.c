@@ -645,24 +645,46 @@ static void setup_aio(void)
 	unlink(P("aio.dat"));
 }
 
-/* io_setup, io_getevents and io_destroy are recorded too. */
+static void aio_cb(struct iocb *cb, unsigned op, int fd, const void *b, uint64_t n, int64_t off)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->aio_lio_opcode = op;
+	cb->aio_fildes = fd;
+	cb->aio_buf = (uint64_t)(uintptr_t)b;
+	cb->aio_nbytes = n;
+	cb->aio_offset = off;
+}
+
+/* io_setup, io_submit, io_getevents, io_pgetevents and io_destroy are
+ * recorded, and each request the kernel took: a pwrite (beside an iocb
+ * on a bad fd that io_submit refuses), a pwritev of two iovecs reaped by
+ * io_pgetevents, an fdsync and a pread. */
 static void run_aio(void)
 {
 	aio_context_t ctx = 0;
-	struct iocb cb, *cbp = &cb;
+	struct iocb cb[2], *cbp[2] = { &cb[0], &cb[1] };
+	struct iovec iov[2] = { { buf, 1000 }, { buf + 1000, 3096 } };
 	struct io_event ev;
 
 	want("aio openat", SC(SYS_openat, AT_FDCWD, P("aio.dat"), O_CREAT | O_RDWR | O_TRUNC, 0644), 4);
 	want("io_setup", SC(SYS_io_setup, 8, &ctx), 0);
-	memset(&cb, 0, sizeof(cb));
-	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
-	cb.aio_fildes = 4;
-	cb.aio_buf = (uint64_t)(uintptr_t)buf;
-	cb.aio_nbytes = 4096;
-	cb.aio_offset = 0;
-	want("io_submit", SC(SYS_io_submit, ctx, 1, &cbp), 1);
+	aio_cb(&cb[0], IOCB_CMD_PWRITE, 4, buf, 4096, 0);
+	aio_cb(&cb[1], IOCB_CMD_PWRITE, 99, buf, 4096, 0);
+	want("io_submit of a good and a bad iocb", SC(SYS_io_submit, ctx, 2, cbp), 1);
 	want("io_getevents", SC(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
-	want("aio res", ev.res, 4096);
+	want("aio pwrite res", ev.res, 4096);
+	aio_cb(&cb[0], IOCB_CMD_PWRITEV, 4, iov, 2, 4096);
+	want("io_submit pwritev", SC(SYS_io_submit, ctx, 1, cbp), 1);
+	want("io_pgetevents", SC(SYS_io_pgetevents, ctx, 1, 1, &ev, NULL, NULL), 1);
+	want("aio pwritev res", ev.res, 4096);
+	aio_cb(&cb[0], IOCB_CMD_FDSYNC, 4, NULL, 0, 0);
+	want("io_submit fdsync", SC(SYS_io_submit, ctx, 1, cbp), 1);
+	want("io_getevents fdsync", SC(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
+	want("aio fdsync res", ev.res, 0);
+	aio_cb(&cb[0], IOCB_CMD_PREAD, 4, rbuf, 4096, 4096);
+	want("io_submit pread", SC(SYS_io_submit, ctx, 1, cbp), 1);
+	want("io_getevents pread", SC(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
+	want("aio pread res", ev.res, 4096);
 	want("io_destroy", SC(SYS_io_destroy, ctx), 0);
 	want("aio close", SC(SYS_close, 4), 0);
 }

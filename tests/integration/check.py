@@ -103,7 +103,10 @@ class Trace:
     def of_type(self, typ):
         return [r for r in self.recs if r.get("type") == typ]
 
-    def calls(self, tid=None, pid=None, op=None):
+    def calls(self, tid=None, pid=None, op=None, asynchronous=False):
+        """Syscall records; the asynchronous requests ("aio:pread",
+        "mmap:read", ...: page faults happen anywhere) only when asked for,
+        by name or with asynchronous=True."""
         out = []
         for r in self.sys:
             if tid is not None and r.get("tid") != tid:
@@ -111,6 +114,8 @@ class Trace:
             if pid is not None and r.get("pid") != pid:
                 continue
             if op is not None and r.get("op") != op:
+                continue
+            if op is None and not asynchronous and ":" in str(r.get("op")):
                 continue
             out.append(r)
         return out

@@ -80,7 +80,9 @@ if not execs or execs[0].get("comm") != "tar":
     t0 = 0
 else:
     t0 = execs[0]["t"]
-riot = collections.Counter(r["op"] for r in recs if r.get("type") == "syscall" and r["t"] >= t0)
+# asynchronous requests (mmap:read of tar's pages, ...) are no syscalls
+riot = collections.Counter(r["op"] for r in recs if r.get("type") == "syscall" and r["t"] >= t0
+                           and ":" not in r["op"])
 perf = {op: perf[event[op]] for op in ops if event[op] in perf}
 for op in ops:
     if op not in perf:
