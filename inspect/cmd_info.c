@@ -290,6 +290,7 @@ int cmd_info(int argc, char **argv)
 	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { 0 } };
 	struct info *in = NULL;
 	struct riot_reader *rd = NULL;
+	struct riot_logs logs;
 	struct model *m = NULL;
 	bool as_json = false;
 	char err[512];
@@ -300,9 +301,10 @@ int cmd_info(int argc, char **argv)
 			return riot_usage("unknown option");
 		as_json = true;
 	}
-	if (argc - optind != 1)
-		return riot_usage("needs exactly one FILE");
-	rd = riot_reader_open(argv[optind], err, sizeof(err));
+	if (argc - optind < 1)
+		return riot_usage("needs a FILE (or the segments of one, in order)");
+	logs = (struct riot_logs){ (const char *const *)argv + optind, (unsigned)(argc - optind) };
+	rd = riot_reader_open_logs(&logs, err, sizeof(err));
 	if (!rd) {
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
