@@ -121,6 +121,7 @@ struct info_view {
 	bool complete;
 	const char *incomplete;
 	uint64_t file_bytes, blocks;
+	unsigned files;		/* segments read as one log */
 };
 
 static uint64_t view_duration(const struct info_view *v)
@@ -170,7 +171,10 @@ static void print_json(const struct info_view *v)
 	json_str(&j, "options", v->h->options);
 	json_str(&j, "target", v->h->target);
 	json_str(&j, "start", when);
+	json_str(&j, "capture_id", v->h->segment ? v->h->capture_id : NULL);
+	json_u64(&j, "segment", v->h->segment);
 	json_obj_close(&j);
+	json_u64(&j, "segments", v->h->segment ? v->files : 0);
 	json_bool(&j, "complete", v->complete);
 	json_str(&j, "incomplete_reason", v->incomplete);
 	json_u64(&j, "events", in->events);
@@ -219,6 +223,12 @@ static void print_text(const struct info_view *v)
 	printf("file:        %s (%s, %" PRIu64 " blocks)\n", text_safe(v->file, b[0], 512),
 	       riot_fmt_bytes(v->file_bytes, size, sizeof(size)), v->blocks);
 	printf("format:      %u.%u\n", v->h->major, v->h->minor);
+	if (v->h->segment && v->files > 1)
+		printf("segments:    %" PRIu64 " to %" PRIu64 " of capture %s\n", v->h->segment,
+		       v->h->segment + v->files - 1, text_safe(v->h->capture_id, b[0], 512));
+	else if (v->h->segment)
+		printf("segment:     %" PRIu64 " of capture %s\n", v->h->segment,
+		       text_safe(v->h->capture_id, b[0], 512));
 	printf("complete:    %s%s%s\n", v->complete ? "yes" : "no",
 	       v->incomplete ? ": " : "", v->incomplete ? v->incomplete : "");
 	printf("host:        %s (%s, %s)\n", text_safe(v->h->host ? v->h->host : "?", b[1], 512),
@@ -325,6 +335,7 @@ int cmd_info(int argc, char **argv)
 			.incomplete = riot_reader_incomplete_reason(rd),
 			.file_bytes = riot_reader_file_bytes(rd),
 			.blocks = riot_reader_blocks(rd),
+			.files = logs.n,
 		};
 
 		if (as_json)

@@ -79,6 +79,8 @@ for ((i = 0; i < ${#SEG[@]}; i++)); do
 done
 [ -e "$IT_TMP/size.riot" ] && fail "--rotate wrote size.riot besides its segments"
 info_check size $ROUNDS "${SEG[@]}"
+"$RIOT" info "${SEG[@]}" | grep -qx "segments:    1 to ${#SEG[@]} of capture [0-9a-f]\{32\}" ||
+	fail "info of the segments does not name them: $("$RIOT" info "${SEG[@]}" | sed -n 3p)"
 # the records of all segments are those of the unrotated log
 python3 - "$IT_TMP/full.json" "$IT_TMP/size.json" <<'PY' || fail "rotated info differs from unrotated"
 import json, sys
