@@ -3,7 +3,7 @@
  * rounds, on files kept open across the whole run (so a segment that
  * starts in the middle must restate them).
  *
- *   rotwork DIR ROUNDS PAUSE_US
+ *   rotwork DIR ROUNDS PAUSE_US [distinct]
  *
  * Before the rounds, in DIR (which becomes the cwd): opens keep.dat
  * (O_RDWR|O_CREAT|O_TRUNC) and app.log (O_WRONLY|O_CREAT|O_TRUNC|O_APPEND).
@@ -14,12 +14,14 @@
  *   read(keep.dat, 4096)             the block just written
  *   write(app.log, 100)              appended
  *   openat(AT_FDCWD, "round.dat", O_WRONLY|O_CREAT|O_TRUNC), write 512,
- *   close
+ *   close (with `distinct`: "r<r>.dat", a new path every round, then
+ *   unlink of it, so the directory stays small)
  *   a pause of PAUSE_US microseconds (nanosleep: not a file call)
  * then closes both files. Every result is checked; a mismatch exits 1.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +43,11 @@ int main(int argc, char **argv)
 	unsigned rounds, pause_us;
 	int keep, log, f;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: rotwork DIR ROUNDS PAUSE_US\n");
+	bool distinct = argc == 5 && strcmp(argv[4], "distinct") == 0;
+	char name[32] = "round.dat";
+
+	if (argc != 4 && !distinct) {
+		fprintf(stderr, "usage: rotwork DIR ROUNDS PAUSE_US [distinct]\n");
 		return 2;
 	}
 	rounds = (unsigned)strtoul(argv[2], NULL, 10);
@@ -63,10 +68,14 @@ int main(int argc, char **argv)
 		check(lseek(keep, -4096, SEEK_CUR), (long)r * 4096, "lseek", r);
 		check(read(keep, in, sizeof(in)), sizeof(in), "read", r);
 		check(write(log, buf, 100), 100, "write log", r);
-		f = open("round.dat", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (distinct)
+			snprintf(name, sizeof(name), "r%u.dat", r);
+		f = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		check(f >= 0, 1, "open round.dat", r);
 		check(write(f, buf, 512), 512, "write round.dat", r);
 		check(close(f), 0, "close", r);
+		if (distinct)
+			check(unlink(name), 0, "unlink", r);
 		if (pause_us)
 			nanosleep(&ts, NULL);
 	}
