@@ -305,28 +305,28 @@ uint64_t riot_reader_blocks(const struct riot_reader *r);
 void riot_reader_close(struct riot_reader *r);
 
 /* A log as a command names it: one file, or the segments of a rotated
- * capture in order. Opens them as one log (n == 1: riot_reader_open()). Every header is checked first: the
- * segments must share a capture id and follow each other (segment k,
- * k+1, ...; the first may be any). The header is the first segment's;
- * the start-state records a later segment restates are skipped, so the
- * records are those of the capture unrotated; totals add up over the
- * segments (with the skipped records left out); end sections are only
- * those of a single file. Only the last segment may be cut short.
- * paths must outlive the reader. NULL + errno with a one-line reason in
- * err. */
+ * capture in order (formats/FORMAT.md, "Segments"). */
 struct riot_logs {
-	const char *const *paths;	/* in order */
+	const char *const *paths;	/* in order; must outlive the reader */
 	unsigned n;
 };
 /* One file as a log (a compound literal: lives in the enclosing block). */
 #define RIOT_LOGS_ONE(path) (&(struct riot_logs){ (const char *const[]){ (path) }, 1 })
+
+/* Opens l as one log (n == 1: riot_reader_open()). Every header is
+ * checked first: the segments must share a capture id and follow each
+ * other (segment k, k+1, ...; the first may be any). The header is the
+ * first segment's; the start-state records a later segment restates are
+ * skipped, so the records are those of the capture unrotated; totals add
+ * up over the segments (the skipped records left out); end sections are
+ * only those of a single file. Only the last segment may be cut short.
+ * NULL + errno with a one-line reason in err. */
 struct riot_reader *riot_reader_open_logs(const struct riot_logs *l, char *err, size_t errlen);
 
-/* Reads the whole log (riot_reader_open_logs()) and checks
- * every block, as a command does before it changes anything on the log's
- * behalf. 0, or -errno with a one-line reason naming the file in err. A
- * log cut short (a killed writer) passes: its complete blocks are
- * readable. */
+/* Reads the whole log (riot_reader_open_logs()) and checks every block,
+ * as a command does before it changes anything on the log's behalf. 0,
+ * or -errno with a one-line reason naming the file in err. A log cut
+ * short (a killed writer) passes: its complete blocks are readable. */
 int riot_log_check(const struct riot_logs *l, char *err, size_t errlen);
 
 /* Reads from a memory buffer instead of a file (the fuzz target). The
