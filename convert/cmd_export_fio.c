@@ -154,6 +154,9 @@ int cmd_export_fio(int argc, char **argv)
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
 	}
-	print_summary(absdir, absroot, argv[optind], &st);
+	char *names = riot_logs_join(&logs);
+
+	print_summary(absdir, absroot, names ? names : argv[optind], &st);
+	free(names);
 	return RIOT_EXIT_OK;
 }

@@ -729,8 +729,14 @@ int fio_export(const struct riot_logs *logs, const char *dir, const struct fio_e
 		rc = rc2;
 		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
 	}
-	if (!rc && !o->on_io && (rc = write_jobfile(&x, logs->paths[0])))
-		snprintf(err, errlen, "%s/riot.fio: %s", dir, strerror(-rc));
+	if (!rc && !o->on_io) {
+		char *names = riot_logs_join(logs);
+
+		rc = names ? write_jobfile(&x, names) : -ENOMEM;
+		if (rc)
+			snprintf(err, errlen, "%s/riot.fio: %s", dir, strerror(-rc));
+		free(names);
+	}
 	model_free(x.m);
 	riot_reader_close(rd);
 	free(x.jobs);

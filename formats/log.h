@@ -323,6 +323,10 @@ struct riot_logs {
  * NULL + errno with a one-line reason in err. */
 struct riot_reader *riot_reader_open_logs(const struct riot_logs *l, char *err, size_t errlen);
 
+/* The files of l separated by spaces, as a command line names them (a
+ * new string to free); NULL + ENOMEM. */
+char *riot_logs_join(const struct riot_logs *l);
+
 /* Reads the whole log (riot_reader_open_logs()) and checks every block,
  * as a command does before it changes anything on the log's behalf. 0,
  * or -errno with a one-line reason naming the file in err. A log cut

@@ -1027,6 +1027,21 @@ int riot_log_check(const struct riot_logs *l, char *err, size_t errlen)
 
 /* ---- segments of a rotated capture ---- */
 
+char *riot_logs_join(const struct riot_logs *l)
+{
+	size_t len = 1, at = 0;
+	char *s;
+
+	for (unsigned i = 0; i < l->n; i++)
+		len += strlen(l->paths[i]) + 1;
+	if (!(s = malloc(len)))
+		return NULL;
+	s[0] = 0;
+	for (unsigned i = 0; i < l->n; i++)
+		at += (size_t)snprintf(s + at, len - at, "%s%s", i ? " " : "", l->paths[i]);
+	return s;
+}
+
 static int seg_fail(struct riot_reader *r, int err, char *buf, size_t len,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

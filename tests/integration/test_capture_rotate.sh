@@ -110,6 +110,19 @@ if not a or a != b:
     sys.exit(f"syscalls: full {a}, segments {b}")
 PY
 
+# export fio of the segments: the same I/O as of the unrotated log (both
+# captures ran in $W), and a job file naming every segment
+"$RIOT" export fio "$IT_TMP/full.riot" -o "$IT_TMP/exf" >"$IT_TMP/exf.out" || fail "export full"
+"$RIOT" export fio "${SEG[@]}" -o "$IT_TMP/exs" >"$IT_TMP/exs.out" || fail "export segments"
+grep -v '^exported\|^  duration\|^next' "$IT_TMP/exf.out" >"$IT_TMP/exf.sum"
+grep -v '^exported\|^  duration\|^next' "$IT_TMP/exs.out" >"$IT_TMP/exs.sum"
+cmp -s "$IT_TMP/exf.sum" "$IT_TMP/exs.sum" ||
+	fail "export of the segments: $(diff "$IT_TMP/exf.sum" "$IT_TMP/exs.sum" | head -5)"
+[ "$(cat "$IT_TMP"/exf/*.iolog | wc -l)" -eq "$(cat "$IT_TMP"/exs/*.iolog | wc -l)" ] ||
+	fail "export of the segments: iolog lines differ"
+grep -qF "riot init ${SEG[*]} --root" "$IT_TMP/exs/riot.fio" ||
+	fail "the job file does not name every segment"
+
 # --- a middle segment alone: its start state resolves everything ---
 MID=${SEG[$((${#SEG[@]} / 2))]}
 for s in "${SEG[1]}" "$MID"; do
