@@ -3,7 +3,7 @@
  * first header; segments out of order, of another capture, a plain log
  * among them, or a cut segment before the last are refused in one line.
  * Also riot_parse_size(), which --rotate uses. */
-#include "unit.h"
+#include "tests/unit/unit.h"
 #include "formats/log.h"
 #include "lib/cli.h"
 
