@@ -171,10 +171,13 @@ static void print_json(const struct info_view *v)
 	json_str(&j, "options", v->h->options);
 	json_str(&j, "target", v->h->target);
 	json_str(&j, "start", when);
-	json_str(&j, "capture_id", v->h->segment ? v->h->capture_id : NULL);
-	json_u64(&j, "segment", v->h->segment);
+	if (v->h->segment) {	/* a segment of a rotated capture, or several */
+		json_str(&j, "capture_id", v->h->capture_id);
+		json_u64(&j, "segment", v->h->segment);
+	}
 	json_obj_close(&j);
-	json_u64(&j, "segments", v->h->segment ? v->files : 0);
+	if (v->h->segment)
+		json_u64(&j, "segments", v->files);
 	json_bool(&j, "complete", v->complete);
 	json_str(&j, "incomplete_reason", v->incomplete);
 	json_u64(&j, "events", in->events);
