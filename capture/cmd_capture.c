@@ -662,7 +662,7 @@ static struct riot_writer *open_log(struct capture *c, const struct capture_opts
 	struct riot_log_header h = { .major = RIOT_FMT_MAJOR,
 				     .minor = RIOT_FMT_MINOR };
 	struct riot_writer_opts wo = { .zstd_level = o->zstd_level };
-	struct utsname u;
+	static struct utsname u;	/* outlives the call: every segment copies the header */
 
 	uname(&u);
 	join_args(cmdline, sizeof(cmdline), "riot capture", argc - 1, argv + 1);
