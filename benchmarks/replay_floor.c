@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 		usage();
 	o.root = root;
 	o.on_io_arg = f;
-	rc = fio_export(argv[optind], NULL, &o, &st, err, sizeof(err));
+	rc = fio_export(RIOT_LOGS_ONE(argv[optind]), NULL, &o, &st, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "replay_floor: %s: %s\n", argv[optind], err);
 		floor_free(f);

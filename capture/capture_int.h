@@ -31,6 +31,9 @@ struct capture_opts {
 	bool block;			/* --block or --block-dev */
 	const char *block_devs[BLOCK_DEVS_MAX];	/* --block-dev */
 	unsigned nblock_devs;
+	uint64_t rotate_bytes;		/* --rotate; 0: none */
+	double rotate_secs;		/* --rotate-time; 0: none */
+	uint64_t keep;			/* --keep; 0: every segment */
 };
 
 /* ---- tracer.c: the BPF side's lifecycle ---- */
@@ -96,6 +99,8 @@ struct snap_out {
 /* A SNAP_PROC record and SNAP_FD records for every fd of pid. A process
  * that vanished meanwhile is skipped (returns 0). */
 int snapshot_process(struct snap_out *out, pid_t pid, uint64_t t);
+/* A live process's parent and comm from /proc (0 and "" when gone). */
+void snapshot_ids(pid_t pid, uint32_t *ppid, char *comm, size_t len);
 /* Every process of the host but self. */
 int snapshot_all(struct snap_out *out, pid_t self, uint64_t t);
 /* Every process in the cgroup v2 directory and below it. */
@@ -133,6 +138,45 @@ int reorder_push(struct reorder *r, const void *data, size_t len,
 int reorder_release(struct reorder *r, uint64_t until, reorder_fn fn,
 		    void *ctx);
 void reorder_free(struct reorder *r);
+
+/* ---- rotate.c: a capture written as a series of segments ---- */
+
+/* With --rotate or --rotate-time the log is FILE.000001.riot,
+ * FILE.000002.riot, ... (formats/FORMAT.md, "Segments"). Every record
+ * written goes through rotation_note(), which keeps a model of what the
+ * log holds so far; a new segment starts with the state that model shows
+ * (SNAP_PROC and SNAP_FD records), then is fed by the same records. */
+struct rotation;
+
+/* The name of segment index of out ("app.riot" -> "app.000003.riot")
+ * into buf; -EINVAL when out is not NAME.riot. */
+int rotation_name(const char *out, uint64_t index, char *buf, size_t len);
+/* h: the header every segment copies (its strings must outlive the
+ * rotation). NULL + errno. */
+struct rotation *rotation_new(const struct capture_opts *o, const struct riot_log_header *h,
+			      const struct riot_writer_opts *wo);
+/* Opens segment 1 (its start state is written by the caller, through
+ * rotation_note). NULL + errno. */
+struct riot_writer *rotation_first(struct rotation *rt, uint64_t t);
+/* The path of the segment being written. */
+const char *rotation_path(const struct rotation *rt);
+/* After rec was added to w: the model follows it. 0 or -errno. */
+int rotation_note(struct rotation *rt, const struct riot_rec *rec);
+/* Whether w has reached --rotate's size. */
+bool rotation_full(const struct rotation *rt, const struct riot_writer *w);
+/* Whether --rotate-time has passed since the segment began (now: boot ns). */
+bool rotation_timed_out(const struct rotation *rt, uint64_t now);
+/* Closes *w (its end record written), opens the next segment with the
+ * state so far, removes the segment --keep segments back. *w is the new
+ * writer, or NULL when none could be opened (the old one is closed
+ * either way). 0 or -errno. */
+int rotation_next(struct rotation *rt, struct riot_writer **w);
+/* What the closed segments held, for the summary. */
+struct rotation_totals {
+	uint64_t segments, syscalls, procs, bytes;
+};
+const struct rotation_totals *rotation_totals(const struct rotation *rt);
+void rotation_free(struct rotation *rt);
 
 /* ---- clock ---- */
 uint64_t capture_now_boot(void);

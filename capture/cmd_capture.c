@@ -74,6 +74,19 @@ const char cmd_capture_help[] =
 "                      is passed on to CMD and recording goes on until CMD\n"
 "                      exits (a second signal stops at once)\n"
 "\n"
+"Rotation (FILE must be NAME.riot; the log is then NAME.000001.riot,\n"
+"NAME.000002.riot, ..., each segment a complete log that starts with the\n"
+"traced processes' cwd and open fds, so it replays alone; info, dump,\n"
+"report, init, replay and export take several segments in order as one log):\n"
+"      --rotate SIZE   start a new segment once one holds SIZE bytes on disk\n"
+"                      (K, M, G: KiB, MiB, GiB; a segment ends at the first\n"
+"                      block past SIZE, blocks of at most SIZE/4 raw bytes)\n"
+"      --rotate-time SECONDS\n"
+"                      start a new segment every SECONDS\n"
+"      --keep N        keep the N newest segments, delete the older ones\n"
+"  SIGHUP              with --rotate or --rotate-time: end the segment and\n"
+"                      start the next one now\n"
+"\n"
 "Options:\n"
 "  -o, --output FILE   the log to write (replaced if it exists)\n"
 "      --ring-size MIB ring buffer size, a power of 2 up to 2048 (default 16)\n"
@@ -140,7 +153,9 @@ struct exec_name {
 };
 
 struct capture {
-	struct riot_writer *w;
+	struct riot_writer *w;	/* the log, or the segment being written */
+	struct rotation *rot;	/* --rotate, --rotate-time */
+	const char *log_path;	/* the file w writes */
 	struct exec_name *execs;	/* EXEC_SLOTS, allocated at first exec */
 	struct path_filter *pf;
 	struct reorder *ro;
@@ -155,6 +170,13 @@ struct capture {
 
 static volatile sig_atomic_t stop_signals;
 static volatile sig_atomic_t forward_signal;
+static volatile sig_atomic_t rotate_signals;	/* SIGHUP */
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	rotate_signals = 1;
+}
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
@@ -165,8 +187,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		forward_signal = sig;
 }
 
-static void set_signals(void)
+static void set_signals(bool rotating)
 {
+	if (rotating)
+		sigaction(SIGHUP, &(struct sigaction){ .sa_handler = on_hup }, NULL);
 	struct sigaction sa = { .sa_sigaction = on_signal,
 				.sa_flags = SA_SIGINFO };
 
@@ -332,7 +356,7 @@ static int set_cgroup(struct capture_opts *o, const char *path, char *buf,
 }
 
 enum { OPT_CGROUP = 256, OPT_COMM, OPT_PATH, OPT_OPS, OPT_RING, OPT_ZSTD, OPT_BLOCK,
-       OPT_BLOCK_DEV };
+       OPT_BLOCK_DEV, OPT_ROTATE, OPT_ROTATE_TIME, OPT_KEEP };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -347,6 +371,9 @@ static const struct option long_opts[] = {
 	{ "zstd-level", required_argument, NULL, OPT_ZSTD },
 	{ "block", no_argument, NULL, OPT_BLOCK },
 	{ "block-dev", required_argument, NULL, OPT_BLOCK_DEV },
+	{ "rotate", required_argument, NULL, OPT_ROTATE },
+	{ "rotate-time", required_argument, NULL, OPT_ROTATE_TIME },
+	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -406,10 +433,42 @@ static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
 		o->block_devs[o->nblock_devs++] = optarg;
 		o->block = true;
 		return 0;
+	case OPT_ROTATE:
+		if (riot_parse_size(optarg, &o->rotate_bytes) || !o->rotate_bytes)
+			return riot_usage("--rotate: '%s' is not a size above 0 (bytes, or "
+					  "with K, M or G)", optarg);
+		return 0;
+	case OPT_ROTATE_TIME:
+		if (riot_parse_double(optarg, &o->rotate_secs) || o->rotate_secs <= 0)
+			return riot_usage("--rotate-time: '%s' is not a positive number of "
+					  "seconds", optarg);
+		return 0;
+	case OPT_KEEP:
+		if (riot_parse_u64(optarg, &o->keep) || !o->keep)
+			return riot_usage("--keep: '%s' is not a number of segments above 0",
+					  optarg);
+		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': fputs(cmd_capture_help, stdout); return -1;
 	default: return riot_usage("unknown option");
 	}
+}
+
+/* The rotation options together. 0 or RIOT_EXIT_USAGE. */
+static int check_rotation(const struct capture_opts *o)
+{
+	bool rotating = o->rotate_bytes || o->rotate_secs > 0;
+	char name[PATH_MAX];
+
+	if (o->keep && !rotating)
+		return riot_usage("--keep needs --rotate or --rotate-time");
+	if (rotating && rotation_name(o->out, 1, name, sizeof(name)))
+		return riot_usage("--rotate: -o must name NAME.riot (the segments are "
+				  "NAME.000001.riot, ...), not '%s'", o->out);
+	if (rotating && o->block)
+		return riot_usage("--block stores one summary at the end of a log: not "
+				  "with --rotate or --rotate-time");
+	return 0;
 }
 
 /* Returns 0, RIOT_EXIT_USAGE, or -1 after --help. */
@@ -445,7 +504,7 @@ static int parse_args(int argc, char **argv, struct capture_opts *o,
 	if (targets != 1)
 		return riot_usage(targets ? "give one target only" :
 				  "no target: give -- CMD, -p PID, --cgroup PATH or -a");
-	return 0;
+	return check_rotation(o);
 }
 
 static int check_pids(const struct capture_opts *o)
@@ -597,14 +656,14 @@ static void describe(const struct capture_opts *o, char *target, size_t tlen,
 		snprintf(opts + n, olen - n, " duration=%gs", o->duration);
 }
 
-static struct riot_writer *open_log(const struct capture_opts *o, int argc,
-				    char **argv, uint64_t start_t)
+static struct riot_writer *open_log(struct capture *c, const struct capture_opts *o,
+				    int argc, char **argv, uint64_t start_t)
 {
 	static char cmdline[8192], target[4096], opts[2048];
 	struct riot_log_header h = { .major = RIOT_FMT_MAJOR,
 				     .minor = RIOT_FMT_MINOR };
 	struct riot_writer_opts wo = { .zstd_level = o->zstd_level };
-	struct utsname u;
+	static struct utsname u;	/* outlives the call: every segment copies the header */
 
 	uname(&u);
 	join_args(cmdline, sizeof(cmdline), "riot capture", argc - 1, argv + 1);
@@ -619,7 +678,29 @@ static struct riot_writer *open_log(const struct capture_opts *o, int argc,
 	h.boot_to_wall_ns = (int64_t)(clock_ns(CLOCK_REALTIME) -
 				      clock_ns(CLOCK_BOOTTIME));
 	h.start_t = start_t;
-	return riot_writer_open(o->out, &h, &wo);
+	if (!o->rotate_bytes && !(o->rotate_secs > 0)) {
+		c->log_path = o->out;
+		return riot_writer_open(o->out, &h, &wo);
+	}
+	if (!(c->rot = rotation_new(o, &h, &wo)))
+		return NULL;
+	c->log_path = rotation_path(c->rot);
+	return rotation_first(c->rot, start_t);
+}
+
+/* The next segment; the new file's identity for finish_log(). */
+static int rotate(struct capture *c)
+{
+	struct stat st;
+	int err = rotation_next(c->rot, &c->w);
+
+	if (!err && stat(c->log_path, &st) == 0) {
+		c->log_dev = st.st_dev;
+		c->log_ino = st.st_ino;
+	}
+	if (err && !c->err)
+		c->err = err;
+	return err;
 }
 
 static int log_rec(struct capture *c, const struct riot_rec *rec);
@@ -649,8 +730,15 @@ static int write_start_state(struct capture *c, const struct capture_opts *o,
 static int write_rec(void *ctx, const struct riot_rec *rec)
 {
 	struct capture *c = ctx;
-	int err = riot_writer_add(c->w, rec);
+	int err;
 
+	if (c->err)	/* the writer failed, or a segment could not start */
+		return c->err;
+	if (c->rot && rotation_full(c->rot, c->w) && (err = rotate(c)))
+		return err;
+	err = riot_writer_add(c->w, rec);
+	if (!err && c->rot)
+		err = rotation_note(c->rot, rec);
 	if (err && !c->err)
 		c->err = err;
 	return err;
@@ -742,7 +830,6 @@ static int on_loss(void *ctx, unsigned cpu, uint64_t ring, uint64_t slot,
 {
 	struct capture *c = ctx;
 	struct riot_rec rec = { .type = RIOT_REC_DROP };
-	int err;
 
 	rec.drop.cpu = cpu;
 	rec.drop.count = ring + slot;
@@ -750,10 +837,7 @@ static int on_loss(void *ctx, unsigned cpu, uint64_t ring, uint64_t slot,
 	rec.drop.t_last = t_last > c->t_loss_poll ? t_last : c->t_loss_poll;
 	c->ring_lost += ring;
 	c->slot_lost += slot;
-	err = riot_writer_add(c->w, &rec);
-	if (err && !c->err)
-		c->err = err;
-	return err;
+	return write_rec(c, &rec);
 }
 
 static int poll_losses(struct capture *c, struct tracer *t)
@@ -778,7 +862,15 @@ struct live {
 
 static uint64_t logged_events(const struct capture *c)
 {
-	return riot_writer_count(c->w, RIOT_REC_SYSCALL) + riot_writer_count(c->w, RIOT_REC_PROC);
+	const struct rotation_totals *rt = c->rot ? rotation_totals(c->rot) : NULL;
+
+	return riot_writer_count(c->w, RIOT_REC_SYSCALL) + riot_writer_count(c->w, RIOT_REC_PROC) +
+	       (rt ? rt->syscalls + rt->procs : 0);
+}
+
+static uint64_t logged_bytes(const struct capture *c)
+{
+	return riot_writer_bytes(c->w) + (c->rot ? rotation_totals(c->rot)->bytes : 0);
 }
 
 static void live_start(struct live *l, const struct capture *c, const struct capture_opts *o)
@@ -811,7 +903,7 @@ static void live_show(struct live *l, const struct capture *c, uint64_t now)
 		    (unsigned long long)events,
 		    secs > 0 ? (double)(events - l->events) / secs : 0.0,
 		    (unsigned long long)(c->ring_lost + c->slot_lost),
-		    riot_fmt_bytes(riot_writer_bytes(c->w), size, sizeof(size)));
+		    riot_fmt_bytes(logged_bytes(c), size, sizeof(size)));
 	if (n < l->width)	/* blank out the rest of a longer line */
 		fprintf(stderr, "%*s", l->width - n, "");
 	l->width = n > l->width ? n : l->width;
@@ -887,6 +979,11 @@ static int drain_loop(struct capture *c, struct run *r)
 				      log_event, c);
 		if (err)
 			return err;
+		if (c->rot && (rotate_signals || rotation_timed_out(c->rot, capture_now_boot()))) {
+			rotate_signals = 0;
+			if ((err = rotate(c)))
+				return err;
+		}
 		if (now - last_flush >= FLUSH_NS) {
 			last_flush = now;
 			if ((err = riot_writer_flush(c->w)))
@@ -950,6 +1047,9 @@ static void print_summary(const struct capture *c, const char *out,
 	fprintf(stderr, "\n  duration   %.3f s\n  log size   %s, %.2f bytes/event\n",
 		lt->ns / 1e9, riot_fmt_bytes(bytes, size, sizeof(size)),
 		events ? (double)bytes / events : 0.0);
+	if (c->rot)
+		fprintf(stderr, "  segments   %llu written, the last %s\n",
+			(unsigned long long)rotation_totals(c->rot)->segments + 1, out);
 }
 
 static int start_child(struct capture_opts *o, pid_t *child, int *gate)
@@ -981,34 +1081,36 @@ static int finish_log(struct capture *c, const struct capture_opts *o,
 	struct stat st;
 	int serr;
 
+	const struct rotation_totals *rt = c->rot ? rotation_totals(c->rot) : NULL;
+
 	if (err) {
 		/* The writer keeps the log readable up to its last block. */
-		riot_writer_close(c->w);
+		if (c->w)
+			riot_writer_close(c->w);
 		riot_err("writing %s: %s (the log holds what was written before)%s",
-			 o->out, strerror(-err), stopped);
+			 c->log_path, strerror(-err), stopped);
 		return -1;
 	}
 	t_last = riot_writer_t_last(c->w);
-	lt.syscalls = riot_writer_count(c->w, RIOT_REC_SYSCALL);
-	lt.procs = riot_writer_count(c->w, RIOT_REC_PROC);
+	lt.syscalls = riot_writer_count(c->w, RIOT_REC_SYSCALL) + (rt ? rt->syscalls : 0);
+	lt.procs = riot_writer_count(c->w, RIOT_REC_PROC) + (rt ? rt->procs : 0);
 	lt.ns = t_last > t0 ? t_last - t0 : 0;
-	bytes = riot_writer_bytes(c->w);
 	err = riot_writer_close(c->w);
 	if (err) {
-		riot_err("finishing %s: %s", o->out, strerror(-err));
+		riot_err("finishing %s: %s", c->log_path, strerror(-err));
 		return -1;
 	}
 	/* The data went to a file nobody can reach any more: say so. */
-	serr = stat(o->out, &st) != 0 ? errno : 0;
+	serr = stat(c->log_path, &st) != 0 ? errno : 0;
 	if (serr || st.st_dev != c->log_dev || st.st_ino != c->log_ino) {
 		riot_err("%s was removed or replaced during the capture (%s): the log is lost",
-			 o->out, serr == ENOENT ? "its directory or the file is gone" :
+			 c->log_path, serr == ENOENT ? "its directory or the file is gone" :
 			 serr ? strerror(serr) : "another file is there now");
 		return -1;
 	}
-	bytes = st.st_size;
+	bytes = st.st_size + (rt ? rt->bytes : 0);
 	if (!o->quiet)
-		print_summary(c, o->out, &lt, bytes);
+		print_summary(c, c->log_path, &lt, bytes);
 	if (!o->quiet && c->block.recorded)
 		run_block_print(stderr, &c->block.res, RUN_BYTES_UNKNOWN);
 	return 0;
@@ -1070,7 +1172,8 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 {
 	struct capture c = { .block = { .fd = -1 } };
 	struct run r = { .o = o };
-	char why[512], stopped[PATH_MAX + 64] = "";
+	char why[512], stopped[PATH_MAX + 64] = "", first[PATH_MAX];
+	const char *out_name = o->out;
 	int gate = -1, err, rc = RIOT_EXIT_FAIL;
 	uint64_t t0;
 	struct stat st;
@@ -1080,8 +1183,11 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		return RIOT_EXIT_FAIL;
 	}
 	/* before anything is attached or started */
-	if ((err = riot_check_output(o->out)) < 0) {
-		riot_err("cannot create %s: %s", o->out, strerror(-err));
+	if ((o->rotate_bytes || o->rotate_secs > 0) &&
+	    rotation_name(o->out, 1, first, sizeof(first)) == 0)
+		out_name = first;
+	if ((err = riot_check_output(out_name)) < 0) {
+		riot_err("cannot create %s: %s", out_name, strerror(-err));
 		return RIOT_EXIT_FAIL;
 	}
 	if (check_pids(o) || start_child(o, &r.child, &gate))
@@ -1098,12 +1204,13 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 	}
 	t0 = capture_now_boot();
 	c.t_loss_poll = t0;
-	c.w = open_log(o, argc, argv, t0);
+	c.w = open_log(&c, o, argc, argv, t0);
 	if (!c.w) {
-		riot_err("cannot create %s: %s", o->out, strerror(errno));
+		riot_err("cannot create %s: %s", c.log_path ? c.log_path : o->out,
+			 strerror(errno));
 		goto out;
 	}
-	if (stat(o->out, &st) == 0) {
+	if (stat(c.log_path, &st) == 0) {
 		c.log_dev = st.st_dev;
 		c.log_ino = st.st_ino;
 	}
@@ -1114,7 +1221,7 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		unlink(o->out);
 		goto out;
 	}
-	set_signals();
+	set_signals(c.rot != NULL);
 	err = write_start_state(&c, o, r.child, t0);
 	/* The start state goes to disk at once: a log that shows it proves
 	 * the tracer is attached, which scripts starting work wait for. */
@@ -1142,6 +1249,7 @@ out:
 	if (r.child && gate >= 0)
 		reap_child(r.child, &gate);
 	block_view_free(&c.block);
+	rotation_free(c.rot);
 	path_filter_free(c.pf);
 	free(c.execs);
 	reorder_free(c.ro);

@@ -160,6 +160,16 @@ int snapshot_process(struct snap_out *out, pid_t pid, uint64_t t)
 	return err;
 }
 
+void snapshot_ids(pid_t pid, uint32_t *ppid, char *comm, size_t len)
+{
+	char path[64];
+
+	*ppid = read_ppid(pid);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (read_line(path, comm, len))
+		comm[0] = 0;
+}
+
 int snapshot_all(struct snap_out *out, pid_t self, uint64_t t)
 {
 	DIR *dir = opendir("/proc");

@@ -130,8 +130,8 @@ int cmd_export_fio(int argc, char **argv)
 		default: return riot_usage("bad option");
 		}
 	}
-	if (optind != argc - 1)
-		return riot_usage("give one .riot log");
+	if (optind >= argc)
+		return riot_usage("give a .riot log (or the segments of one, in order)");
 	if (!dir)
 		return riot_usage("-o DIR is required");
 	if (mkdir(dir, 0755) && errno != EEXIST) {
@@ -147,11 +147,16 @@ int cmd_export_fio(int argc, char **argv)
 		return RIOT_EXIT_FAIL;
 	}
 	o.root = absroot;
-	rc = fio_export(argv[optind], absdir, &o, &st, err, sizeof(err));
+	struct riot_logs logs = { (const char *const *)argv + optind, (unsigned)(argc - optind) };
+
+	rc = fio_export(&logs, absdir, &o, &st, err, sizeof(err));
 	if (rc) {
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
 	}
-	print_summary(absdir, absroot, argv[optind], &st);
+	char *names = riot_logs_join(&logs);
+
+	print_summary(absdir, absroot, names ? names : argv[optind], &st);
+	free(names);
 	return RIOT_EXIT_OK;
 }

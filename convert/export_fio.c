@@ -691,7 +691,7 @@ static int export_stream(struct exporter *x, struct riot_reader *rd, char *err, 
 	return rc;
 }
 
-int fio_export(const char *log_path, const char *dir, const struct fio_export_opts *o,
+int fio_export(const struct riot_logs *logs, const char *dir, const struct fio_export_opts *o,
 	       struct fio_export_stats *st, char *err, size_t errlen)
 {
 	struct exporter x = { .o = o, .dir = dir, .st = st };
@@ -714,7 +714,7 @@ int fio_export(const char *log_path, const char *dir, const struct fio_export_op
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return rc;
 	}
-	rd = riot_reader_open(log_path, err, errlen);
+	rd = riot_reader_open_logs(logs, err, errlen);
 	if (!rd)
 		return errno ? -errno : -EINVAL;
 	x.m = model_new();
@@ -729,8 +729,14 @@ int fio_export(const char *log_path, const char *dir, const struct fio_export_op
 		rc = rc2;
 		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
 	}
-	if (!rc && !o->on_io && (rc = write_jobfile(&x, log_path)))
-		snprintf(err, errlen, "%s/riot.fio: %s", dir, strerror(-rc));
+	if (!rc && !o->on_io) {
+		char *names = riot_logs_join(logs);
+
+		rc = names ? write_jobfile(&x, names) : -ENOMEM;
+		if (rc)
+			snprintf(err, errlen, "%s/riot.fio: %s", dir, strerror(-rc));
+		free(names);
+	}
 	model_free(x.m);
 	riot_reader_close(rd);
 	free(x.jobs);

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "formats/log.h"
+
 enum fio_engine { FIO_ENGINE_IO_URING, FIO_ENGINE_PSYNC };
 
 /* Why an operation of the log is not in the iologs. */
@@ -62,7 +64,7 @@ struct fio_export_stats {
 
 /* Writes DIR/riot.fio and DIR/riot-TID.iolog per captured thread; with
  * o->on_io, writes nothing and hands it every data operation instead. */
-int fio_export(const char *log_path, const char *dir, const struct fio_export_opts *o,
+int fio_export(const struct riot_logs *logs, const char *dir, const struct fio_export_opts *o,
 	       struct fio_export_stats *st, char *err, size_t errlen);
 
 #endif

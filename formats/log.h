@@ -15,11 +15,11 @@
 #include "bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 5	/* 1: permission bits, xattr values; 2: block
+#define RIOT_FMT_MINOR 6	/* 1: permission bits, xattr values; 2: block
 				 * sequence records; 3: end sections; 4: ioctl
 				 * clone sources and ranges, mremap and madvise
 				 * of files; 5: asynchronous requests and their
-				 * ctx field */
+				 * ctx field; 6: segments of a rotated capture */
 #define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 #define RIOT_STR_LEN_MAX 65535	/* bytes of a string (path, comm) a log may
 				 * hold: a writer cuts longer ones, flagged */
@@ -217,6 +217,13 @@ struct riot_log_header {
 	const char *target;	/* what was traced, free text */
 	int64_t boot_to_wall_ns;	/* wall ns = boot ns + this */
 	uint64_t start_t;	/* CLOCK_BOOTTIME ns at capture start */
+	/* A segment of a rotated capture (format 1.6); segment 0: a whole
+	 * log. Segments of one capture share capture_id and count up from 1;
+	 * the first `restated` SNAP_PROC and SNAP_FD records of a segment
+	 * after the first restate the state the segments before it left. */
+	const char *capture_id;
+	uint64_t segment;
+	uint64_t restated;
 };
 
 /* ---- writer ---- */
@@ -297,11 +304,34 @@ uint64_t riot_reader_file_bytes(const struct riot_reader *r);
 uint64_t riot_reader_blocks(const struct riot_reader *r);
 void riot_reader_close(struct riot_reader *r);
 
-/* Reads the whole log at path and checks every block, as a command does
- * before it changes anything on the log's behalf. 0, or -errno with a
- * one-line reason naming path in err. A log cut short (a killed writer)
- * passes: its complete blocks are readable. */
-int riot_log_check(const char *path, char *err, size_t errlen);
+/* A log as a command names it: one file, or the segments of a rotated
+ * capture in order (formats/FORMAT.md, "Segments"). */
+struct riot_logs {
+	const char *const *paths;	/* in order; must outlive the reader */
+	unsigned n;
+};
+/* One file as a log (a compound literal: lives in the enclosing block). */
+#define RIOT_LOGS_ONE(path) (&(struct riot_logs){ (const char *const[]){ (path) }, 1 })
+
+/* Opens l as one log (n == 1: riot_reader_open()). Every header is
+ * checked first: the segments must share a capture id and follow each
+ * other (segment k, k+1, ...; the first may be any). The header is the
+ * first segment's; the start-state records a later segment restates are
+ * skipped, so the records are those of the capture unrotated; totals add
+ * up over the segments (the skipped records left out); end sections are
+ * only those of a single file. Only the last segment may be cut short.
+ * NULL + errno with a one-line reason in err. */
+struct riot_reader *riot_reader_open_logs(const struct riot_logs *l, char *err, size_t errlen);
+
+/* The files of l separated by spaces, as a command line names them (a
+ * new string to free); NULL + ENOMEM. */
+char *riot_logs_join(const struct riot_logs *l);
+
+/* Reads the whole log (riot_reader_open_logs()) and checks every block,
+ * as a command does before it changes anything on the log's behalf. 0,
+ * or -errno with a one-line reason naming the file in err. A log cut
+ * short (a killed writer) passes: its complete blocks are readable. */
+int riot_log_check(const struct riot_logs *l, char *err, size_t errlen);
 
 /* Reads from a memory buffer instead of a file (the fuzz target). The
  * buffer must outlive the reader. */

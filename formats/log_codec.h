@@ -47,6 +47,9 @@ enum log_tlv {
 	TLV_TARGET = 7,
 	TLV_BOOT_TO_WALL = 8,	/* zigzag varint */
 	TLV_START_T = 9,	/* varint */
+	TLV_CAPTURE_ID = 10,	/* string (minor 6) */
+	TLV_SEGMENT = 11,	/* varint (minor 6) */
+	TLV_RESTATED = 12,	/* varint (minor 6) */
 };
 
 /* ---- block streams and fields ---- */

@@ -62,8 +62,16 @@ struct riot_reader {
 	struct riot_log_totals totals;
 	uint8_t *sections[RIOT_END_SECTIONS_MAX];	/* by key - 1 */
 	size_t section_len[RIOT_END_SECTIONS_MAX];
-	char incomplete[128];
+	char incomplete[512];
 	char errmsg[ERR_LEN];
+
+	/* several segments read as one log (riot_reader_open_segments) */
+	struct riot_reader *cur;	/* the segment being read, or NULL */
+	const char *const *seg_paths;
+	unsigned nseg, seg_i;
+	uint64_t seg_skip;	/* restated records of cur still to skip */
+	uint64_t skipped[RIOT_REC_TYPE_MAX];
+	uint64_t seg_blocks;	/* blocks of the segments read before cur */
 };
 
 static int fail(struct riot_reader *r, int err, const char *fmt, ...)
@@ -161,6 +169,7 @@ static char **tlv_slot(struct riot_reader *r, uint64_t key)
 	case TLV_CMDLINE: return (char **)&r->h.cmdline;
 	case TLV_OPTIONS: return (char **)&r->h.options;
 	case TLV_TARGET: return (char **)&r->h.target;
+	case TLV_CAPTURE_ID: return (char **)&r->h.capture_id;
 	}
 	return NULL;
 }
@@ -187,13 +196,18 @@ static int header_parse(struct riot_reader *r, const uint8_t *p, size_t n)
 		char **slot = tlv_slot(r, key);
 		if (slot && tlv_string(slot, c.p, (size_t)len))
 			return fail(r, -ENOMEM, "out of memory");
-		if (key == TLV_BOOT_TO_WALL || key == TLV_START_T) {
+		if (key == TLV_BOOT_TO_WALL || key == TLV_START_T || key == TLV_SEGMENT ||
+		    key == TLV_RESTATED) {
 			if (tlv_number(c.p, (size_t)len, &v))
 				return fail(r, -EBADMSG, "header at byte 0: bad number in field %" PRIu64, key);
 			if (key == TLV_BOOT_TO_WALL)
 				r->h.boot_to_wall_ns = zz_dec(v);
-			else
+			else if (key == TLV_START_T)
 				r->h.start_t = v;
+			else if (key == TLV_SEGMENT)
+				r->h.segment = v;
+			else
+				r->h.restated = v;
 		}
 		c.p += len;	/* unknown keys: skipped (newer minor) */
 	}
@@ -887,12 +901,16 @@ static int rec_decode(struct riot_reader *r, struct riot_rec *out)
 	return type == REC_BLOCK_SEQ ? 2 : 1;
 }
 
+static int segs_next(struct riot_reader *r, struct riot_rec *out);
+
 int riot_reader_next(struct riot_reader *r, struct riot_rec *out)
 {
 	int rc;
 
 	if (r->err)
 		return r->err;
+	if (r->cur)
+		return segs_next(r, out);
 	do {
 		while (!r->in_block || r->blk_left == 0) {
 			if (r->in_block && (rc = block_finish(r)))
@@ -934,7 +952,7 @@ static struct riot_reader *reader_start(struct riot_reader *r, char *err, size_t
 	if (!rc) {
 		const char **s[] = { &r->h.host, &r->h.kernel, &r->h.arch,
 				     &r->h.riot_version, &r->h.cmdline,
-				     &r->h.options, &r->h.target };
+				     &r->h.options, &r->h.target, &r->h.capture_id };
 		for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 			if (!*s[i])
 				*s[i] = empty;
@@ -989,9 +1007,9 @@ struct riot_reader *riot_reader_open(const char *path, char *err, size_t errlen)
 	}
 }
 
-int riot_log_check(const char *path, char *err, size_t errlen)
+int riot_log_check(const struct riot_logs *l, char *err, size_t errlen)
 {
-	struct riot_reader *r = riot_reader_open(path, err, errlen);
+	struct riot_reader *r = riot_reader_open_logs(l, err, errlen);
 	struct riot_rec rec;
 	int rc;
 
@@ -999,10 +1017,217 @@ int riot_log_check(const char *path, char *err, size_t errlen)
 		return -errno;
 	while ((rc = riot_reader_next(r, &rec)) > 0)
 		;
-	if (rc < 0)
-		snprintf(err, errlen, "%s: %s", path, riot_reader_error(r));
+	if (rc < 0 && l->n == 1)
+		snprintf(err, errlen, "%s: %s", l->paths[0], riot_reader_error(r));
+	else if (rc < 0)
+		snprintf(err, errlen, "%s", riot_reader_error(r));
 	riot_reader_close(r);
 	return rc;
+}
+
+/* ---- segments of a rotated capture ---- */
+
+char *riot_logs_join(const struct riot_logs *l)
+{
+	size_t len = 1, at = 0;
+	char *s;
+
+	for (unsigned i = 0; i < l->n; i++)
+		len += strlen(l->paths[i]) + 1;
+	if (!(s = malloc(len)))
+		return NULL;
+	s[0] = 0;
+	for (unsigned i = 0; i < l->n; i++)
+		at += (size_t)snprintf(s + at, len - at, "%s%s", i ? " " : "", l->paths[i]);
+	return s;
+}
+
+static int seg_fail(struct riot_reader *r, int err, char *buf, size_t len,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* An error while opening: into buf, errno set, the reader closed. */
+static int seg_fail(struct riot_reader *r, int err, char *buf, size_t len,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (buf && len) {
+		va_start(ap, fmt);
+		vsnprintf(buf, len, fmt, ap);
+		va_end(ap);
+	}
+	riot_reader_close(r);
+	errno = err;
+	return -err;
+}
+
+/* Whether segment b may follow segment a (headers of paths pa, pb);
+ * else a one-line reason in buf. */
+static bool seg_follows(const struct riot_log_header *a, const char *pa,
+			const struct riot_log_header *b, const char *pb,
+			char *buf, size_t len)
+{
+	if (!b->segment) {
+		snprintf(buf, len, "%s: not a segment of a rotated capture (only segments "
+			 "are read as one log)", pb);
+		return false;
+	}
+	if (strcmp(a->capture_id, b->capture_id) != 0) {
+		snprintf(buf, len, "%s: segment of another capture than %s", pb, pa);
+		return false;
+	}
+	if (b->segment != a->segment + 1) {
+		snprintf(buf, len, "%s: segment %" PRIu64 " cannot follow segment %" PRIu64
+			 " (%s): segments go in order, none missing", pb, b->segment,
+			 a->segment, pa);
+		return false;
+	}
+	return true;
+}
+
+static int dup_header(struct riot_log_header *dst, const struct riot_log_header *src)
+{
+	const char **d[] = { &dst->host, &dst->kernel, &dst->arch, &dst->riot_version,
+			     &dst->cmdline, &dst->options, &dst->target, &dst->capture_id };
+	const char *const *s[] = { &src->host, &src->kernel, &src->arch, &src->riot_version,
+				   &src->cmdline, &src->options, &src->target,
+				   &src->capture_id };
+
+	*dst = *src;
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		*d[i] = empty;
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		if ((*s[i])[0] && !(*d[i] = strdup(*s[i])))
+			return -ENOMEM;
+	return 0;
+}
+
+struct riot_reader *riot_reader_open_logs(const struct riot_logs *l, char *err, size_t errlen)
+{
+	const char *const *paths = l->paths;
+	unsigned n = l->n;
+	struct riot_reader *r, *prev = NULL, *s;
+	char why[ERR_LEN + 512];
+
+	if (n == 1)
+		return riot_reader_open(paths[0], err, errlen);
+	if (!n || !(r = reader_new())) {
+		seg_fail(NULL, n ? ENOMEM : EINVAL, err, errlen, n ? "out of memory" : "no log");
+		return NULL;
+	}
+	r->seg_paths = paths;
+	r->nseg = n;
+	/* every header first: a wrong list is refused before anything is read */
+	for (unsigned i = 0; i < n; i++) {
+		if (!(s = riot_reader_open(paths[i], why, sizeof(why)))) {
+			int e = errno;
+
+			riot_reader_close(prev);
+			seg_fail(r, e, err, errlen, "%s", why);
+			return NULL;
+		}
+		r->size += s->size;
+		if (i == 0 && !s->h.segment)
+			snprintf(why, sizeof(why), "%s: not a segment of a rotated capture (only "
+				 "segments are read as one log)", paths[0]);
+		if ((i == 0 && !s->h.segment) ||
+		    (i > 0 && !seg_follows(&prev->h, paths[i - 1], &s->h, paths[i], why,
+					   sizeof(why)))) {
+			riot_reader_close(prev);
+			riot_reader_close(s);
+			seg_fail(r, EINVAL, err, errlen, "%s", why);
+			return NULL;
+		}
+		if (i == 0 && dup_header(&r->h, &s->h)) {
+			riot_reader_close(s);
+			seg_fail(r, ENOMEM, err, errlen, "out of memory");
+			return NULL;
+		}
+		riot_reader_close(prev);
+		prev = s;
+	}
+	riot_reader_close(prev);
+	if (!(r->cur = riot_reader_open(paths[0], why, sizeof(why)))) {
+		seg_fail(r, errno, err, errlen, "%s", why);
+		return NULL;
+	}
+	return r;
+}
+
+/* Adds the finished segment's totals to r's. */
+static void segs_add_totals(struct riot_reader *r, const struct riot_log_totals *t)
+{
+	for (unsigned i = 0; i < RIOT_REC_TYPE_MAX; i++)
+		r->totals.records[i] += t->records[i];
+	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++)
+		r->totals.syscalls[i] += t->syscalls[i];
+	r->totals.drops += t->drops;
+	r->totals.blocks += t->blocks;
+	if (t->t_last > r->totals.t_last)
+		r->totals.t_last = t->t_last;
+}
+
+/* The end of segment cur: the next one, or the end of the log. 1 when
+ * reading goes on, 0 at the end, -errno. */
+static int segs_advance(struct riot_reader *r)
+{
+	const char *path = r->seg_paths[r->seg_i];
+	bool last = r->seg_i + 1 == r->nseg;
+	char why[ERR_LEN + 512];
+
+	r->seg_blocks += r->cur->blocks;
+	if (!riot_reader_complete(r->cur)) {
+		if (last) {
+			snprintf(r->incomplete, sizeof(r->incomplete), "%.200s: %.250s", path,
+				 riot_reader_incomplete_reason(r->cur));
+			r->done = true;
+			return 0;
+		}
+		return fail(r, -EBADMSG, "%s: %s, yet segment %s follows", path,
+			    riot_reader_incomplete_reason(r->cur), r->seg_paths[r->seg_i + 1]);
+	}
+	if (r->seg_skip)
+		return fail(r, -EBADMSG, "%s: fewer start-state records than its header "
+			    "says it restates", path);
+	segs_add_totals(r, riot_reader_totals(r->cur));
+	if (last) {
+		for (unsigned i = 0; i < RIOT_REC_TYPE_MAX; i++)
+			r->totals.records[i] -= r->skipped[i];
+		r->done = r->complete = true;
+		return 0;
+	}
+	riot_reader_close(r->cur);
+	r->seg_i++;
+	if (!(r->cur = riot_reader_open(r->seg_paths[r->seg_i], why, sizeof(why))))
+		return fail(r, -errno, "%s", why);
+	r->seg_skip = r->cur->h.restated;
+	return 1;
+}
+
+static int segs_next(struct riot_reader *r, struct riot_rec *out)
+{
+	int rc;
+
+	if (r->done)
+		return 0;
+	for (;;) {
+		rc = riot_reader_next(r->cur, out);
+		if (rc < 0)
+			return fail(r, rc, "%s: %s", r->seg_paths[r->seg_i],
+				    riot_reader_error(r->cur));
+		if (rc == 0) {
+			if ((rc = segs_advance(r)) <= 0)
+				return rc;
+			continue;
+		}
+		if (r->seg_skip && (out->type == RIOT_REC_SNAP_PROC ||
+				    out->type == RIOT_REC_SNAP_FD)) {
+			r->seg_skip--;
+			r->skipped[out->type]++;
+			continue;
+		}
+		return 1;
+	}
 }
 
 struct riot_reader *riot_reader_open_mem(const void *buf, size_t len,
@@ -1056,7 +1281,7 @@ uint64_t riot_reader_file_bytes(const struct riot_reader *r)
 
 uint64_t riot_reader_blocks(const struct riot_reader *r)
 {
-	return r->blocks;
+	return r->cur ? r->seg_blocks + (r->done ? 0 : r->cur->blocks) : r->blocks;
 }
 
 void riot_reader_close(struct riot_reader *r)
@@ -1065,7 +1290,7 @@ void riot_reader_close(struct riot_reader *r)
 		return;
 	const char **s[] = { &r->h.host, &r->h.kernel, &r->h.arch,
 			     &r->h.riot_version, &r->h.cmdline, &r->h.options,
-			     &r->h.target };
+			     &r->h.target, &r->h.capture_id };
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		if (*s[i] != empty)
 			free((char *)*s[i]);
@@ -1078,5 +1303,6 @@ void riot_reader_close(struct riot_reader *r)
 	free(r->strs);
 	for (unsigned i = 0; i < RIOT_END_SECTIONS_MAX; i++)
 		free(r->sections[i]);
+	riot_reader_close(r->cur);
 	free(r);
 }

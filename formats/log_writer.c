@@ -135,6 +135,11 @@ static int header_payload(struct bytes *b, const struct riot_log_header *h)
 	rc = rc ? rc : put_tlv_str(b, TLV_TARGET, h->target);
 	rc = rc ? rc : put_tlv_u64(b, TLV_BOOT_TO_WALL, zz_enc(h->boot_to_wall_ns));
 	rc = rc ? rc : put_tlv_u64(b, TLV_START_T, h->start_t);
+	if (h->segment) {
+		rc = rc ? rc : put_tlv_str(b, TLV_CAPTURE_ID, h->capture_id);
+		rc = rc ? rc : put_tlv_u64(b, TLV_SEGMENT, h->segment);
+		rc = rc ? rc : put_tlv_u64(b, TLV_RESTATED, h->restated);
+	}
 	return rc;
 }
 

@@ -313,6 +313,7 @@ int cmd_dump(int argc, char **argv)
 	unsigned types = 0;
 	uint64_t limit = UINT64_MAX;
 	struct riot_reader *rd;
+	struct riot_logs logs;
 	struct dump d;
 	char err[512];
 	int c, rc;
@@ -336,9 +337,10 @@ int cmd_dump(int argc, char **argv)
 			return riot_usage("unknown option");
 		}
 	}
-	if (argc - optind != 1)
-		return riot_usage("needs exactly one FILE");
-	rd = riot_reader_open(argv[optind], err, sizeof(err));
+	if (argc - optind < 1)
+		return riot_usage("needs a FILE (or the segments of one, in order)");
+	logs = (struct riot_logs){ (const char *const *)argv + optind, (unsigned)(argc - optind) };
+	rd = riot_reader_open_logs(&logs, err, sizeof(err));
 	if (!rd) {
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;

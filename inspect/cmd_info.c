@@ -121,6 +121,7 @@ struct info_view {
 	bool complete;
 	const char *incomplete;
 	uint64_t file_bytes, blocks;
+	unsigned files;		/* segments read as one log */
 };
 
 static uint64_t view_duration(const struct info_view *v)
@@ -170,7 +171,13 @@ static void print_json(const struct info_view *v)
 	json_str(&j, "options", v->h->options);
 	json_str(&j, "target", v->h->target);
 	json_str(&j, "start", when);
+	if (v->h->segment) {	/* a segment of a rotated capture, or several */
+		json_str(&j, "capture_id", v->h->capture_id);
+		json_u64(&j, "segment", v->h->segment);
+	}
 	json_obj_close(&j);
+	if (v->h->segment)
+		json_u64(&j, "segments", v->files);
 	json_bool(&j, "complete", v->complete);
 	json_str(&j, "incomplete_reason", v->incomplete);
 	json_u64(&j, "events", in->events);
@@ -219,6 +226,12 @@ static void print_text(const struct info_view *v)
 	printf("file:        %s (%s, %" PRIu64 " blocks)\n", text_safe(v->file, b[0], 512),
 	       riot_fmt_bytes(v->file_bytes, size, sizeof(size)), v->blocks);
 	printf("format:      %u.%u\n", v->h->major, v->h->minor);
+	if (v->h->segment && v->files > 1)
+		printf("segments:    %" PRIu64 " to %" PRIu64 " of capture %s\n", v->h->segment,
+		       v->h->segment + v->files - 1, text_safe(v->h->capture_id, b[0], 512));
+	else if (v->h->segment)
+		printf("segment:     %" PRIu64 " of capture %s\n", v->h->segment,
+		       text_safe(v->h->capture_id, b[0], 512));
 	printf("complete:    %s%s%s\n", v->complete ? "yes" : "no",
 	       v->incomplete ? ": " : "", v->incomplete ? v->incomplete : "");
 	printf("host:        %s (%s, %s)\n", text_safe(v->h->host ? v->h->host : "?", b[1], 512),
@@ -290,6 +303,7 @@ int cmd_info(int argc, char **argv)
 	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { 0 } };
 	struct info *in = NULL;
 	struct riot_reader *rd = NULL;
+	struct riot_logs logs;
 	struct model *m = NULL;
 	bool as_json = false;
 	char err[512];
@@ -300,9 +314,10 @@ int cmd_info(int argc, char **argv)
 			return riot_usage("unknown option");
 		as_json = true;
 	}
-	if (argc - optind != 1)
-		return riot_usage("needs exactly one FILE");
-	rd = riot_reader_open(argv[optind], err, sizeof(err));
+	if (argc - optind < 1)
+		return riot_usage("needs a FILE (or the segments of one, in order)");
+	logs = (struct riot_logs){ (const char *const *)argv + optind, (unsigned)(argc - optind) };
+	rd = riot_reader_open_logs(&logs, err, sizeof(err));
 	if (!rd) {
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
@@ -323,6 +338,7 @@ int cmd_info(int argc, char **argv)
 			.incomplete = riot_reader_incomplete_reason(rd),
 			.file_bytes = riot_reader_file_bytes(rd),
 			.blocks = riot_reader_blocks(rd),
+			.files = logs.n,
 		};
 
 		if (as_json)

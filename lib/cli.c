@@ -5,8 +5,10 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 const char *riot_cmd = NULL;
@@ -55,6 +57,31 @@ int riot_parse_u64(const char *s, uint64_t *out)
 	if (*end)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+int riot_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "kmg";
+	unsigned long long v;
+	unsigned shift = 0;
+	const char *u;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -errno;
+	if (*end) {
+		if (end[1] || !(u = strchr(units, end[0] | 0x20)))
+			return -EINVAL;
+		shift = 10 * (unsigned)(u - units + 1);
+	}
+	if (v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
 	return 0;
 }
 

@@ -22,6 +22,9 @@ int riot_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Strict number parsing: the whole string, in range. 0 or -EINVAL/-ERANGE. */
 int riot_parse_u64(const char *s, uint64_t *out);
 int riot_parse_double(const char *s, double *out);
+/* A byte count: decimal digits with an optional K, M or G (KiB, MiB,
+ * GiB; either case). 0 or -EINVAL/-ERANGE. */
+int riot_parse_size(const char *s, uint64_t *out);
 
 /* Whether path can be written as a command's output, checked before any
  * work so a run is not lost at its end: an existing file is opened for

@@ -639,6 +639,7 @@ static int sys_open(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 	f->dev = sc->dev;
 	f->ftype = sc->ftype;
 	f->created = sc->created;
+	f->end = sc->size;
 	op->file = f->id;
 	return fd_install(m, TASK(m, ki)->fdt, sc->ret, fi, flags & O_CLOEXEC);
 }
@@ -873,6 +874,61 @@ static bool file_names_nothing(struct model *m, uint32_t fi)
 	return (f->flags & MODEL_FILE_SNAPSHOT) && p && p[0] != '/';
 }
 
+#ifndef FALLOC_FL_KEEP_SIZE
+#define FALLOC_FL_KEEP_SIZE 0x01
+#endif
+
+/* Where data moved: at off when the call names one, else at the file
+ * position (an O_APPEND write: at the end), which then moves past it. */
+static void file_moved(struct model_file *f, bool has_off, uint64_t off, bool write,
+		       uint64_t moved)
+{
+	if (!has_off || off == UINT64_MAX) {	/* preadv2 and co: -1 is "no offset" */
+		off = write && (f->open_flags & O_APPEND) ? f->end : f->at;
+		f->at = off + moved;
+	}
+	if (write && off + moved > f->end)
+		f->end = off + moved;
+}
+
+/* The position and size (model_file at, end) a successful call implies
+ * for the objects of fd (fi) and fd2 (fi2). */
+static void file_track(struct model *m, const struct riot_syscall *sc,
+		       const struct riot_sys_info *si, uint32_t fi, uint32_t fi2)
+{
+	struct model_file *f = fi ? &FILEO(m, fi)->pub : NULL;
+	uint64_t moved = sc->ret > 0 ? (uint64_t)sc->ret : 0;
+	bool write;
+
+	if (!si || !f || sc->ret < 0)
+		return;
+	switch (si->cls) {
+	case RIOT_CLASS_DATA_READ:
+	case RIOT_CLASS_DATA_WRITE:
+		write = si->cls == RIOT_CLASS_DATA_WRITE;
+		if (sc->sys == RIOT_SYS_ftruncate)
+			f->end = sc->off;
+		else if (sc->sys == RIOT_SYS_fallocate) {
+			if (!(sc->flags & FALLOC_FL_KEEP_SIZE) && sc->off + sc->count > f->end)
+				f->end = sc->off + sc->count;
+		} else if (sc->sys != RIOT_SYS_truncate)
+			file_moved(f, sc->has & RIOT_HAS_OFF, sc->off, write, moved);
+		break;
+	case RIOT_CLASS_DATA_COPY:
+		file_moved(f, sc->has & RIOT_HAS_OFF, sc->off, false, moved);
+		if (fi2)
+			file_moved(&FILEO(m, fi2)->pub, sc->has & RIOT_HAS_OFF2, sc->off2, true,
+				   moved);
+		break;
+	case RIOT_CLASS_FD:
+		if (sc->sys == RIOT_SYS_lseek)
+			f->at = (uint64_t)sc->ret;
+		break;
+	default:
+		break;
+	}
+}
+
 static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct model_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
@@ -892,6 +948,7 @@ static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct 
 		err = sys_apply(m, ki, sc, fi, op);
 		if (err)
 			return err;
+		file_track(m, sc, si, fi, fi2);
 	}
 	/* fd-based ops name their files' paths (a closed file's slot is
 	 * still intact: it is freed at the next apply) */
@@ -1065,6 +1122,8 @@ static int apply_snap_fd(struct model *m, const struct riot_snap_fd *s, struct m
 	f->dev = s->dev;
 	f->ftype = s->ftype;
 	f->pos = s->pos;
+	f->at = s->pos;
+	f->end = s->size;
 	op->file = f->id;
 	op->path_id = path_id;
 	if (truncated)
@@ -1255,4 +1314,63 @@ const struct model_file *model_released(const struct model *m, uint32_t i)
 const struct model_stats *model_stats(const struct model *m)
 {
 	return &m->st;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The keys of mp, sorted, into a new array (*n of them); NULL + ENOMEM. */
+static uint64_t *map_sorted_keys(const struct u64map *mp, uint32_t *n)
+{
+	uint64_t *k = malloc(((size_t)mp->len + 1) * sizeof(*k));
+
+	*n = 0;
+	if (!k)
+		return NULL;
+	for (uint32_t i = 0; i < mp->cap; i++)
+		if (mp->keys[i] != MAP_EMPTY)
+			k[(*n)++] = mp->keys[i];
+	qsort(k, *n, sizeof(*k), cmp_u64);
+	return k;
+}
+
+static int walk_fds(struct model *m, uint32_t pid, uint32_t fdt, model_fd_fn on_fd, void *ctx)
+{
+	const struct u64map *fds = &FDT(m, fdt)->fds;
+	uint32_t n;
+	uint64_t *fd = map_sorted_keys(fds, &n);
+	int rc = 0;
+
+	if (!fd)
+		return -ENOMEM;
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		uint32_t v = *map_get(fds, fd[i]);
+
+		rc = on_fd(ctx, pid, (int32_t)fd[i], v & FD_CLOEXEC_BIT, &FILEO(m, v >> 1)->pub);
+	}
+	free(fd);
+	return rc;
+}
+
+int model_walk(struct model *m, model_proc_fn on_proc, model_fd_fn on_fd, void *ctx)
+{
+	uint32_t n, fdt, fs;
+	uint64_t *pid = map_sorted_keys(&m->proc_by_pid, &n);
+	int rc = 0;
+
+	if (!pid)
+		return -ENOMEM;
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		tables_of(m, (uint32_t)pid[i], (uint32_t)pid[i], &fdt, &fs);
+		rc = on_proc(ctx, (uint32_t)pid[i],
+			     fs && FS(m, fs)->cwd ? paths_get(&m->paths, FS(m, fs)->cwd) : NULL);
+		if (!rc && fdt)
+			rc = walk_fds(m, (uint32_t)pid[i], fdt, on_fd, ctx);
+	}
+	free(pid);
+	return rc;
 }

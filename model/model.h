@@ -145,6 +145,16 @@ struct model_file {
 	uint32_t perm;		/* permission bits at open */
 	uint8_t created;	/* the open created the file */
 	uint64_t pos;		/* snapshot: file position at capture start */
+	uint64_t at;		/* the file position the log implies after
+				 * the records applied so far: 0 at an open,
+				 * pos at a snapshot, moved by the read and
+				 * write family without an offset (an O_APPEND
+				 * write to end), copies, lseek */
+	uint64_t end;		/* the size the log implies: size at the
+				 * open or snapshot, grown by writes and
+				 * fallocate, set by ftruncate (truncate by
+				 * path, mmap and writes through other objects
+				 * are not seen) */
 };
 
 struct model_stats {
@@ -198,5 +208,15 @@ const struct model_file *model_file(const struct model *m, uint64_t id);
  * past the last one. Valid until the next model_apply(). */
 const struct model_file *model_released(const struct model *m, uint32_t i);
 const struct model_stats *model_stats(const struct model *m);
+
+/* The state the records applied so far left, as a start state restates
+ * it: every live process in pid order (cwd NULL when unknown), each
+ * followed by its open fds in fd order, as its main thread (or any
+ * thread) sees them. A callback's non-zero return stops the walk and is
+ * returned; else 0 or -ENOMEM. */
+typedef int (*model_proc_fn)(void *ctx, uint32_t pid, const char *cwd);
+typedef int (*model_fd_fn)(void *ctx, uint32_t pid, int32_t fd, bool cloexec,
+			   const struct model_file *f);
+int model_walk(struct model *m, model_proc_fn on_proc, model_fd_fn on_fd, void *ctx);
 
 #endif

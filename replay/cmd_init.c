@@ -53,7 +53,8 @@ const char cmd_init_help[] =
 	"not be created.\n";
 
 struct init_args {
-	const char *log, *root;
+	const char *log, *root;	/* log: the first file */
+	struct riot_logs logs;
 	struct fill fill;
 	struct replay_map maps[REPLAY_MAPS_MAX];
 	unsigned nmaps;
@@ -105,9 +106,11 @@ static int parse_args(int argc, char **argv, struct init_args *a)
 			return riot_usage("unknown option");
 		}
 	}
-	if (argc - optind != 1)
-		return riot_usage("needs exactly one LOG");
+	if (argc - optind < 1)
+		return riot_usage("needs a LOG (or the segments of one, in order)");
 	a->log = argv[optind];
+	a->logs = (struct riot_logs){ (const char *const *)argv + optind,
+				      (unsigned)(argc - optind) };
 	if (!a->root && !a->dry_run)
 		return riot_usage("needs --root DIR");
 	if (replay_map_check(a->maps, a->nmaps, err, sizeof(err)) < 0)
@@ -135,8 +138,8 @@ static struct replay_root *open_root(struct init_args *a)
 	struct replay_root *r = NULL;
 
 	/* a log init cannot read to its end leaves no root behind */
-	if (riot_log_check(a->log, err, sizeof(err)) == 0 &&
-	    replay_maps_for_log(a->log, a->maps, a->nmaps, err, sizeof(err)) == 0)
+	if (riot_log_check(&a->logs, err, sizeof(err)) == 0 &&
+	    replay_maps_for_log(&a->logs, a->maps, a->nmaps, err, sizeof(err)) == 0)
 		r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
 	replay_maps_release(a->maps, a->nmaps);
 	if (!r)
@@ -149,7 +152,7 @@ static int run_dry(struct init_args *a)
 	struct init_result res;
 	char err[PATH_MAX + 256];
 
-	if (replay_init_plan(a->log, replay_init_print_entry, stdout, &res, err,
+	if (replay_init_plan(&a->logs, replay_init_print_entry, stdout, &res, err,
 			     sizeof(err)) < 0) {
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
@@ -174,7 +177,7 @@ int cmd_init(int argc, char **argv)
 	if (!root)
 		return RIOT_EXIT_FAIL;
 	a.o.progress = isatty(STDERR_FILENO);
-	rc = replay_init_run(a.log, root, &a.fill, &a.o, &res, err, sizeof(err));
+	rc = replay_init_run(&a.logs, root, &a.fill, &a.o, &res, err, sizeof(err));
 	replay_root_close(root);
 	if (rc < 0) {
 		riot_err("%s", err);

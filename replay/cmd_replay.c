@@ -102,7 +102,8 @@ void cmd_replay_help_more(FILE *out)
 }
 
 struct replay_args {
-	const char *log, *root, *report, *label, *user;
+	const char *log, *root, *report, *label, *user;	/* log: the first file */
+	struct riot_logs logs;
 	uid_t uid;		/* --user, resolved before anything is touched */
 	gid_t gid;
 	struct replay_map maps[REPLAY_MAPS_MAX];
@@ -226,9 +227,11 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
 		if ((rc = parse_option(a, c, optarg)) != 0)
 			return rc;
-	if (argc - optind != 1)
-		return riot_usage("needs exactly one FILE");
+	if (argc - optind < 1)
+		return riot_usage("needs a FILE (or the segments of one, in order)");
 	a->log = argv[optind];
+	a->logs = (struct riot_logs){ (const char *const *)argv + optind,
+				      (unsigned)(argc - optind) };
 	if (!a->root && !a->dry_run)
 		return riot_usage("needs --root DIR");
 	if (a->label && !a->report)
@@ -263,7 +266,7 @@ static void dry_push(void *eng, unsigned lane, uint64_t seq)
 
 static int dry_run(const struct replay_args *a)
 {
-	struct replay_plan_opts po = { .log_path = a->log, .order = a->order,
+	struct replay_plan_opts po = { .logs = &a->logs, .order = a->order,
 				       .route = dry_route, .push = dry_push };
 	struct dry_engine d = { 0 };
 	struct init_result res;
@@ -296,7 +299,7 @@ static int dry_run(const struct replay_args *a)
 	if (a->no_init)
 		return RIOT_EXIT_OK;
 	printf("files to create:\n");
-	rc = replay_init_plan(a->log, replay_init_print_entry, stdout, &res, err, sizeof(err));
+	rc = replay_init_plan(&a->logs, replay_init_print_entry, stdout, &res, err, sizeof(err));
 	if (rc < 0) {
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
@@ -313,7 +316,7 @@ static int check_inputs(const struct replay_args *a)
 {
 	char err[PATH_MAX + 512];
 
-	if (riot_log_check(a->log, err, sizeof(err)) < 0) {
+	if (riot_log_check(&a->logs, err, sizeof(err)) < 0) {
 		riot_err("%s", err);
 		return -1;
 	}
@@ -329,7 +332,7 @@ static struct replay_root *prepare_root(struct replay_args *a)
 	char err[PATH_MAX + 256];
 	struct replay_root *r = NULL;
 
-	if (replay_maps_for_log(a->log, a->maps, a->nmaps, err, sizeof(err)) == 0)
+	if (replay_maps_for_log(&a->logs, a->maps, a->nmaps, err, sizeof(err)) == 0)
 		r = replay_root_setup(a->root, a->maps, a->nmaps, err, sizeof(err));
 	replay_maps_release(a->maps, a->nmaps);
 
@@ -346,7 +349,7 @@ static int run_init(const struct replay_args *a, const struct replay_root *root,
 
 	int rc;
 
-	if (replay_init_run(a->log, root, &a->fill, &io, &res, err, sizeof(err)) < 0) {
+	if (replay_init_run(&a->logs, root, &a->fill, &io, &res, err, sizeof(err)) < 0) {
 		riot_err("init: %s", err);
 		return -1;
 	}
@@ -499,7 +502,7 @@ static int64_t wall_of(uint64_t now_ns)
 static int start_run(struct replay_run *r)
 {
 	const struct replay_args *a = r->a;
-	struct replay_plan_opts po = { .log_path = a->log, .order = a->order,
+	struct replay_plan_opts po = { .logs = &a->logs, .order = a->order,
 				       .route = a->engine->route, .push = a->engine->push };
 	char err[512];
 

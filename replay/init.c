@@ -524,7 +524,7 @@ static void tree_counts(const struct init_tree *t, struct init_result *res)
 	memcpy(res->skipped, t->skipped, sizeof(res->skipped));
 }
 
-int replay_init_run(const char *log_path, const struct replay_root *root,
+int replay_init_run(const struct riot_logs *logs, const struct replay_root *root,
 		    const struct fill *fill, const struct init_opts *o,
 		    struct init_result *res, char *err, size_t errlen)
 {
@@ -534,7 +534,7 @@ int replay_init_run(const char *log_path, const struct replay_root *root,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = init_tree_build(log_path, &t, err, errlen);
+	rc = init_tree_build(logs, &t, err, errlen);
 	if (rc < 0)
 		return rc;
 	tree_counts(&t, res);
@@ -614,7 +614,7 @@ static int split_dir(struct replay_map *m, char *err, size_t errlen)
 	return 0;
 }
 
-int replay_maps_for_log(const char *log_path, struct replay_map *maps, unsigned nmaps,
+int replay_maps_for_log(const struct riot_logs *logs, struct replay_map *maps, unsigned nmaps,
 			char *err, size_t errlen)
 {
 	struct init_tree t;
@@ -622,7 +622,7 @@ int replay_maps_for_log(const char *log_path, struct replay_map *maps, unsigned 
 
 	if (!nmaps)
 		return 0;
-	rc = init_tree_build(log_path, &t, err, errlen);
+	rc = init_tree_build(logs, &t, err, errlen);
 	if (rc < 0)
 		return rc;
 	for (unsigned i = 0; i < nmaps && rc == 0; i++)
@@ -640,7 +640,7 @@ void replay_maps_release(struct replay_map *maps, unsigned nmaps)
 	}
 }
 
-int replay_init_plan(const char *log_path,
+int replay_init_plan(const struct riot_logs *logs,
 		     int (*fn)(const struct init_entry *e, void *arg), void *arg,
 		     struct init_result *res, char *err, size_t errlen)
 {
@@ -649,7 +649,7 @@ int replay_init_plan(const char *log_path,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = init_tree_build(log_path, &t, err, errlen);
+	rc = init_tree_build(logs, &t, err, errlen);
 	if (rc < 0)
 		return rc;
 	tree_counts(&t, res);

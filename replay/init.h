@@ -84,6 +84,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/log.h"
 #include "replay/fill.h"
 #include "replay/root.h"
 
@@ -102,7 +103,7 @@
  * itself is made, or removed, as the log says. Derives the tree of
  * log_path to know. 0 or -errno with the reason in err; the maps hold
  * memory until replay_maps_release(). */
-int replay_maps_for_log(const char *log_path, struct replay_map *maps, unsigned nmaps,
+int replay_maps_for_log(const struct riot_logs *logs, struct replay_map *maps, unsigned nmaps,
 			char *err, size_t errlen);
 void replay_maps_release(struct replay_map *maps, unsigned nmaps);
 
@@ -176,7 +177,7 @@ struct init_result {
  * entry does not stop the others: it is counted in res->failed (0 returned;
  * the caller decides whether a failure fails the command). -errno (with
  * err) for an unreadable or corrupt log, out of memory, or no threads. */
-int replay_init_run(const char *log_path, const struct replay_root *root,
+int replay_init_run(const struct riot_logs *logs, const struct replay_root *root,
 		    const struct fill *fill, const struct init_opts *o,
 		    struct init_result *res, char *err, size_t errlen);
 
@@ -184,7 +185,7 @@ int replay_init_run(const char *log_path, const struct replay_root *root,
  * symlinks, then files, each group in path order) without touching the
  * file system; res gets the counts (removed and failed stay 0). fn
  * returning non-zero stops the walk and is returned. */
-int replay_init_plan(const char *log_path,
+int replay_init_plan(const struct riot_logs *logs,
 		     int (*fn)(const struct init_entry *e, void *arg), void *arg,
 		     struct init_result *res, char *err, size_t errlen);
 

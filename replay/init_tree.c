@@ -848,9 +848,10 @@ static int collect(struct init_tree *t)
 	return 0;
 }
 
-static int stream_log(struct builder *b, const char *log_path, char *err, size_t errlen)
+static int stream_log(struct builder *b, const struct riot_logs *logs, char *err, size_t errlen)
 {
-	struct riot_reader *rd = riot_reader_open(log_path, err, errlen);
+	const char *log_path = logs->paths[0];
+	struct riot_reader *rd = riot_reader_open_logs(logs, err, errlen);
 	struct riot_rec rec;
 	struct model_op op;
 	int rc;
@@ -872,7 +873,7 @@ static int stream_log(struct builder *b, const char *log_path, char *err, size_t
 	return rc;
 }
 
-int init_tree_build(const char *log_path, struct init_tree *t, char *err, size_t errlen)
+int init_tree_build(const struct riot_logs *logs, struct init_tree *t, char *err, size_t errlen)
 {
 	struct builder b = { 0 };
 	int rc = -ENOMEM;
@@ -885,7 +886,7 @@ int init_tree_build(const char *log_path, struct init_tree *t, char *err, size_t
 	map_init(&b.pos, map_seed());
 	b.sweep_at = 64;
 	if (b.tt && b.m)
-		rc = stream_log(&b, log_path, err, errlen);
+		rc = stream_log(&b, logs, err, errlen);
 	else
 		snprintf(err, errlen, "out of memory");
 	model_free(b.m);

@@ -22,7 +22,7 @@ struct init_tree {
 };
 
 /* Streams the log once and fills t. 0 or -errno with a reason in err. */
-int init_tree_build(const char *log_path, struct init_tree *t, char *err, size_t errlen);
+int init_tree_build(const struct riot_logs *logs, struct init_tree *t, char *err, size_t errlen);
 void init_tree_free(struct init_tree *t);
 
 /* A file's fill seed: a hash of its captured path mixed with seed. */

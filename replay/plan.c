@@ -1181,7 +1181,7 @@ struct replay_plan *replay_plan_new(const struct replay_plan_opts *o, char *err,
 	}
 	p->o = *o;
 	p->next_seq = 1;
-	p->rd = riot_reader_open(o->log_path, err, errlen);
+	p->rd = riot_reader_open_logs(o->logs, err, errlen);
 	if (!p->rd) {
 		int e = errno;
 

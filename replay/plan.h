@@ -147,7 +147,7 @@ typedef unsigned (*replay_route_fn)(void *eng, uint32_t stream, uint32_t pid);
 typedef void (*replay_push_fn)(void *eng, unsigned lane, uint64_t seq);
 
 struct replay_plan_opts {
-	const char *log_path;
+	const struct riot_logs *logs;	/* the log: a file or segments */
 	enum replay_order order;
 	replay_route_fn route;
 	replay_push_fn push;

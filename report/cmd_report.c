@@ -166,7 +166,8 @@ static struct run_fs *capture_filesystems(const struct capture_scan *c, const ch
 }
 
 struct report_args {
-	const char *log, *db, *label;
+	const char *log, *db, *label;	/* log: the first file */
+	struct riot_logs logs;
 	bool events;
 };
 
@@ -252,7 +253,7 @@ static int summarise(const struct report_args *ra)
 	char err[512];
 	int rc = -ENOMEM;
 
-	rd = riot_reader_open(ra->log, err, sizeof(err));
+	rd = riot_reader_open_logs(&ra->logs, err, sizeof(err));
 	if (!rd) {
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
@@ -313,10 +314,12 @@ int cmd_report(int argc, char **argv)
 			return riot_usage("unknown option");
 		}
 	}
-	if (argc - optind != 1)
-		return riot_usage("needs exactly one FILE (a .riot log)");
+	if (argc - optind < 1)
+		return riot_usage("needs a FILE (a .riot log, or the segments of one in order)");
 	if (!ra.db)
 		return riot_usage("needs -o DB");
 	ra.log = argv[optind];
+	ra.logs = (struct riot_logs){ (const char *const *)argv + optind,
+				      (unsigned)(argc - optind) };
 	return summarise(&ra);
 }

@@ -192,7 +192,7 @@ static int count_entry(const struct init_entry *e, void *arg)
 static void dry_run(const char *path)
 {
 	struct dry d = { 0 };
-	struct replay_plan_opts po = { .log_path = path, .order = ORDER_RESOURCE,
+	struct replay_plan_opts po = { .logs = RIOT_LOGS_ONE(path), .order = ORDER_RESOURCE,
 				       .route = dry_route, .push = dry_push, .eng = &d };
 	struct init_result res;
 	uint64_t entries = 0;
@@ -203,7 +203,7 @@ static void dry_run(const char *path)
 		(void)replay_plan_run(d.plan);
 		replay_plan_free(d.plan);
 	}
-	(void)replay_init_plan(path, count_entry, &entries, &res, err, sizeof(err));
+	(void)replay_init_plan(RIOT_LOGS_ONE(path), count_entry, &entries, &res, err, sizeof(err));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -63,7 +63,14 @@ usage() { # WHY ARGS...
 }
 usage "no --root" "$LOG"
 usage "no LOG" --root "$IT_TMP/u"
-usage "two LOGs" "$LOG" "$LOG" --root "$IT_TMP/u"
+# several LOGs are the segments of one rotated capture: two whole logs
+# are refused in one line, before the root is made
+"$RIOT" init "$LOG" "$LOG" --root "$IT_TMP/u" >/dev/null 2>"$IT_TMP/err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$IT_TMP/err")" -eq 1 ] &&
+	grep -q "not a segment of a rotated capture" "$IT_TMP/err" ||
+	fail "two LOGs: exit $rc, want 1 and one line ($(cat "$IT_TMP/err"))"
+[ -e "$IT_TMP/u" ] && fail "two LOGs: the root was made"
 usage "bad --fill" "$LOG" --root "$IT_TMP/u" --fill ones
 usage "relative --map prefix" "$LOG" --root "$IT_TMP/u" --map data="$IT_TMP/d"
 usage "--map without =" "$LOG" --root "$IT_TMP/u" --map /data

@@ -158,7 +158,7 @@ static void test_on_io(const char *log, const char *dir)
 	struct stat sb;
 
 	snprintf(absent, sizeof(absent), "%s/none", dir);
-	CHECK_EQ(fio_export(log, absent, &o, &st, err, sizeof(err)), 0);
+	CHECK_EQ(fio_export(RIOT_LOGS_ONE(log), absent, &o, &st, err, sizeof(err)), 0);
 	CHECK_STR(got,
 		  "10 /r/d/a read 0 100\n"
 		  "10 /r/d/a read 100 50\n"
@@ -191,7 +191,7 @@ int main(void)
 	snprintf(log, sizeof(log), "%s/t.riot", dir);
 	snprintf(out, sizeof(out), "%s/out", dir);
 	write_log(log);
-	CHECK_EQ(fio_export(log, out, &o, &st, err, sizeof(err)), 0);
+	CHECK_EQ(fio_export(RIOT_LOGS_ONE(log), out, &o, &st, err, sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/riot-10.iolog", out);
 	CHECK_STR(slurp(path),
 		  "fio version 3 iolog\n"
@@ -237,7 +237,7 @@ int main(void)
 	test_on_io(log, dir);
 
 	o.root = "relative";
-	CHECK_EQ(fio_export(log, out, &o, &st, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(fio_export(RIOT_LOGS_ONE(log), out, &o, &st, err, sizeof(err)), -EINVAL);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	CHECK_EQ(system(path), 0);
 	return unit_done();

@@ -1159,8 +1159,135 @@ static void test_released(void)
 	CHECK_EQ(apply_errors, 0);
 }
 
+/* A data call on fd: count bytes moved (ret), at off when has_off. */
+static void data_(unsigned sys, uint32_t pid, int fd, int64_t ret, bool has_off, uint64_t off)
+{
+	struct riot_rec r = sysrec(sys, pid, pid, ret);
+
+	r.sc.has = RIOT_HAS_FD | RIOT_HAS_COUNT | (has_off ? RIOT_HAS_OFF : 0);
+	r.sc.fd = fd;
+	r.sc.count = ret > 0 ? (uint64_t)ret : 10;
+	r.sc.off = off;
+	apply(&r);
+}
+
+/* model_file at and end: the position and size the log implies. */
+static void test_position_and_size(void)
+{
+	const struct model_file *f;
+	uint64_t a, l, s;
+
+	fresh();
+	snap_proc(7, "/w");
+	s = snap_fd(7, 3, "/w/snap", O_RDWR);	/* pos 100, size 4096 */
+	a = open_(7, "/w/a", O_RDWR | O_CREAT, 4);	/* sc.size 0 */
+	data_(RIOT_SYS_write, 7, 4, 4096, false, 0);
+	data_(RIOT_SYS_write, 7, 4, 100, false, 0);
+	data_(RIOT_SYS_pread64, 7, 4, 50, true, 10);	/* position stays */
+	f = model_file(m, a);
+	CHECK(f && f->at == 4196 && f->end == 4196);
+	fdcall(RIOT_SYS_lseek, 7, 7, 4, 1000);
+	data_(RIOT_SYS_read, 7, 4, 24, false, 0);
+	data_(RIOT_SYS_pwrite64, 7, 4, 10, true, 8000);	/* grows, position stays */
+	f = model_file(m, a);
+	CHECK(f && f->at == 1024 && f->end == 8010);
+	data_(RIOT_SYS_preadv2, 7, 4, 6, true, UINT64_MAX);	/* -1: at the position */
+	f = model_file(m, a);
+	CHECK(f && f->at == 1030);
+	{
+		struct riot_rec r = sysrec(RIOT_SYS_ftruncate, 7, 7, 0);
+
+		r.sc.has = RIOT_HAS_FD | RIOT_HAS_OFF;
+		r.sc.fd = 4;
+		r.sc.off = 20;
+		apply(&r);
+	}
+	f = model_file(m, a);
+	CHECK(f && f->at == 1030 && f->end == 20);
+	/* a dup shares the position */
+	dup2_(RIOT_SYS_dup2, 7, 4, 9, 0, 9);
+	data_(RIOT_SYS_read, 7, 9, 5, false, 0);
+	f = model_file(m, a);
+	CHECK(f && f->at == 1035);
+	/* O_APPEND writes go to the end and leave the position there */
+	l = open_(7, "/w/log", O_WRONLY | O_APPEND, 5);
+	f = model_file(m, l);
+	CHECK(f && f->at == 0 && f->end == 0);
+	data_(RIOT_SYS_write, 7, 5, 30, false, 0);
+	data_(RIOT_SYS_write, 7, 5, 30, false, 0);
+	f = model_file(m, l);
+	CHECK(f && f->at == 60 && f->end == 60);
+	/* a snapshot fd starts where the snapshot found it; a failed read
+	 * moves nothing */
+	data_(RIOT_SYS_read, 7, 3, 8, false, 0);
+	data_(RIOT_SYS_read, 7, 3, -5, false, 0);
+	f = model_file(m, s);
+	CHECK(f && f->at == 108 && f->end == 4096);
+	CHECK_EQ(apply_errors, 0);
+}
+
+struct walked {
+	char text[512];
+	size_t len;
+};
+
+static int walk_proc(void *ctx, uint32_t pid, const char *cwd)
+{
+	struct walked *w = ctx;
+
+	w->len += (size_t)snprintf(w->text + w->len, sizeof(w->text) - w->len, "P%u:%s ", pid,
+				   cwd ? cwd : "?");
+	return 0;
+}
+
+static int walk_fd(void *ctx, uint32_t pid, int32_t fd, bool cloexec, const struct model_file *f)
+{
+	struct walked *w = ctx;
+
+	w->len += (size_t)snprintf(w->text + w->len, sizeof(w->text) - w->len, "%u/%d%s@%llu:%s ",
+				   pid, fd, cloexec ? "e" : "", (unsigned long long)f->at,
+				   model_path(m, f->path_id) ? model_path(m, f->path_id) : "-");
+	return 0;
+}
+
+static int walk_stop(void *ctx, uint32_t pid, const char *cwd)
+{
+	(void)ctx;
+	(void)cwd;
+	return pid == 8 ? -EINTR : 0;
+}
+
+/* model_walk: processes by pid, each with its fds by fd, as they are now. */
+static void test_walk(void)
+{
+	struct walked w = { "", 0 };
+
+	fresh();
+	snap_proc(9, "/nine");
+	snap_proc(7, "/w");
+	snap_fd(9, 3, "/nine/x", O_RDONLY);
+	open_(7, "/w/b", O_RDONLY | O_CLOEXEC, 12);
+	open_(7, "/w/a", O_RDONLY, 4);
+	rd(7, 4);
+	fork_(7, 7, 8, 8, 0);		/* a copy of 7's table and cwd */
+	close_(8, 12, 0);
+	chdir_(8, 8, "/eight", 0);
+	CHECK_EQ(model_walk(m, walk_proc, walk_fd, &w), 0);
+	CHECK_STR(w.text, "P7:/w 7/4@10:/w/a 7/12e@0:/w/b P8:/eight 8/4@10:/w/a "
+			  "P9:/nine 9/3@100:/nine/x ");
+	CHECK_EQ(model_walk(m, walk_stop, walk_fd, &w), -EINTR);
+	exit_(8, 8);
+	w.len = 0;
+	w.text[0] = 0;
+	CHECK_EQ(model_walk(m, walk_proc, walk_fd, &w), 0);
+	CHECK_STR(w.text, "P7:/w 7/4@10:/w/a 7/12e@0:/w/b P9:/nine 9/3@100:/nine/x ");
+	CHECK_EQ(apply_errors, 0);
+}
+
 int main(void)
 {
+	test_position_and_size();
+	test_walk();
 	test_normalise();
 	test_same_fd_two_processes();
 	test_snapshot_fds();

@@ -200,7 +200,7 @@ static void push(void *eng, unsigned lane, uint64_t seq)
 static struct replay_plan *plan_log(enum replay_order order)
 {
 	struct replay_plan_opts o = {
-		.log_path = log_path, .order = order, .route = route, .push = push,
+		.logs = RIOT_LOGS_ONE(log_path), .order = order, .route = route, .push = push,
 	};
 	struct replay_plan *p;
 	char err[512];
