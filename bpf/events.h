@@ -97,7 +97,8 @@ struct riot_ev_syscall {
 	 (r) == RIOT_ARG_FLAGS || (r) == RIOT_ARG_MODE ||                     \
 	 (r) == RIOT_ARG_CMD || (r) == RIOT_ARG_ARG ||                        \
 	 (r) == RIOT_ARG_IOVCNT || (r) == RIOT_ARG_UID ||                     \
-	 (r) == RIOT_ARG_GID || (r) == RIOT_ARG_ADDR)
+	 (r) == RIOT_ARG_GID || (r) == RIOT_ARG_ADDR ||                      \
+	 (r) == RIOT_ARG_CTX)
 
 /* What a syscall's pointers and result said, for the calls that have it. */
 struct riot_ev_ext {

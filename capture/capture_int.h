@@ -80,6 +80,14 @@ void tracer_destroy(struct tracer *t);
  * Returns 1 when rec holds a record, 0 for nothing to log, -EINVAL when
  * the record is malformed. */
 int convert_event(const void *data, size_t size, struct riot_rec *rec);
+
+/* capture/uring.c: io_uring requests. Loads the programs of
+ * bpf/uring.bpf.h only where the kernel has their tracepoints: */
+struct bpf_program;
+void uring_autoload(struct bpf_program *create, struct bpf_program *submit,
+		    struct bpf_program *complete);
+/* Fixes up a converted request record (convert_event calls it). */
+void uring_convert(struct riot_syscall *sc);
 /* Bytes of the event at data (no more than avail), 0 when malformed. */
 size_t event_size(const void *data, size_t avail);
 /* When the event took effect: a syscall's exit, a process event's time. */

@@ -204,6 +204,8 @@ static int load_attach(struct tracer *t, const struct capture_opts *o,
 	int err;
 
 	set_rodata(t->skel, o);
+	uring_autoload(t->skel->progs.uring_create, t->skel->progs.uring_submit,
+		       t->skel->progs.uring_complete);
 	err = bpf_map__set_max_entries(t->skel->maps.events, o->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(t->skel->maps.batches, t->ncpus);
