@@ -55,3 +55,29 @@ t.true("d is a directory", os.path.isdir(d))
 t.eq("info: unresolved fd operations", t.info.get("unresolved_fds"), 0)
 t.check_info()
 PY
+
+# the report and the replay's summary name the requests as dump and info do
+"$RIOT" report "$LOG" -o "$IT_TMP/r.db" >/dev/null 2>"$IT_TMP/report.err" ||
+	fail "riot report exited $?: $(cat "$IT_TMP/report.err")"
+mkdir -p "$IT_TMP/root"
+"$RIOT" replay "$LOG" --root "$IT_TMP/root" --json >"$IT_TMP/replay.json" 2>"$IT_TMP/replay.err" ||
+	fail "riot replay exited $?: $(head -c 800 "$IT_TMP/replay.err")"
+python3 - "$IT_TMP/r.db" "$IT_TMP/replay.json" <<'PY' || fail "io_uring names in the report or the replay summary"
+import json, sqlite3, sys
+want = {"io_uring:openat": (2, 0), "io_uring:write": (2, 12288), "io_uring:read": (2, 4196),
+        "io_uring:fsync": (1, 0), "io_uring:close": (2, 0), "io_uring:statx": (1, 0),
+        "io_uring:fallocate": (1, 0), "io_uring:renameat": (1, 0), "io_uring:unlinkat": (1, 0),
+        "io_uring:mkdirat": (1, 0)}
+got = {s: (n, b) for s, n, b in sqlite3.connect(sys.argv[1]).execute(
+    "SELECT sys, count, bytes FROM syscalls WHERE sys LIKE 'io_uring:%'")}
+ok = got == want
+if not ok:
+    print("  report: %r, want %r" % (got, want), file=sys.stderr)
+rep = json.load(open(sys.argv[2]))["syscalls"]
+names = {k: v.get("ops") for k, v in rep.items() if k.startswith("io_uring:")}
+if names != {k: v[0] for k, v in want.items()}:
+    print("  replay --json syscalls: %r" % names, file=sys.stderr)
+    ok = False
+sys.exit(0 if ok else 1)
+PY
+echo "report and replay --json name the io_uring requests"
