@@ -430,6 +430,7 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 	a->ctx = async_ring_id(a->ring, 0);
 	a->fd = req->cqe.fd;
 	a->fd2 = -1;
+	a->dfd = -1;
 	if (!call_flags(opcode)) {
 		a->flags = rflags & IOSQE_FLAGS_MASK;
 		a->fixed = !!(rflags & IOSQE_FIXED_FILE_FLAG);
@@ -439,6 +440,8 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 	    opcode != IORING_OP_SYMLINKAT && a->fd >= 0)
 		fd_check((int)a->fd);
 	a->paths = async_args(a, req, opcode, p);
+	if (a->dfd >= 0)	/* a dirfd, as an fd, is introduced first */
+		fd_check((int)a->dfd);
 	if (a->paths &&
 	    bpf_map_update_elem(&async_path_map, &key, p, BPF_ANY)) {
 		count_loss(0);
