@@ -326,13 +326,9 @@ static __always_inline void count_filtered(void)
 		l->filtered++;
 }
 
-static __always_inline int comm_matches(void)
+/* Whether comm is --comm's name. */
+static __always_inline int comm_is_filter(const char *comm)
 {
-	char comm[RIOT_COMM_LEN];
-
-	if (!comm_filter[0])
-		return 1;
-	bpf_get_current_comm(comm, sizeof(comm));
 	for (int i = 0; i < RIOT_COMM_LEN; i++) {
 		if (comm[i] != comm_filter[i])
 			return 0;
@@ -340,6 +336,16 @@ static __always_inline int comm_matches(void)
 			break;
 	}
 	return 1;
+}
+
+static __always_inline int comm_matches(void)
+{
+	char comm[RIOT_COMM_LEN];
+
+	if (!comm_filter[0])
+		return 1;
+	bpf_get_current_comm(comm, sizeof(comm));
+	return comm_is_filter(comm);
 }
 
 /* The target, without the comm filter (forks follow the target). */

@@ -183,13 +183,7 @@ static __always_inline int async_comm_ok(void)
 	if (!(task->flags & PF_IO_WORKER_FLAG))
 		return comm_matches();
 	bpf_probe_read_kernel_str(comm, sizeof(comm), task->group_leader->comm);
-	for (int i = 0; i < RIOT_COMM_LEN; i++) {
-		if (comm[i] != comm_filter[i])
-			return 0;
-		if (!comm[i])
-			break;
-	}
-	return 1;
+	return comm_is_filter(comm);
 }
 
 static __always_inline __u64 async_ring_id(__u64 ring, int fresh)

@@ -4,17 +4,23 @@
 # io_uring:<opcode> request per I/O fio made, so the requests and bytes per
 # direction equal fio's own JSON (total_ios, io_bytes), every request
 # names the file (0 unresolved), and SQPOLL's submissions (made by the
-# ring's kernel thread) are the ring owner's.
+# ring's kernel thread) are the ring owner's, --comm included (the
+# thread is named iou-sqp-PID, its process fio).
 . "$(dirname "$0")/lib.sh"
 require_capture
 command -v fio >/dev/null || fail "fio is required (make deps)"
 
 W=$IT_TMP/w
 mkdir -p "$W"
-for v in "" --sqthread_poll=1 --registerfiles=1 --fixedbufs=1; do
-	name=plain${v//[-=_]/}
+for v in "" --sqthread_poll=1 --registerfiles=1 --fixedbufs=1 "--sqthread_poll=1 --comm"; do
+	name=plain${v//[-=_ ]/}
 	LOG=$IT_TMP/$name.riot
-	"$RIOT" capture -q -o "$LOG" -- fio --name=job --filename="$W/$name.dat" --size=1M --bs=4k \
+	comm=()
+	if [ "${v#* }" = --comm ]; then
+		v=${v% *}
+		comm=(--comm fio)
+	fi
+	"$RIOT" capture -q -o "$LOG" "${comm[@]}" -- fio --name=job --filename="$W/$name.dat" --size=1M --bs=4k \
 		--ioengine=io_uring --rw=randrw --iodepth=8 --randseed=7 $v \
 		--output-format=json --output="$IT_TMP/$name.json" >/dev/null 2>"$IT_TMP/cap.err" </dev/null ||
 		{ cat "$IT_TMP/cap.err" >&2; fail "riot capture -- fio $v exited $?"; }
@@ -56,6 +62,6 @@ for b in bad:
     print("  " + b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
-		fail "fio ${v:-(plain)}: trace check failed (log: $LOG)"
-	echo "fio ${v:-(plain)}: requests and bytes per direction as fio counted them"
+		fail "fio ${v:-(plain)} ${comm[*]}: trace check failed (log: $LOG)"
+	echo "fio ${v:-(plain)} ${comm[*]}: requests and bytes per direction as fio counted them"
 done
