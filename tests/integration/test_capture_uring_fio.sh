@@ -25,7 +25,7 @@ for v in "" --sqthread_poll=1 --registerfiles=1 --fixedbufs=1 "--sqthread_poll=1
 		--output-format=json --output="$IT_TMP/$name.json" >/dev/null 2>"$IT_TMP/cap.err" </dev/null ||
 		{ cat "$IT_TMP/cap.err" >&2; fail "riot capture -- fio $v exited $?"; }
 	dump_log "$LOG"
-	python3 - "$IT_TMP/dump.jsonl" "$IT_TMP/info.json" "$IT_TMP/$name.json" "$W/$name.dat" "$v" <<'PY' ||
+	python3 - "$IT_TMP/dump.jsonl" "$IT_TMP/info.json" "$IT_TMP/$name.json" "$W/$name.dat" "$v" "${comm[0]:-}" <<'PY' ||
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 info = json.load(open(sys.argv[2]))
@@ -51,8 +51,10 @@ eq("offsets 4k-aligned below 1M", [r["off"] for r in reqs if r["off"] % 4096 or 
 if variant == "--registerfiles=1":
     eq("requests without IOSQE_FIXED_FILE", len([r for r in reqs if not r["flags"] & 1]), 0)
 # the ring owner: a traced fio process; with SQPOLL its kernel thread submits
+# (--comm filters process records too: their set is checked without it)
 pids = {r["pid"] for r in recs if r.get("type") == "proc"}
-eq("requests of untraced processes", [r["pid"] for r in reqs if r["pid"] not in pids][:3], [])
+if sys.argv[6] != "--comm":
+    eq("requests of untraced processes", [r["pid"] for r in reqs if r["pid"] not in pids][:3], [])
 if variant == "--sqthread_poll=1":
     eq("requests submitted by the owner's own thread",
        len([r for r in reqs if r["tid"] == r["pid"]]), 0)
