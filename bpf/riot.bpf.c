@@ -331,13 +331,9 @@ static __always_inline void count_filtered(void)
 		l->filtered++;
 }
 
-static __always_inline int comm_matches(void)
+/* Whether comm is --comm's name. */
+static __always_inline int comm_is_filter(const char *comm)
 {
-	char comm[RIOT_COMM_LEN];
-
-	if (!comm_filter[0])
-		return 1;
-	bpf_get_current_comm(comm, sizeof(comm));
 	for (int i = 0; i < RIOT_COMM_LEN; i++) {
 		if (comm[i] != comm_filter[i])
 			return 0;
@@ -345,6 +341,16 @@ static __always_inline int comm_matches(void)
 			break;
 	}
 	return 1;
+}
+
+static __always_inline int comm_matches(void)
+{
+	char comm[RIOT_COMM_LEN];
+
+	if (!comm_filter[0])
+		return 1;
+	bpf_get_current_comm(comm, sizeof(comm));
+	return comm_is_filter(comm);
 }
 
 /* The target, without the comm filter (forks follow the target). */
@@ -669,10 +675,9 @@ static __always_inline __u64 encode_dev(__u64 major, __u64 minor)
 
 /* Size, type, inode, device of the file behind a new fd, and whether the
  * open created it; the file and its inode in *m, for --path. */
-static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
-				     long fd, struct opened *m)
+static __always_inline void file_facts(struct riot_ev_ext *x, __u16 *flags,
+				       struct file *file, struct opened *m)
 {
-	struct file *file = fd_file(fd);
 	struct inode *inode;
 	__u32 s_dev, f_mode;
 
@@ -706,6 +711,12 @@ static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 		*flags |= RIOT_EVF_CREATED;
 	m->file = (__u64)file;
 	m->inode = (__u64)inode;
+}
+
+static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
+				     long fd, struct opened *m)
+{
+	file_facts(x, flags, fd_file(fd), m);
 }
 
 /* x86_64 user ABI layouts of struct stat and struct statx. */
@@ -947,10 +958,29 @@ static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
 	return (head & 255) + len1 + len2 + vlen;
 }
 
+/* An io_uring request at its completion (bpf/uring.bpf.h). */
+struct uring_req;
+static __always_inline __u32 async_fill(struct riot_ev_syscall *ev,
+					struct uring_req *a, long ret,
+					__u64 now);
+
+/* The event of a syscall (a is NULL) or of an asynchronous request. */
+static __always_inline __u32 fill_any(struct riot_ev_syscall *ev,
+				      const struct slot *s,
+				      const struct sys_desc *d,
+				      struct uring_req *a, long ret,
+				      __u64 now, int keeps_path)
+{
+	if (a)
+		return async_fill(ev, a, ret, now);
+	return fill_event(ev, s, d, ret, now, keeps_path);
+}
+
 /* Without a batch (another program on this CPU holds it: preemption):
  * one ring record, built in the per-CPU scratch. */
 static __always_inline int emit_direct(const struct slot *s,
-				       const struct sys_desc *d, long ret,
+				       const struct sys_desc *d,
+				       struct uring_req *a, long ret,
 				       __u64 now, int keeps_path)
 {
 	__u32 zero = 0, size;
@@ -960,7 +990,7 @@ static __always_inline int emit_direct(const struct slot *s,
 		count_loss(1);
 		return 0;
 	}
-	size = fill_event(&sc->ev, s, d, ret, now, keeps_path);
+	size = fill_any(&sc->ev, s, d, a, ret, now, keeps_path);
 	if (!size || size > sizeof(*sc))
 		return 0;
 	if (bpf_ringbuf_output(&events, sc, size, ring_flags()))
@@ -1048,30 +1078,34 @@ static __always_inline void batch_put(struct batch *b)
 	b->busy = 0;
 }
 
-/* The event's time (its exit) is taken once the batch is held, or once
- * the record is counted in b->direct: see batch_flush(). */
-static __always_inline int emit_syscall(const struct slot *s, long ret)
+/* The event's time (its exit, or the request's completion) is taken once
+ * the batch is held, or once the record is counted in b->direct: see
+ * batch_flush(). One of s (a syscall) and a (an asynchronous request). */
+static __always_inline int emit_record(const struct slot *s,
+				       struct uring_req *a, long ret)
 {
-	__u32 sys = s->sys, size;
+	__u32 sys = s ? s->sys : 0, size;
 	__u64 off, now;
-	const struct sys_desc *d;
+	const struct sys_desc *d = 0;
 	struct batch *cb, *b;
-	int keeps_path;
+	int keeps_path = 1;
 
-	if (sys >= RIOT_SYS_COUNT)
-		return 0;
-	d = &descs[sys];
-	/* execve's path is gone with the old image: sched_process_exec has
-	 * the file name. */
-	keeps_path = !((sys == RIOT_SYS_execve || sys == RIOT_SYS_execveat) &&
-		       ret == 0);
+	if (s) {
+		if (sys >= RIOT_SYS_COUNT)
+			return 0;
+		d = &descs[sys];
+		/* execve's path is gone with the old image:
+		 * sched_process_exec has the file name. */
+		keeps_path = !((sys == RIOT_SYS_execve ||
+				sys == RIOT_SYS_execveat) && ret == 0);
+	}
 	cb = cpu_batch();
 	b = batch_hold(cb);
 	if (!b) {
 		if (cb)
 			__sync_fetch_and_add(&cb->direct, 1);
 		now = bpf_ktime_get_boot_ns();
-		emit_direct(s, d, ret, now, keeps_path);
+		emit_direct(s, d, a, ret, now, keeps_path);
 		direct_end(cb);
 		return 0;
 	}
@@ -1081,8 +1115,8 @@ static __always_inline int emit_syscall(const struct slot *s, long ret)
 	off = b->len;
 	asm volatile("" : "+r"(off));	/* keep the bound check on off */
 	if (off <= BATCH_LIMIT) {
-		size = fill_event((void *)(b->buf + off), s, d, ret, now,
-				  keeps_path);
+		size = fill_any((void *)(b->buf + off), s, d, a, ret, now,
+				keeps_path);
 		if (size) {
 			b->len = off + ((size + 7) & ~7u);
 			b->count++;
@@ -1094,6 +1128,11 @@ static __always_inline int emit_syscall(const struct slot *s, long ret)
 		batch_flush(b, 0);
 	batch_put(b);
 	return 0;
+}
+
+static __always_inline int emit_syscall(const struct slot *s, long ret)
+{
+	return emit_record(s, 0, ret);
 }
 
 /* ---- fds the capture did not see made ----
@@ -1681,3 +1720,4 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 #include "async.bpf.h"
 #include "aio.bpf.h"
 #include "mmap.bpf.h"
+#include "uring.bpf.h"

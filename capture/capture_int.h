@@ -83,6 +83,10 @@ void tracer_destroy(struct tracer *t);
  * Returns 1 when rec holds a record, 0 for nothing to log, -EINVAL when
  * the record is malformed. */
 int convert_event(const void *data, size_t size, struct riot_rec *rec);
+
+/* capture/uring.c: io_uring requests. Fixes up a converted request
+ * record (convert_event calls it). */
+void uring_convert(struct riot_syscall *sc);
 /* Bytes of the event at data (no more than avail), 0 when malformed. */
 size_t event_size(const void *data, size_t avail);
 /* When the event took effect: a syscall's exit, a process event's time. */

@@ -218,6 +218,7 @@ static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 		sc->has |= RIOT_HAS_OFF2;
 	}
 	clone_args(sc);
+	uring_convert(sc);
 	return 1;
 }
 

@@ -198,27 +198,38 @@ static int on_record(void *ctx, void *data, size_t size)
 	return t->fn(t->ctx, data, size);
 }
 
-/* The programs of mmap capture hang on tracepoints younger than the rest
- * (mm_filemap_fault and mm_filemap_map_pages came with Linux 6.11,
- * writeback_dirty_folio with 5.18; page_fault_* are x86's): each is
- * loaded only where the kernel's BTF has its tracepoint, so an older
- * kernel captures without those records rather than not at all. */
+/* The programs of mmap and io_uring capture hang on tracepoints younger
+ * than the rest (mm_filemap_fault and mm_filemap_map_pages came with Linux
+ * 6.11, writeback_dirty_folio with 5.18, io_uring_submit_req replaced
+ * io_uring_submit_sqe; page_fault_* are x86's): each group is loaded only where the kernel's
+ * BTF has all its tracepoints, so an older kernel captures without those
+ * records rather than not at all. */
 static void probe_optional(struct riot_bpf *skel)
 {
 	const struct {
-		struct bpf_program *prog;
-		const char *tp;
+		struct bpf_program *prog[3];
+		const char *tp[3];
 	} opt[] = {
-		{ skel->progs.mmap_fault_user, "page_fault_user" },
-		{ skel->progs.mmap_fault_kernel, "page_fault_kernel" },
-		{ skel->progs.mmap_filemap_fault, "mm_filemap_fault" },
-		{ skel->progs.mmap_map_pages, "mm_filemap_map_pages" },
-		{ skel->progs.mmap_dirty_folio, "writeback_dirty_folio" },
+		{ { skel->progs.mmap_fault_user }, { "page_fault_user" } },
+		{ { skel->progs.mmap_fault_kernel }, { "page_fault_kernel" } },
+		{ { skel->progs.mmap_filemap_fault }, { "mm_filemap_fault" } },
+		{ { skel->progs.mmap_map_pages }, { "mm_filemap_map_pages" } },
+		{ { skel->progs.mmap_dirty_folio }, { "writeback_dirty_folio" } },
+		/* older kernels name the submission io_uring_submit_sqe, with
+		 * other arguments; they, and kernels without io_uring, record
+		 * no requests rather than refusing to capture */
+		{ { skel->progs.uring_create, skel->progs.uring_submit, skel->progs.uring_complete },
+		  { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
 	};
 
-	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
-		if (libbpf_find_vmlinux_btf_id(opt[i].tp, BPF_TRACE_RAW_TP) < 0)
-			bpf_program__set_autoload(opt[i].prog, false);
+	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
+		bool ok = true;
+
+		for (unsigned k = 0; k < 3 && opt[i].tp[k]; k++)
+			ok &= libbpf_find_vmlinux_btf_id(opt[i].tp[k], BPF_TRACE_RAW_TP) > 0;
+		for (unsigned k = 0; k < 3 && opt[i].prog[k]; k++)
+			bpf_program__set_autoload(opt[i].prog[k], ok);
+	}
 }
 
 static int load_attach(struct tracer *t, const struct capture_opts *o,

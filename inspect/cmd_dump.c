@@ -103,7 +103,8 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 
 		emit_u64(e, "flags", sc->flags);
 		if (sc->sys == RIOT_SYS_open || sc->sys == RIOT_SYS_openat ||
-		    sc->sys == RIOT_SYS_openat2)
+		    sc->sys == RIOT_SYS_openat2 || sc->sys == RIOT_SYS_uring_openat ||
+		    sc->sys == RIOT_SYS_uring_openat2)
 			emit_str(e, "flag_names", riot_open_flags_str(sc->flags, names, sizeof(names)));
 	}
 	if (h & RIOT_HAS_MODE)
@@ -116,6 +117,8 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 		emit_u64(e, "ctx", sc->ctx);
 	if (h & RIOT_HAS_IOVCNT)
 		emit_u64(e, "iovcnt", sc->iovcnt);
+	if (h & RIOT_HAS_CTX)
+		emit_u64(e, "ctx", sc->ctx);
 	if (h & RIOT_HAS_UID)
 		emit_u64(e, "uid", sc->uid);
 	if (h & RIOT_HAS_GID)

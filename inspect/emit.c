@@ -9,7 +9,7 @@ const char *const emit_csv_columns[] = {
 	"type", "t", "op", "kind", "pid", "tid", "dur", "ret", "errno",
 	"fd", "file", "fd2", "file2", "dirfd", "dirfd2",
 	"path", "path_raw", "path2", "path2_raw", "path_truncated",
-	"off", "off2", "count", "flags", "flag_names", "mode", "cmd", "arg", "iovcnt",
+	"off", "off2", "count", "flags", "flag_names", "mode", "cmd", "arg", "iovcnt", "ctx",
 	"uid", "gid", "size", "ftype", "ftype_name", "ino", "dev", "created", "perm", "value",
 	"child_pid", "child_tid", "clone_flags", "comm", "exit_code",
 	"ppid", "cwd", "pos", "cpu", "t_first", "t_last", "id", "str",

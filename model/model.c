@@ -57,6 +57,8 @@ struct model {
 	struct path_table paths;
 	struct pool fdts, fss, files, tasks, procs;
 	struct u64map task_by_tid, proc_by_pid, file_by_id;
+	struct u64map fixed;	/* io_uring registered files: ring id << 32
+				 * | index -> file slot << 1 */
 	uint32_t *released;	/* file slots freed at the next apply */
 	uint32_t nreleased, released_cap;
 	uint64_t next_file_id;
@@ -195,23 +197,30 @@ static uint32_t fd_file(struct model *m, uint32_t ti, int64_t fd)
 	return v ? *v >> 1 : 0;
 }
 
-static int fd_install(struct model *m, uint32_t ti, int64_t fd, uint32_t fi, bool cloexec)
+/* File fi at key of map fds (an fd table, or the registered files), in
+ * place of what was there. */
+static int slot_install(struct model *m, struct u64map *fds, uint64_t key, uint32_t fi,
+			bool cloexec)
 {
-	struct u64map *fds = &FDT(m, ti)->fds;
 	uint64_t *v;
 	uint32_t old = 0;
 
-	if (!fd_valid(fd))
-		return 0;
-	v = map_get(fds, (uint64_t)fd);
+	v = map_get(fds, key);
 	if (v)
 		old = *v >> 1;
-	if (map_put(fds, (uint64_t)fd, fi << 1 | (cloexec ? FD_CLOEXEC_BIT : 0)))
+	if (map_put(fds, key, fi << 1 | (cloexec ? FD_CLOEXEC_BIT : 0)))
 		return -ENOMEM;
 	FILEO(m, fi)->refs++;
 	if (old)
 		file_unref(m, old);
 	return 0;
+}
+
+static int fd_install(struct model *m, uint32_t ti, int64_t fd, uint32_t fi, bool cloexec)
+{
+	if (!fd_valid(fd))
+		return 0;
+	return slot_install(m, &FDT(m, ti)->fds, (uint64_t)fd, fi, cloexec);
 }
 
 static void fd_close(struct model *m, uint32_t ti, int64_t fd)
@@ -617,17 +626,18 @@ static uint64_t file_id(struct model *m, uint32_t fi)
 	return fi ? FILEO(m, fi)->pub.id : 0;
 }
 
-static int sys_open(struct model *m, uint32_t ki, const struct riot_syscall *sc,
-		    struct model_op *op)
+/* The file object an open makes, with the facts its record holds; 0 when
+ * out of memory. */
+static uint32_t open_object(struct model *m, const struct riot_syscall *sc,
+			    const struct model_op *op, uint64_t flags)
 {
-	uint64_t flags = riot_open_flags(sc);
 	uint32_t fi;
 	struct model_file *f;
 
 	/* an unresolved path (path_id 0) still makes an object for the fd */
 	fi = file_new(m, op->path_id, op->flags & MODEL_OP_PATH_TRUNCATED);
 	if (!fi)
-		return -ENOMEM;
+		return 0;
 	f = &FILEO(m, fi)->pub;
 	f->open_flags = flags;
 	f->mode = sc->mode;
@@ -640,8 +650,109 @@ static int sys_open(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 	f->ftype = sc->ftype;
 	f->created = sc->created;
 	f->end = sc->size;
-	op->file = f->id;
+	return fi;
+}
+
+static int sys_open(struct model *m, uint32_t ki, const struct riot_syscall *sc,
+		    struct model_op *op)
+{
+	uint64_t flags = riot_open_flags(sc);
+	uint32_t fi = open_object(m, sc, op, flags);
+
+	if (!fi)
+		return -ENOMEM;
+	op->file = FILEO(m, fi)->pub.id;
 	return fd_install(m, TASK(m, ki)->fdt, sc->ret, fi, flags & O_CLOEXEC);
+}
+
+/* ---- io_uring requests ----
+ *
+ * A request on a registered file (IOSQE_FIXED_FILE in its SQE flags, or a
+ * direct descriptor) names an index in its ring's table of registered
+ * files, not an fd. The model keeps one table for all rings, keyed by
+ * (ring id, index): a direct open installs its file there, a direct close
+ * removes it, and a request whose record carries its registered file's
+ * path (capture adds it when it has not seen that file at that index)
+ * binds the index to a file of that path. */
+#define IOSQE_FIXED_FILE_BIT 1u
+
+static bool uring_row(uint32_t sys)
+{
+	return sys >= RIOT_SYS_uring_read && sys <= RIOT_SYS_uring_other;
+}
+
+static bool uring_open(uint32_t sys)
+{
+	return sys == RIOT_SYS_uring_openat || sys == RIOT_SYS_uring_openat2;
+}
+
+/* Whether sc's fd is an index of its ring's registered files. */
+static bool uring_fixed(const struct riot_syscall *sc)
+{
+	if (!uring_row(sc->sys) || !(sc->has & RIOT_HAS_FD) || !(sc->has & RIOT_HAS_CTX))
+		return false;
+	if (uring_open(sc->sys))	/* fd: the direct descriptor's slot */
+		return true;
+	return (sc->has & RIOT_HAS_FLAGS) && (sc->flags & IOSQE_FIXED_FILE_BIT);
+}
+
+static uint64_t fixed_key(const struct riot_syscall *sc)
+{
+	return (sc->ctx & 0xffffffffu) << 32 | (uint32_t)sc->fd;
+}
+
+static uint32_t fixed_file(struct model *m, const struct riot_syscall *sc)
+{
+	uint64_t *v = map_get(&m->fixed, fixed_key(sc));
+
+	return v ? *v >> 1 : 0;
+}
+
+/* A direct open: its file at the slot; a direct close: the slot empty. */
+static int uring_apply(struct model *m, uint32_t ki, const struct riot_syscall *sc,
+		       struct model_op *op)
+{
+	uint64_t v;
+	uint32_t fi;
+
+	if (uring_open(sc->sys)) {
+		if (!uring_fixed(sc))
+			return sys_open(m, ki, sc, op);
+		fi = open_object(m, sc, op, sc->flags);
+		if (!fi)
+			return -ENOMEM;
+		op->file = FILEO(m, fi)->pub.id;
+		return slot_install(m, &m->fixed, fixed_key(sc), fi, false);
+	}
+	if (sc->sys == RIOT_SYS_uring_close) {
+		if (!uring_fixed(sc))
+			fd_close(m, TASK(m, ki)->fdt, sc->fd);
+		else if (map_del(&m->fixed, fixed_key(sc), &v))
+			file_unref(m, v >> 1);
+	}
+	return 0;
+}
+
+/* A request on a registered file whose record carries that file's path:
+ * the index holds a file of that path (the one it held, if its path is
+ * the same); *fi becomes its slot. 0 or -ENOMEM. */
+static int uring_bind(struct model *m, const struct riot_syscall *sc,
+		      struct model_op *op, uint32_t *fi)
+{
+	uint32_t nf;
+
+	if (!uring_fixed(sc) || uring_open(sc->sys) || sc->sys == RIOT_SYS_uring_close ||
+	    !(sc->has & RIOT_HAS_PATH) || !op->path_id)
+		return 0;
+	if (*fi && FILEO(m, *fi)->pub.path_id == op->path_id)
+		return 0;
+	nf = open_object(m, sc, op, 0);
+	if (!nf || slot_install(m, &m->fixed, fixed_key(sc), nf, false))
+		return -ENOMEM;
+	*fi = nf;
+	op->file = FILEO(m, nf)->pub.id;
+	op->flags &= ~MODEL_OP_FD_UNKNOWN;
+	return 0;
 }
 
 /* dup family: fd's object also at ret. */
@@ -754,6 +865,8 @@ static int sys_apply(struct model *m, uint32_t ki, const struct riot_syscall *sc
 	if (si && si->cls != RIOT_CLASS_OPEN &&
 	    ((si->flags & RIOT_SF_RET_FD) || makes_fd_pair(si)))
 		return sys_fd_make(m, ki, sc, si, op);
+	if (uring_row(sc->sys))
+		return uring_apply(m, ki, sc, op);
 	switch (sc->sys) {
 	case RIOT_SYS_open:
 	case RIOT_SYS_openat:
@@ -792,6 +905,15 @@ static uint32_t resolve_fds(struct model *m, uint32_t ki, const struct riot_sysc
 
 	if (makes_fd_pair(si))
 		return 0;
+	if (uring_fixed(sc)) {
+		if (uring_open(sc->sys))	/* fd: the slot it fills */
+			return 0;
+		fi = fixed_file(m, sc);
+		op->file = file_id(m, fi);
+		if (!fi)
+			op->flags |= MODEL_OP_FD_UNKNOWN;
+		return fi;
+	}
 	if (sc->has & RIOT_HAS_FD && sc->sys != RIOT_SYS_close_range && fd_valid(sc->fd)) {
 		fi = fd_file(m, fdt, sc->fd);
 		op->file = file_id(m, fi);
@@ -941,6 +1063,9 @@ static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct 
 	if (file_names_nothing(m, fi) || file_names_nothing(m, fi2))
 		m->st.nonfile_fd++;
 	err = resolve_paths(m, ki, sc, op);
+	if (err)
+		return err;
+	err = uring_bind(m, sc, op, &fi);
 	if (err)
 		return err;
 	count_unresolved(m, sc, op->flags);
@@ -1155,6 +1280,7 @@ struct model *model_new(void)
 	map_init(&m->task_by_tid, m->seed);
 	map_init(&m->proc_by_pid, m->seed);
 	map_init(&m->file_by_id, m->seed);
+	map_init(&m->fixed, m->seed);
 	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++) {
 		const struct riot_sys_info *si = riot_sys_info(s);
 
@@ -1179,6 +1305,7 @@ void model_free(struct model *m)
 	pool_fini(&m->procs);
 	map_fini(&m->task_by_tid);
 	map_fini(&m->proc_by_pid);
+	map_fini(&m->fixed);
 	map_fini(&m->file_by_id);
 	paths_fini(&m->paths);
 	free(m->released);

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-DIRS = ["lib", "bpf", "formats", "model", "convert", "capture", "replay", "report", "inspect",
+DIRS = ["lib", "bpf", "formats", "model", "convert", "anon", "capture", "replay", "report", "inspect",
         "tests/unit", "tests/bin", "tests/fuzz", "benchmarks"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -1284,6 +1284,79 @@ static void test_walk(void)
 	CHECK_EQ(apply_errors, 0);
 }
 
+/* ---- io_uring requests ---- */
+
+/* An io_uring request of ring ctx on fd (flags: the SQE's); op.file. */
+static uint64_t ureq(unsigned sys, uint32_t pid, uint64_t ctx, int fd, uint64_t flags,
+		     const char *path, int64_t ret)
+{
+	struct riot_rec r = sysrec(sys, pid, pid + 1, ret);
+
+	r.sc.has = RIOT_HAS_FD | RIOT_HAS_FLAGS | RIOT_HAS_CTX | (path ? RIOT_HAS_PATH : 0);
+	r.sc.fd = fd;
+	r.sc.flags = flags;
+	r.sc.ctx = ctx;
+	r.sc.path.s = path;
+	apply(&r);
+	return op.file;
+}
+
+/* openat through ring ctx: to an fd (slot < 0) or into a direct slot. */
+static uint64_t uopen(uint32_t pid, uint64_t ctx, const char *path, int slot, int64_t ret)
+{
+	struct riot_rec r = sysrec(RIOT_SYS_uring_openat, pid, pid, ret);
+
+	r.sc.has = RIOT_HAS_DIRFD | RIOT_HAS_PATH | RIOT_HAS_FLAGS | RIOT_HAS_CTX |
+		   (slot >= 0 ? RIOT_HAS_FD : 0);
+	r.sc.dirfd = AT_FDCWD;
+	r.sc.path.s = path;
+	r.sc.flags = O_RDWR;
+	r.sc.ctx = ctx;
+	r.sc.fd = slot;
+	apply(&r);
+	return op.file;
+}
+
+static void test_uring(void)
+{
+	uint64_t a, b, c;
+
+	fresh();
+	snap_proc(70, "/w");
+	snap_fd(70, 0, "/dev/null", O_RDONLY);
+	/* an fd the ring opened serves requests and syscalls */
+	a = uopen(70, 1, "a", -1, 5);
+	CHECK(a != 0);
+	CHECK_U64(ureq(RIOT_SYS_uring_read, 70, 1, 5, 0, NULL, 10), a);
+	CHECK_STR(op.path, "/w/a");
+	CHECK_U64(rd(70, 5), a);
+	/* a direct open fills slot 0 of its ring, not fd 0 */
+	b = uopen(70, 1, "/w/b", 0, 0);
+	CHECK(b != 0 && b != a);
+	CHECK_U64(ureq(RIOT_SYS_uring_write, 70, 1, 0, 1, NULL, 10), b);
+	CHECK_STR(op.path, "/w/b");
+	CHECK(rd(70, 0) != b);			/* fd 0 is still /dev/null */
+	/* slot 0 of another ring is not known */
+	CHECK_U64(ureq(RIOT_SYS_uring_write, 70, 2, 0, 1, NULL, 10), 0);
+	CHECK_EQ(st()->unresolved_fd, 1);
+	/* its path, carried by the request, binds it; the same path keeps
+	 * the object */
+	c = ureq(RIOT_SYS_uring_write, 70, 2, 0, 1, "/w/c", 10);
+	CHECK(c != 0 && c != b);
+	CHECK_U64(ureq(RIOT_SYS_uring_read, 70, 2, 0, 1, "/w/c", 10), c);
+	CHECK_U64(ureq(RIOT_SYS_uring_read, 70, 2, 0, 1, NULL, 10), c);
+	CHECK_U64(ureq(RIOT_SYS_uring_read, 70, 1, 0, 1, "/w/b", 10), b);
+	/* a direct close empties the slot; a plain one closes the fd */
+	ureq(RIOT_SYS_uring_close, 70, 1, 0, 1, NULL, 0);
+	CHECK_U64(ureq(RIOT_SYS_uring_read, 70, 1, 0, 1, NULL, 10), 0);
+	ureq(RIOT_SYS_uring_close, 70, 1, 5, 0, NULL, 0);
+	CHECK_U64(rd(70, 5), 0);
+	CHECK_EQ(st()->unresolved_fd, 3);
+	/* an AIO request's flags are no SQE flags */
+	CHECK_U64(ureq(RIOT_SYS_aio_pread, 70, 1, 0, 1, NULL, 10), rd(70, 0));
+	CHECK_EQ(apply_errors, 0);
+}
+
 int main(void)
 {
 	test_position_and_size();
@@ -1317,6 +1390,7 @@ int main(void)
 	test_pid_reuse();
 	test_other_records();
 	test_steady_state();
+	test_uring();
 	test_random();
 	model_free(m);
 	return unit_done();
