@@ -543,6 +543,17 @@ static void store_run(struct store *s, const struct run_acc *a, const struct run
 	sqlite3_finalize(st);
 }
 
+int run_store_syscalls(sqlite3 *db, int64_t run, const struct run_acc *a, char *err,
+			size_t errlen)
+{
+	struct store s = { .db = db, .run = run, .err = err, .errlen = errlen };
+
+	store_syscalls(&s, a);
+	store_classes(&s, a);
+	store_syscall_names(&s);
+	return s.rc;
+}
+
 static void store_filesystems(struct store *s, const struct run_meta *m, const struct run_facts *f)
 {
 	sqlite3_stmt *st = prep(s, "INSERT INTO filesystems VALUES (?,?,?,?,?,?,?)");
