@@ -6,23 +6,28 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/cli.h"
+/* Decimal digits (at least one, at most 9) up to end or NUL. */
+static int decimal(const char *s, const char *end, uint64_t *v)
+{
+	*v = 0;
+	if (s == end || end - s > 9)
+		return -EINVAL;
+	for (; s < end; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		*v = *v * 10 + (uint64_t)(*s - '0');
+	}
+	return 0;
+}
 
 int riot_shard_parse(const char *s, struct riot_shard *out)
 {
 	const char *slash = s ? strchr(s, '/') : NULL;
-	char k[24];
 	uint64_t kv, nv;
 
-	if (!slash || (size_t)(slash - s) >= sizeof(k) || slash == s)
-		return -EINVAL;
-	memcpy(k, s, (size_t)(slash - s));
-	k[slash - s] = '\0';
 	/* decimal only: "010" is ten, not eight */
-	for (const char *p = s; *p; p++)
-		if (p != slash && !isdigit((unsigned char)*p))
-			return -EINVAL;
-	if (riot_parse_u64(k, &kv) < 0 || riot_parse_u64(slash + 1, &nv) < 0 || nv == 0 ||
+	if (!slash || decimal(s, slash, &kv) < 0 ||
+	    decimal(slash + 1, slash + 1 + strlen(slash + 1), &nv) < 0 || nv == 0 ||
 	    nv > RIOT_SHARD_MAX || kv >= nv)
 		return -EINVAL;
 	out->k = (uint32_t)kv;
