@@ -98,8 +98,8 @@ struct snap_out {
 int snapshot_process(struct snap_out *out, pid_t pid, uint64_t t);
 /* Every process of the host but self. */
 int snapshot_all(struct snap_out *out, pid_t self, uint64_t t);
-/* Every process in the cgroup v2 directory and below it. */
-int snapshot_cgroup(struct snap_out *out, const char *dir, uint64_t t);
+/* Every process in the cgroup v2 directory and below it but self. */
+int snapshot_cgroup(struct snap_out *out, const char *dir, pid_t self, uint64_t t);
 
 /* ---- filter.c: --path ---- */
 

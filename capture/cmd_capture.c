@@ -637,7 +637,7 @@ static int write_start_state(struct capture *c, const struct capture_opts *o,
 	if (o->mode == RIOT_TARGET_ALL)
 		return snapshot_all(&out, getpid(), t);
 	if (o->mode == RIOT_TARGET_CGROUP)
-		return snapshot_cgroup(&out, o->cgroup, t);
+		return snapshot_cgroup(&out, o->cgroup, getpid(), t);
 	for (unsigned i = 0; !err && i < o->npids; i++)
 		err = snapshot_process(&out, o->pids[i], t);
 	if (!err && child)
