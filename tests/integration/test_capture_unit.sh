@@ -8,13 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 require_capture
 
-cg_root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
-if [ -z "$cg_root" ]; then
-	cg_root=$IT_TMP/cgroup2
-	mkdir -p "$cg_root"
-	mount -t cgroup2 none "$cg_root" || fail "cannot mount cgroup2"
-	IT_MOUNTS+=("$cg_root")
-fi
+cgroup2_mount
 # the unit's cgroup as systemd makes it; made here when systemd is not
 # running (system.slice too, removed after when this test made it)
 made_slice=
@@ -52,12 +46,7 @@ grep -q "^riot: capture: --unit nosuch-$$: no cgroup nosuch-$$.service under $cg
 capture_in() {
 	local name=$1 cg=$2
 	shift 2
-	W=$IT_TMP/w$name LOG=$IT_TMP/$name.riot
-	mkdir -p "$W"
-	"$BIN/workload" --dir "$W" rw >"$IT_TMP/wl.out" 2>"$IT_TMP/wl.err" </dev/null &
-	WPID=$!
-	IT_PIDS+=("$WPID")
-	wait_until "the workload to be ready" 300 grep -q ' ready$' "$IT_TMP/wl.out"
+	start_rw_workload "$name"
 	echo "$WPID" >"$CG/cgroup.procs" || fail "cannot move $WPID into $CG"
 	CG_IN=$cg RIOT=$RIOT sh -c '[ -z "$CG_IN" ] || echo $$ >"$CG_IN/cgroup.procs" || exit 99
 		exec "$RIOT" capture "$@"' sh -o "$LOG" "$@" >"$IT_TMP/cap.out" 2>"$IT_TMP/cap.err" </dev/null &
