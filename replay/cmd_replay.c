@@ -557,7 +557,11 @@ static void start_at(struct replay_run *r)
 {
 	const struct replay_args *a = r->a;
 	int64_t target = a->start_at_ns, lead = a->speed > 0 ? START_LEAD_NS : 0;
-	int64_t spin = (int64_t)r->cx.timer_lag_ns + 100000, wall;
+	/* at a real-time priority the timer wakes this thread on time: the
+	 * lag measured before, at the normal one, is capped, so the spin
+	 * holds a CPU for a millisecond at most */
+	int64_t spin = (int64_t)(r->cx.timer_lag_ns < 1000000 ? r->cx.timer_lag_ns : 1000000) +
+		       100000, wall;
 	struct sched_param rt = { .sched_priority = 1 }, normal = { 0 };
 	bool raised = pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0;
 	uint64_t mono;
