@@ -358,8 +358,10 @@ static __always_inline int in_target(__u32 tgid)
 {
 	if (target_mode == RIOT_TARGET_PIDS)
 		return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+	/* riot never records itself: in a cgroup it lies in (--cgroup /, a
+	 * unit it runs under) its writes of the log would feed the log */
 	if (target_mode == RIOT_TARGET_CGROUP)
-		return bpf_current_task_under_cgroup(&cgroups, 0) == 1;
+		return tgid != self_tgid && bpf_current_task_under_cgroup(&cgroups, 0) == 1;
 	return tgid != self_tgid;
 }
 

@@ -107,8 +107,8 @@ int snapshot_process(struct snap_out *out, pid_t pid, uint64_t t);
 void snapshot_ids(pid_t pid, uint32_t *ppid, char *comm, size_t len);
 /* Every process of the host but self. */
 int snapshot_all(struct snap_out *out, pid_t self, uint64_t t);
-/* Every process in the cgroup v2 directory and below it. */
-int snapshot_cgroup(struct snap_out *out, const char *dir, uint64_t t);
+/* Every process in the cgroup v2 directory and below it but self. */
+int snapshot_cgroup(struct snap_out *out, const char *dir, pid_t self, uint64_t t);
 
 /* ---- filter.c: --path ---- */
 

@@ -1,5 +1,6 @@
 /* capture/cmd_capture.c: `riot capture`: options, target, the drain loop
  * from the ring buffer to the log, stop conditions and the summary. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -42,7 +43,13 @@ const char cmd_capture_help[] =
 "                      they fork after the start; stop when all have exited\n"
 "      --cgroup PATH   every process in the cgroup v2 PATH or below it\n"
 "                      (a path under the cgroup2 mount, or relative to it)\n"
+"      --unit NAME     every process of the systemd unit NAME (.service\n"
+"                      added when NAME has no suffix): its cgroup under\n"
+"                      system.slice of the cgroup2 mount, else the first\n"
+"                      cgroup of that name below the mount\n"
 "  -a, --all           the whole host, riot itself excluded\n"
+"                      (riot never records itself, whatever the target: not\n"
+"                      its writes of the log, not its start state)\n"
 "\n"
 "Filters:\n"
 "      --comm NAME     only tasks whose comm is NAME (its first 15 bytes);\n"
@@ -355,7 +362,60 @@ static int set_cgroup(struct capture_opts *o, const char *path, char *buf,
 	return 0;
 }
 
-enum { OPT_CGROUP = 256, OPT_COMM, OPT_PATH, OPT_OPS, OPT_RING, OPT_ZSTD, OPT_BLOCK,
+/* The first directory called name at or below dir (depth levels down),
+ * into out: 1 found, 0 not. */
+static int find_cgroup_named(const char *dir, const char *name, int depth, char *out,
+			     size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
+			continue;
+		if (strcmp(de->d_name, name) == 0) {
+			snprintf(out, len, "%s", path);
+			found = 1;
+		} else if (depth > 0) {
+			found = find_cgroup_named(path, name, depth - 1, out, len);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* --unit NAME: the cgroup systemd makes for a unit is its name, in the
+ * unit's slice: system.slice for a system service, else another slice or
+ * a user's manager (user.slice/user-1000.slice/user@1000.service/...). */
+static int set_unit(struct capture_opts *o, const char *name, char *buf, size_t len)
+{
+	char root[512], unit[NAME_MAX + 1], path[PATH_MAX];
+	struct stat st;
+
+	if (!name[0] || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strlen(name) + sizeof(".service") > sizeof(unit))
+		return riot_usage("--unit wants a systemd unit name, got '%s'", name);
+	snprintf(unit, sizeof(unit), "%s%s", name, strchr(name, '.') ? "" : ".service");
+	cgroup2_root(root, sizeof(root));
+	snprintf(path, sizeof(path), "%s/system.slice/%s", root, unit);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		snprintf(buf, len, "%s", path);
+	else if (!find_cgroup_named(root, unit, 8, buf, len)) {
+		riot_err("--unit %s: no cgroup %s under %s (is the unit running?)", name, unit,
+			 root);
+		return RIOT_EXIT_FAIL;
+	}
+	o->cgroup = buf;
+	o->mode = RIOT_TARGET_CGROUP;
+	return 0;
+}
+
+enum { OPT_CGROUP = 256, OPT_UNIT, OPT_COMM, OPT_PATH, OPT_OPS, OPT_RING, OPT_ZSTD, OPT_BLOCK,
        OPT_BLOCK_DEV, OPT_ROTATE, OPT_ROTATE_TIME, OPT_KEEP };
 
 static const struct option long_opts[] = {
@@ -363,6 +423,7 @@ static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "path", required_argument, NULL, OPT_PATH },
 	{ "ops", required_argument, NULL, OPT_OPS },
@@ -399,6 +460,9 @@ static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
 	case OPT_CGROUP:
 		(*targets)++;
 		return set_cgroup(o, optarg, b->cgroup, sizeof(b->cgroup));
+	case OPT_UNIT:
+		(*targets)++;
+		return set_unit(o, optarg, b->cgroup, sizeof(b->cgroup));
 	case OPT_COMM:
 		if (!optarg[0] || strlen(optarg) >= RIOT_COMM_LEN)
 			return riot_usage("--comm: a name of 1 to %d bytes",
@@ -719,7 +783,7 @@ static int write_start_state(struct capture *c, const struct capture_opts *o,
 	if (o->mode == RIOT_TARGET_ALL)
 		return snapshot_all(&out, getpid(), t);
 	if (o->mode == RIOT_TARGET_CGROUP)
-		return snapshot_cgroup(&out, o->cgroup, t);
+		return snapshot_cgroup(&out, o->cgroup, getpid(), t);
 	for (unsigned i = 0; !err && i < o->npids; i++)
 		err = snapshot_process(&out, o->pids[i], t);
 	if (!err && child)

@@ -191,8 +191,9 @@ int snapshot_all(struct snap_out *out, pid_t self, uint64_t t)
 	return err;
 }
 
-/* cgroup.procs of dir, then of each child cgroup, to a bounded depth. */
-static int snapshot_cgroup_at(struct snap_out *out, const char *dir,
+/* cgroup.procs of dir, then of each child cgroup, to a bounded depth;
+ * self left out. */
+static int snapshot_cgroup_at(struct snap_out *out, const char *dir, pid_t self,
 			      uint64_t t, int depth)
 {
 	char path[PATH_MAX];
@@ -207,7 +208,8 @@ static int snapshot_cgroup_at(struct snap_out *out, const char *dir,
 	if (!in)
 		return 0;
 	while (!err && fscanf(in, "%u", &pid) == 1)
-		err = snapshot_process(out, (pid_t)pid, t);
+		if ((pid_t)pid != self)
+			err = snapshot_process(out, (pid_t)pid, t);
 	fclose(in);
 	if (err || depth >= 32 || !(d = opendir(dir)))
 		return err;
@@ -217,13 +219,13 @@ static int snapshot_cgroup_at(struct snap_out *out, const char *dir,
 		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
 		    (int)sizeof(path))
 			continue;
-		err = snapshot_cgroup_at(out, path, t, depth + 1);
+		err = snapshot_cgroup_at(out, path, self, t, depth + 1);
 	}
 	closedir(d);
 	return err;
 }
 
-int snapshot_cgroup(struct snap_out *out, const char *dir, uint64_t t)
+int snapshot_cgroup(struct snap_out *out, const char *dir, pid_t self, uint64_t t)
 {
-	return snapshot_cgroup_at(out, dir, t, 0);
+	return snapshot_cgroup_at(out, dir, self, t, 0);
 }

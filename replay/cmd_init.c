@@ -16,7 +16,8 @@
 
 const char cmd_init_help[] =
 	"Usage: riot init LOG --root DIR [--fill random|zero|compress:PCT]\n"
-	"                 [--map PREFIX=DIR2]... [--threads N] [--seed N] [--dry-run]\n"
+	"                 [--map PREFIX=DIR2]... [--threads N] [--seed N] [--shard K/N]\n"
+	"                 [--dry-run]\n"
 	"\n"
 	"Creates beneath DIR the file tree the captured workload expected at its\n"
 	"start: directories, regular files of the sizes it observed (size at open,\n"
@@ -44,6 +45,11 @@ const char cmd_init_help[] =
 	"                      log says)\n"
 	"  --threads N         file-writing threads (default: CPUs, 2 to 8)\n"
 	"  --seed N            mixed into the content of every file (default 0)\n"
+	"  --shard K/N         only shard K (0 to N-1) of N: every directory, and\n"
+	"                      the files and symlinks (and stale paths to remove)\n"
+	"                      whose captured path hashes to K; the N shards run\n"
+	"                      on one shared DIR make the whole tree, each entry\n"
+	"                      once (riot replay --shard K/N runs this init)\n"
 	"  --dry-run           print the tree (\"dir PATH\", \"file PATH SIZE\",\n"
 	"                      \"symlink PATH -> TARGET\") and touch nothing\n"
 	"\n"
@@ -71,6 +77,7 @@ static int parse_args(int argc, char **argv, struct init_args *a)
 		{ "threads", required_argument, NULL, 't' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "shard", required_argument, NULL, 'S' },
 		{ 0 },
 	};
 	uint64_t v;
@@ -101,6 +108,11 @@ static int parse_args(int argc, char **argv, struct init_args *a)
 			break;
 		case 'n':
 			a->dry_run = true;
+			break;
+		case 'S':
+			if (riot_shard_parse(optarg, &a->o.shard) < 0)
+				return riot_usage("--shard wants K/N with 0 <= K < N <= %d, got '%s'",
+						  RIOT_SHARD_MAX, optarg);
 			break;
 		default:
 			return riot_usage("unknown option");
@@ -152,7 +164,7 @@ static int run_dry(struct init_args *a)
 	struct init_result res;
 	char err[PATH_MAX + 256];
 
-	if (replay_init_plan(&a->logs, replay_init_print_entry, stdout, &res, err,
+	if (replay_init_plan(&a->logs, &a->o.shard, replay_init_print_entry, stdout, &res, err,
 			     sizeof(err)) < 0) {
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,14 @@
 #include "replay/engine.h"
 #include "replay/init.h"
 #include "lib/cli.h"
+#include "lib/fleet.h"
 #include "replay/replay.h"
 
 #define START_LEAD_NS 2000000
 #define REPLAY_MIN_SPEED 1e-6
+/* --start-at: the long wait ends this long before the time, so the device
+ * view, the engine and the log reader are ready when it comes */
+#define START_AT_PREP_NS 1000000000LL
 
 const char cmd_replay_help[] =
 	"Usage: riot replay FILE --root DIR [options]\n"
@@ -75,6 +80,16 @@ const char cmd_replay_help[] =
 	"                    after init\n"
 	"  --report DB       store the run in the SQLite report DB\n"
 	"  --label NAME      the run's label in the report\n"
+	"  --shard K/N       replay only shard K (0 to N-1) of N: the processes whose\n"
+	"                    pid hashes to K, all their threads; init makes only\n"
+	"                    that shard's part of the tree (riot init --shard). N\n"
+	"                    replays with 0/N .. N-1/N issue together exactly the\n"
+	"                    operations of one whole replay\n"
+	"  --start-at TIME   after init, wait and start the schedule at this\n"
+	"                    wall-clock time: RFC 3339 (2026-12-03T16:00:00Z,\n"
+	"                    ...T17:00:00.5+01:00) or Unix seconds (1764777600.5).\n"
+	"                    A time already past starts at once; the summary says\n"
+	"                    how late (start_unix_ns, start_late_ns in --json)\n"
 	"  --dry-run         print the plan (streams, operations, files to create)\n"
 	"                    and touch nothing\n"
 	"  --json            the summary as one JSON object on stdout\n"
@@ -115,6 +130,9 @@ struct replay_args {
 	const char *fill_name;
 	struct fill fill;
 	bool no_init, drop_caches, dry_run, json, no_block;
+	struct riot_shard shard;
+	bool start_at;
+	int64_t start_at_ns;	/* --start-at, ns since the epoch */
 	const char *block_devs[BLOCK_DEVS_MAX];
 	unsigned nblock_devs;
 };
@@ -202,6 +220,15 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 	case 'L': a->label = arg; return 0;
 	case 'D': a->dry_run = true; return 0;
 	case 'j': a->json = true; return 0;
+	case 'S':
+		return riot_shard_parse(arg, &a->shard) < 0 ?
+			riot_usage("--shard wants K/N with 0 <= K < N <= %d, got '%s'",
+				   RIOT_SHARD_MAX, arg) : 0;
+	case 'T':
+		a->start_at = true;
+		return riot_parse_wall_time(arg, &a->start_at_ns) < 0 ?
+			riot_usage("--start-at wants an RFC 3339 time with its zone "
+				   "(2026-12-03T16:00:00Z) or Unix seconds, got '%s'", arg) : 0;
 	default: return riot_usage("unknown option");
 	}
 }
@@ -217,6 +244,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "report", required_argument, NULL, 'R' }, { "label", required_argument, NULL, 'L' },
 		{ "dry-run", no_argument, NULL, 'D' }, { "json", no_argument, NULL, 'j' },
 		{ "no-block", no_argument, NULL, 'B' }, { "block-dev", required_argument, NULL, 'b' },
+		{ "shard", required_argument, NULL, 'S' }, { "start-at", required_argument, NULL, 'T' },
 		{ 0 },
 	};
 	char err[512];
@@ -267,7 +295,7 @@ static void dry_push(void *eng, unsigned lane, uint64_t seq)
 static int dry_run(const struct replay_args *a)
 {
 	struct replay_plan_opts po = { .logs = &a->logs, .order = a->order,
-				       .route = dry_route, .push = dry_push };
+				       .route = dry_route, .push = dry_push, .shard = a->shard };
 	struct dry_engine d = { 0 };
 	struct init_result res;
 	char err[512];
@@ -299,7 +327,7 @@ static int dry_run(const struct replay_args *a)
 	if (a->no_init)
 		return RIOT_EXIT_OK;
 	printf("files to create:\n");
-	rc = replay_init_plan(&a->logs, replay_init_print_entry, stdout, &res, err, sizeof(err));
+	rc = replay_init_plan(&a->logs, &a->shard, replay_init_print_entry, stdout, &res, err, sizeof(err));
 	if (rc < 0) {
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
@@ -343,7 +371,7 @@ static struct replay_root *prepare_root(struct replay_args *a)
 
 static int run_init(const struct replay_args *a, const struct replay_root *root, FILE *out)
 {
-	struct init_opts io = { .progress = isatty(2) };
+	struct init_opts io = { .progress = isatty(2), .shard = a->shard };
 	struct init_result res;
 	char err[512];
 
@@ -416,6 +444,7 @@ struct replay_run {
 	uint64_t elapsed_ns;
 	struct block_view dev;		/* what reached the root's devices */
 	int64_t start_unix_ns;	/* wall-clock time of cx.start_ns */
+	uint64_t start_late_ns;	/* --start-at: how far past it */
 };
 
 static void *producer_main(void *arg)
@@ -499,16 +528,76 @@ static int64_t wall_of(uint64_t now_ns)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + ((int64_t)now_ns - (int64_t)mono);
 }
 
+static int64_t wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Sleeps until the wall clock reads t (ns since the epoch); a clock set
+ * meanwhile moves the wake-up with it (an absolute CLOCK_REALTIME sleep). */
+static void sleep_until_wall(int64_t t)
+{
+	struct timespec ts = { (time_t)(t / 1000000000), (long)(t % 1000000000) };
+
+	if (t > 0)
+		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+}
+
+/* --start-at: the schedule's start (cx.start_ns, a CLOCK_MONOTONIC time)
+ * is made the monotonic time of the wall-clock target. A paced run opens
+ * its gate START_LEAD_NS before it (the workers then wait for each op's
+ * due time, as in any paced run); a run as fast as possible has no due
+ * times, so the gate itself opens at the target: slept to the timers'
+ * lateness before it, then spun. A target already past starts at once,
+ * start_late_ns saying how late. The wait and the gate run at a real-time
+ * priority where riot may take one (root), so a busy machine's other
+ * threads cannot make the start late; the engine's threads keep theirs. */
+static void start_at(struct replay_run *r)
+{
+	const struct replay_args *a = r->a;
+	int64_t target = a->start_at_ns, lead = a->speed > 0 ? START_LEAD_NS : 0;
+	/* at a real-time priority the timer wakes this thread on time: the
+	 * lag measured before, at the normal one, is capped, so the spin
+	 * holds a CPU for a millisecond at most */
+	int64_t spin = (int64_t)(r->cx.timer_lag_ns < 1000000 ? r->cx.timer_lag_ns : 1000000) +
+		       100000, wall;
+	struct sched_param rt = { .sched_priority = 1 }, normal = { 0 };
+	bool raised = pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0;
+	uint64_t mono;
+
+	sleep_until_wall(target - lead - spin);
+	while (wall_now() < target - lead)
+		__builtin_ia32_pause();
+	mono = replay_now_ns();
+	wall = wall_now();
+	if (wall + lead <= target) {
+		r->cx.start_ns = mono + (uint64_t)(target - wall);
+		r->start_unix_ns = target;
+	} else {
+		r->cx.start_ns = mono + (uint64_t)lead;
+		r->start_unix_ns = wall + lead;
+		r->start_late_ns = (uint64_t)(wall + lead - target);
+	}
+	replay_ctx_open_gate(&r->cx);
+	if (raised)
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+}
+
 static int start_run(struct replay_run *r)
 {
 	const struct replay_args *a = r->a;
 	struct replay_plan_opts po = { .logs = &a->logs, .order = a->order,
-				       .route = a->engine->route, .push = a->engine->push };
+				       .route = a->engine->route, .push = a->engine->push,
+				       .shard = a->shard };
 	char err[512];
 
 	/* before any thread of the run exists, on a CPU nothing of it uses */
 	r->cx.clock_bias_ns = replay_clock_bias();
-	if (a->speed > 0)
+	if (a->speed > 0 || a->start_at)
 		r->cx.timer_lag_ns = replay_timer_lag();
 	r->eng = a->engine->create(&r->cx, err, sizeof(err));
 	if (!r->eng) {
@@ -534,11 +623,15 @@ static int start_run(struct replay_run *r)
 		return -1;
 	}
 	wait_read_ahead(r);
-	/* the schedule starts a little ahead, so the workers are awake and
-	 * waiting when the first op falls due */
-	r->cx.start_ns = replay_now_ns() + (a->speed > 0 ? START_LEAD_NS : 0);
-	r->start_unix_ns = wall_of(r->cx.start_ns);
-	replay_ctx_open_gate(&r->cx);
+	if (a->start_at) {
+		start_at(r);
+	} else {
+		/* the schedule starts a little ahead, so the workers are awake
+		 * and waiting when the first op falls due */
+		r->cx.start_ns = replay_now_ns() + (a->speed > 0 ? START_LEAD_NS : 0);
+		r->start_unix_ns = wall_of(r->cx.start_ns);
+		replay_ctx_open_gate(&r->cx);
+	}
 	return 0;
 }
 
@@ -551,6 +644,8 @@ static int store_report(struct replay_run *r, int argc, char **argv)
 		.kind = RUN_REPLAY, .label = a->label, .fs_path = a->root,
 		.cmdline = cmdline, .trace_file = a->log,
 		.start_unix_ns = r->start_unix_ns,
+		.start_at = a->start_at, .start_late_ns = r->start_late_ns,
+		.shard_k = a->shard.k, .shard_n = a->shard.n,
 		.duration_ns = r->elapsed_ns,
 		.complete = replay_plan_log_complete(r->cx.plan), .speed = a->speed,
 		.order = order_names[a->order], .workers = a->workers,
@@ -587,6 +682,9 @@ static void print_summary(const struct replay_run *r)
 		.elapsed_ns = r->elapsed_ns, .clock_bias_ns = r->cx.clock_bias_ns,
 		.timer_lag_ns = r->cx.timer_lag_ns, .streams = replay_plan_nstreams(r->cx.plan),
 		.log_complete = replay_plan_log_complete(r->cx.plan),
+		.start_unix_ns = r->start_unix_ns, .start_at = a->start_at,
+		.start_at_ns = a->start_at_ns, .start_late_ns = r->start_late_ns,
+		.shard_k = a->shard.k, .shard_n = a->shard.n,
 	};
 
 	if (a->json)
@@ -595,6 +693,23 @@ static void print_summary(const struct replay_run *r)
 		replay_print_summary(stdout, &r->total, &si);
 	if (!a->json && r->dev.recorded)
 		run_block_print(stdout, &r->dev.res, r->total.bytes_written);
+}
+
+/* The long wait before --start-at, once init is done: until shortly
+ * before it, so what reaches the devices meanwhile (other clients' init
+ * on shared storage) stays out of this run's device view. */
+static void wait_for_start(const struct replay_args *a)
+{
+	int64_t now = wall_now();
+	char b[32];
+
+	if (now > a->start_at_ns) {
+		fprintf(stderr, "riot: replay: --start-at was %s ago when init ended: "
+			"starting at once\n", riot_fmt_ns((uint64_t)(now - a->start_at_ns), b,
+							  sizeof(b)));
+		return;
+	}
+	sleep_until_wall(a->start_at_ns - START_AT_PREP_NS);
 }
 
 static int replay_main(struct replay_run *r, struct replay_root *root, int argc, char **argv)
@@ -607,6 +722,8 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 		return RIOT_EXIT_FAIL;
 	if (a->drop_caches && drop_caches() < 0)
 		return RIOT_EXIT_FAIL;
+	if (a->start_at)
+		wait_for_start(a);
 	/* before --user: loading the recorder needs privileges. A root on no
 	 * block device, or no BPF, costs the device view, not the replay.
 	 * Init's writes are already back (run_init); --no-init takes the root

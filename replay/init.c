@@ -524,6 +524,36 @@ static void tree_counts(const struct init_tree *t, struct init_result *res)
 	memcpy(res->skipped, t->skipped, sizeof(res->skipped));
 }
 
+/* Keeps the entries of o->shard: every directory (each shard makes the
+ * ones its files need; mkdir of an existing one is no error), the
+ * symlinks, files and stale paths whose path hashes to it. The shards of
+ * one N together make the whole tree, each entry once. */
+static void tree_shard(struct init_tree *t, const struct riot_shard *s)
+{
+	size_t w = t->ndirs, nlinks = 0, nfiles = 0, nabsent = 0;
+
+	if (!s->n)
+		return;
+	t->bytes = 0;
+	for (size_t i = t->ndirs; i < t->n; i++) {
+		const struct init_entry *e = &t->ents[i];
+
+		if (!riot_shard_has_path(s, e->path))
+			continue;
+		nlinks += e->kind == INIT_SYMLINK;
+		nfiles += e->kind == INIT_FILE;
+		t->bytes += e->kind == INIT_FILE ? e->size : 0;
+		t->ents[w++] = *e;
+	}
+	t->n = w;
+	t->nsymlinks = nlinks;
+	t->nfiles = nfiles;
+	for (size_t i = 0; i < t->nabsent; i++)
+		if (riot_shard_has_path(s, t->absent[i]))
+			t->absent[nabsent++] = t->absent[i];
+	t->nabsent = nabsent;
+}
+
 int replay_init_run(const struct riot_logs *logs, const struct replay_root *root,
 		    const struct fill *fill, const struct init_opts *o,
 		    struct init_result *res, char *err, size_t errlen)
@@ -537,6 +567,7 @@ int replay_init_run(const struct riot_logs *logs, const struct replay_root *root
 	rc = init_tree_build(logs, &t, err, errlen);
 	if (rc < 0)
 		return rc;
+	tree_shard(&t, &o->shard);
 	tree_counts(&t, res);
 	rc = check_space(root, &t, err, errlen);
 	if (rc < 0)
@@ -640,7 +671,7 @@ void replay_maps_release(struct replay_map *maps, unsigned nmaps)
 	}
 }
 
-int replay_init_plan(const struct riot_logs *logs,
+int replay_init_plan(const struct riot_logs *logs, const struct riot_shard *shard,
 		     int (*fn)(const struct init_entry *e, void *arg), void *arg,
 		     struct init_result *res, char *err, size_t errlen)
 {
@@ -652,6 +683,8 @@ int replay_init_plan(const struct riot_logs *logs,
 	rc = init_tree_build(logs, &t, err, errlen);
 	if (rc < 0)
 		return rc;
+	if (shard)
+		tree_shard(&t, shard);
 	tree_counts(&t, res);
 	for (size_t i = 0; i < t.n && rc == 0; i++)
 		rc = fn(&t.ents[i], arg);

@@ -85,6 +85,7 @@
 #include <stdio.h>
 
 #include "formats/log.h"
+#include "lib/fleet.h"
 #include "replay/fill.h"
 #include "replay/root.h"
 
@@ -161,6 +162,10 @@ struct init_opts {
 	uint64_t seed;		/* mixed into every file's fill seed */
 	bool progress;		/* a progress bar on stderr (caller checks
 				 * isatty) */
+	struct riot_shard shard;	/* n 0: the whole tree; else every
+					 * directory and the files, symlinks
+					 * and stale paths whose path hashes
+					 * to shard k (lib/fleet.h) */
 };
 
 struct init_result {
@@ -181,11 +186,12 @@ int replay_init_run(const struct riot_logs *logs, const struct replay_root *root
 		    const struct fill *fill, const struct init_opts *o,
 		    struct init_result *res, char *err, size_t errlen);
 
-/* Derives the tree and calls fn for every entry (directories, then
- * symlinks, then files, each group in path order) without touching the
- * file system; res gets the counts (removed and failed stay 0). fn
- * returning non-zero stops the walk and is returned. */
-int replay_init_plan(const struct riot_logs *logs,
+/* Derives the tree (of shard only, when not NULL: see init_opts) and
+ * calls fn for every entry (directories, then symlinks, then files, each
+ * group in path order) without touching the file system; res gets the
+ * counts (removed and failed stay 0). fn returning non-zero stops the
+ * walk and is returned. */
+int replay_init_plan(const struct riot_logs *logs, const struct riot_shard *shard,
 		     int (*fn)(const struct init_entry *e, void *arg), void *arg,
 		     struct init_result *res, char *err, size_t errlen);
 

@@ -13,8 +13,10 @@
 
 #include "replay/init.h"
 
-/* Where the marker is written before it is renamed into place; a run
- * killed in between leaves it, so it does not make a root non-empty. */
+/* Where the marker is written before it is renamed into place (with the
+ * writer's pid after it: the replays of a fleet may mark one shared root
+ * at once); a run killed in between leaves it, so a name starting so does
+ * not make a root non-empty. */
 #define MARKER_TEMP REPLAY_ROOT_MARKER ".tmp"
 
 /* mkdir -p: every missing component of dir, 0755. */
@@ -73,7 +75,8 @@ static int is_empty(int dirfd)
 	}
 	while (empty && (de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-		    strcmp(de->d_name, "lost+found") && strcmp(de->d_name, MARKER_TEMP))
+		    strcmp(de->d_name, "lost+found") &&
+		    strncmp(de->d_name, MARKER_TEMP, sizeof(MARKER_TEMP) - 1))
 			empty = 0;
 	closedir(d);
 	return empty;
@@ -84,13 +87,15 @@ static int is_empty(int dirfd)
  * make every later run refuse the root). */
 static int write_marker(int dirfd)
 {
-	int fd = openat(dirfd, MARKER_TEMP, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-			0644), rc = 0;
+	char tmp[sizeof(MARKER_TEMP) + 16];
+	int fd, rc = 0;
 	static const char text[] = REPLAY_ROOT_MAGIC
 		"This directory is a riot replay root: `riot init` and `riot replay`\n"
 		"create, change and remove files beneath it.\n";
 	ssize_t n;
 
+	snprintf(tmp, sizeof(tmp), "%s.%d", MARKER_TEMP, (int)getpid());
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, text, sizeof(text) - 1);
@@ -100,10 +105,10 @@ static int write_marker(int dirfd)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
-	if (!rc && renameat(dirfd, MARKER_TEMP, dirfd, REPLAY_ROOT_MARKER) < 0)
+	if (!rc && renameat(dirfd, tmp, dirfd, REPLAY_ROOT_MARKER) < 0)
 		rc = -errno;
 	if (rc < 0) {
-		unlinkat(dirfd, MARKER_TEMP, 0);
+		unlinkat(dirfd, tmp, 0);
 		return rc;
 	}
 	return fsync(dirfd) < 0 ? -errno : 0;

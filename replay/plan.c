@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fleet.h"
 #include "model/model.h"
 #include "replay/plan.h"
 #include "replay/root.h"
@@ -1022,6 +1023,22 @@ static void plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t
 		p->o.push(p->o.eng, p->stream_lane[op->stream], op->seq);
 }
 
+/* A call of a process another shard replays: nothing is issued, but
+ * what it does to the plan's state (file positions, sizes) is tracked
+ * as in a whole replay, so this shard's ops get the same offsets. */
+static void plan_other_shard(struct replay_plan *p, const struct riot_syscall *sc,
+			     const struct model_op *mop)
+{
+	struct replay_op op = { .seq = 0 };
+	uint64_t skipped[SKIP_COUNT];
+
+	memcpy(skipped, p->skipped, sizeof(skipped));
+	op_fill(p, &op, sc, mop);
+	classify(p, &op, sc, mop);	/* seq 0: no close left pending */
+	note_size(p, &op, sc);
+	memcpy(p->skipped, skipped, sizeof(skipped));
+}
+
 static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 			const struct model_op *mop)
 {
@@ -1029,9 +1046,14 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	struct replay_op *op;
 	int stream;
 
+	/* every shard's schedule starts at the log's first op */
 	if (!p->have_t0) {
 		p->t0 = sc->t;
 		p->have_t0 = true;
+	}
+	if (!riot_shard_has_pid(&p->o.shard, sc->pid)) {
+		plan_other_shard(p, sc, mop);
+		return 0;
 	}
 	stream = stream_of(p, sc->pid, sc->tid, &after);
 	if (stream < 0)
@@ -1068,7 +1090,8 @@ static int plan_release(struct replay_plan *p, const struct riot_rec *r,
 	struct replay_op *op;
 	int stream;
 
-	if (!p->have_t0 || !path || path[0] != '/' || (mf->flags & MODEL_FILE_TRUNCATED))
+	if (!p->have_t0 || !path || path[0] != '/' || (mf->flags & MODEL_FILE_TRUNCATED) ||
+	    !riot_shard_has_pid(&p->o.shard, sc.pid))
 		return 0;
 	if (sc.t < p->t0)
 		sc.t = p->t0;

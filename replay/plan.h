@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "formats/log.h"
+#include "lib/fleet.h"
 
 #define REPLAY_WINDOW (1u << 17)	/* ops planned ahead of the oldest
 					 * incomplete one */
@@ -156,6 +157,10 @@ struct replay_plan_opts {
 	 * SNAP_PROC), for the report's process names; may be NULL. */
 	void (*on_proc)(void *ctx, const struct riot_rec *r);
 	void *proc_ctx;
+	/* Only the calls of the processes in this shard become ops (n 0:
+	 * all); the others still move file positions and sizes, and the
+	 * schedule's time 0 is the whole log's first call. */
+	struct riot_shard shard;
 };
 
 /* Opens the log and the model. NULL + errno, with a reason in err. */

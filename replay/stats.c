@@ -351,6 +351,12 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 	fprintf(out, "replay:        %s engine, %s order, speed %g%s, %u workers, %u streams%s\n",
 		si->engine, si->order, si->speed, si->speed == 0 ? " (as fast as possible)" : "",
 		si->workers, si->streams, si->log_complete ? "" : ", log incomplete");
+	if (si->shard_n)
+		fprintf(out, "shard:         %u of %u (its processes' operations only)\n",
+			si->shard_k, si->shard_n);
+	if (si->start_at)
+		fprintf(out, "start:         %" PRId64 " ns after the epoch, %s after --start-at\n",
+			si->start_unix_ns, riot_fmt_ns(si->start_late_ns, b1, sizeof(b1)));
 	fprintf(out, "operations:    %" PRIu64 " (%" PRIu64 " issued, %" PRIu64 " state only, %"
 		PRIu64 " skipped, %" PRIu64 " unreplayable)\n", s->ops, s->issued,
 		SUM(s, state_only), SUM(s, skipped), SUM(s, unreplayable));
@@ -457,6 +463,18 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 	json_u64(&j, "elapsed_ns", si->elapsed_ns);
 	json_u64(&j, "clock_bias_ns", si->clock_bias_ns);
 	json_u64(&j, "timer_lag_ns", si->timer_lag_ns);
+	json_i64(&j, "start_unix_ns", si->start_unix_ns);
+	if (si->start_at) {
+		json_i64(&j, "start_at_ns", si->start_at_ns);
+		json_u64(&j, "start_late_ns", si->start_late_ns);
+	} else {
+		json_null(&j, "start_at_ns");
+		json_null(&j, "start_late_ns");
+	}
+	if (si->shard_n) {
+		json_u64(&j, "shard_k", si->shard_k);
+		json_u64(&j, "shard_n", si->shard_n);
+	}
 	json_u64(&j, "ops", s->ops);
 	json_u64(&j, "issued", s->issued);
 	json_u64(&j, "bytes_read", s->bytes_read);

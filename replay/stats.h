@@ -119,6 +119,11 @@ struct replay_summary_info {
 	uint64_t timer_lag_ns;	/* paced: replay_timer_lag() */
 	uint32_t streams;
 	bool log_complete;
+	int64_t start_unix_ns;	/* wall-clock time of the schedule's start */
+	bool start_at;		/* --start-at given: */
+	int64_t start_at_ns;	/* its time, */
+	uint64_t start_late_ns;	/* how far past it the start was */
+	uint32_t shard_k, shard_n;	/* --shard K/N; n 0: none */
 };
 
 void replay_print_summary(FILE *out, const struct replay_stats *s,

@@ -18,6 +18,7 @@
 const char cmd_report_help[] =
 	"Usage: riot report FILE -o DB [--label L] [--events]\n"
 	"       riot report show DB [--run ID|LABEL] [--json] [--html OUT.html]\n"
+	"       riot report merge A.db [B.db...] -o ALL.db\n"
 	"\n"
 	"The first form summarises a capture (a .riot log) into the SQLite report\n"
 	"database DB (created if missing; several runs live in one database):\n"
@@ -33,7 +34,16 @@ const char cmd_report_help[] =
 	"\n"
 	"The second form prints the runs of DB: a list, then each run's tables\n"
 	"(or only the run named by --run); --json writes one JSON object for\n"
-	"scripts, --html a self-contained page with charts.\n";
+	"scripts, --html a self-contained page with charts.\n"
+	"\n"
+	"The third form writes a new report ALL.db holding every run of the\n"
+	"reports given (each relabelled LABEL@NAME, NAME the report's file name\n"
+	"without .db, made unique with -2, -3...) and a fleet run, 'fleet', that\n"
+	"sums the replays among them (the captures when there is none): ops,\n"
+	"errors, bytes, per syscall, path, pid and errno, the latency and\n"
+	"issue-delay histograms bucket by bucket (so its percentiles are those\n"
+	"of all the runs' operations), its start the earliest start_unix_ns and\n"
+	"its duration to the latest end. compare and --html take it as any run.\n";
 
 #define MAX_DEVS 64
 
@@ -299,6 +309,8 @@ int cmd_report(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "show") == 0)
 		return report_show(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "merge") == 0)
+		return report_merge(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':

@@ -176,6 +176,10 @@ static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
 				    "ALTER TABLE runs ADD COLUMN delay_max_ns INTEGER", err, errlen);
 	if (!rc && v >= 1 && v < 3)
 		rc = report_db_exec(db, schema_v3_sql(), err, errlen);
+	if (!rc && v >= 1 && v < 4)
+		rc = report_db_exec(db, "ALTER TABLE runs ADD COLUMN start_late_ns INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN shard TEXT; "
+				    "ALTER TABLE runs ADD COLUMN fleet_runs INTEGER", err, errlen);
 	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
 		 REPORT_SCHEMA_VERSION);
 	return end_transaction(db, rc ? rc : report_db_exec(db, sql, err, errlen), err, errlen);

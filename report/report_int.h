@@ -111,6 +111,16 @@ sqlite3 *report_db_open_ro(const char *path, char *err, size_t errlen);
 int report_db_reserve_run(sqlite3 *db, int64_t *id, char *err, size_t errlen);
 int report_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
 
+/* Stores the syscalls of a (its sys[]: counts, errors, bytes, latency and
+ * issue-delay histograms), the classes merged from them and the syscall
+ * names as run `run` of db, inside the caller's transaction: how a merged
+ * run gets the same rows, by the same code, as a run of its own. */
+int run_store_syscalls(sqlite3 *db, int64_t run, const struct run_acc *a, char *err,
+		       size_t errlen);
+
+/* `riot report merge` (merge.c). */
+int report_merge(int argc, char **argv);
+
 /* Stores a run's devices (device.c) after its runs row. 0 or -errno. */
 int device_store(sqlite3 *db, int64_t run, const struct run_block *b, char *err, size_t errlen);
 

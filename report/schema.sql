@@ -1,4 +1,4 @@
--- report/schema.sql: the riot report database (schema version 3).
+-- report/schema.sql: the riot report database (schema version 4).
 --
 -- One database holds several runs (captures and replays), each with a
 -- unique label. Times are ns, sizes bytes. Syscalls are named as in
@@ -44,7 +44,13 @@ CREATE TABLE runs (
 	-- 1 when it kept it; NULL for captures and unpaced replays
 	timing_kept INTEGER,
 	late_ops INTEGER,		-- paced ops issued over 1 ms late
-	delay_p99_ns INTEGER, delay_max_ns INTEGER	-- issue delay, all ops
+	delay_p99_ns INTEGER, delay_max_ns INTEGER,	-- issue delay, all ops
+	-- version 4 (a version 3 report gains them with ALTER TABLE):
+	start_late_ns INTEGER,		-- replay --start-at: how far past it the
+					-- schedule started; NULL: no --start-at
+	shard TEXT,			-- replay --shard: 'K/N'; NULL: whole log
+	fleet_runs INTEGER		-- a fleet run (riot report merge): how
+					-- many runs it sums; NULL: a run of its own
 );
 
 -- Per syscall: latency and, for replays, issue delay.

@@ -460,7 +460,7 @@ static void store_run(struct store *s, const struct run_acc *a, const struct run
 		"proc_events=?27, bytes_read=?28, bytes_written=?29, busy_ns=?30, complete=?31, "
 		"dropped_events=?32, unresolved_fds=?33, unknown_cwd=?34, truncated_paths=?35, "
 		"timeline_late=?36, events_kept=?37, timing_kept=?38, late_ops=?39, "
-		"delay_p99_ns=?40, delay_max_ns=?41 WHERE id=?1";
+		"delay_p99_ns=?40, delay_max_ns=?41, start_late_ns=?42, shard=?43 WHERE id=?1";
 	bool replay = m->kind == RUN_REPLAY;
 	const char *cpu = m->cpu_model ? m->cpu_model : f->same_host ? or_null(f->here.cpu_model) : NULL;
 	uint64_t cpus = m->cpu_count ? m->cpu_count : f->same_host ? f->here.cpu_count : 0;
@@ -480,7 +480,7 @@ static void store_run(struct store *s, const struct run_acc *a, const struct run
 	}
 	if (!st)
 		return;
-	/* ?1 .. ?41 in order; NULL where unknown */
+	/* ?1 .. ?43 in order; NULL where unknown */
 	sqlite3_bind_int64(st, 1, s->run);
 	sqlite3_bind_text(st, 2, f->label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, replay ? "replay" : "capture", -1, SQLITE_STATIC);
@@ -530,10 +530,29 @@ static void store_run(struct store *s, const struct run_acc *a, const struct run
 		sqlite3_bind_int64(st, 40, (int64_t)m->delay_p99_ns);
 		sqlite3_bind_int64(st, 41, (int64_t)m->delay_max_ns);
 	}
+	if (replay && m->start_at)
+		sqlite3_bind_int64(st, 42, (int64_t)m->start_late_ns);
+	if (replay && m->shard_n) {
+		char shard[32];
+
+		snprintf(shard, sizeof(shard), "%u/%u", m->shard_k, m->shard_n);
+		sqlite3_bind_text(st, 43, shard, -1, SQLITE_TRANSIENT);
+	}
 #undef BIND_T
 #undef BIND_U
 	row(s, st, "");
 	sqlite3_finalize(st);
+}
+
+int run_store_syscalls(sqlite3 *db, int64_t run, const struct run_acc *a, char *err,
+			size_t errlen)
+{
+	struct store s = { .db = db, .run = run, .err = err, .errlen = errlen };
+
+	store_syscalls(&s, a);
+	store_classes(&s, a);
+	store_syscall_names(&s);
+	return s.rc;
 }
 
 static void store_filesystems(struct store *s, const struct run_meta *m, const struct run_facts *f)

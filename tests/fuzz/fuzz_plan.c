@@ -203,7 +203,7 @@ static void dry_run(const char *path)
 		(void)replay_plan_run(d.plan);
 		replay_plan_free(d.plan);
 	}
-	(void)replay_init_plan(RIOT_LOGS_ONE(path), count_entry, &entries, &res, err, sizeof(err));
+	(void)replay_init_plan(RIOT_LOGS_ONE(path), NULL, count_entry, &entries, &res, err, sizeof(err));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

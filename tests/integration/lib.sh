@@ -69,6 +69,30 @@ it_cleanup() {
 }
 trap it_cleanup EXIT
 
+# cgroup2_mount: sets cg_root to where cgroup v2 is mounted; a host with
+# none gets one under IT_TMP, unmounted at the end.
+cgroup2_mount() {
+	cg_root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+	if [ -z "$cg_root" ]; then
+		cg_root=$IT_TMP/cgroup2
+		mkdir -p "$cg_root"
+		mount -t cgroup2 none "$cg_root" || fail "cannot mount cgroup2"
+		IT_MOUNTS+=("$cg_root")
+	fi
+}
+
+# start_rw_workload NAME: the workload's rw scenario in $IT_TMP/wNAME,
+# ready and waiting for its go signal (SIGUSR1); sets W, WPID and LOG
+# ($IT_TMP/NAME.riot, for the capture of it).
+start_rw_workload() {
+	W=$IT_TMP/w$1 LOG=$IT_TMP/$1.riot
+	mkdir -p "$W"
+	"$BIN/workload" --dir "$W" rw >"$IT_TMP/wl.out" 2>"$IT_TMP/wl.err" </dev/null &
+	WPID=$!
+	IT_PIDS+=("$WPID")
+	wait_until "the workload to be ready" 300 grep -q ' ready$' "$IT_TMP/wl.out"
+}
+
 # wait_until WHAT TENTHS CMD...: polls CMD every 0.1 s. The limit only stops
 # a hung test; nothing is asserted about how long it took.
 wait_until() {

@@ -134,12 +134,7 @@ PY
 capture_target() {
 	local name=$1
 	shift
-	W=$IT_TMP/w$name LOG=$IT_TMP/$name.riot
-	mkdir -p "$W"
-	"$BIN/workload" --dir "$W" rw >"$IT_TMP/wl.out" 2>"$IT_TMP/wl.err" </dev/null &
-	WPID=$!
-	IT_PIDS+=("$WPID")
-	wait_until "the workload to be ready" 300 grep -q ' ready$' "$IT_TMP/wl.out"
+	start_rw_workload "$name"
 	[ -z "${CG:-}" ] || echo "$WPID" >"$CG/cgroup.procs" || fail "cannot move $WPID into $CG"
 	"$BIN/sysloop" stat 100000000 "$IT_TMP/c/f" 1000 >/dev/null &
 	NOISE=$!
@@ -183,13 +178,7 @@ t.eq("drop records", t.of_type("drop"), [])
 PY
 }
 
-cg_root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
-if [ -z "$cg_root" ]; then
-	cg_root=$IT_TMP/cgroup2
-	mkdir -p "$cg_root"
-	mount -t cgroup2 none "$cg_root" || fail "cannot mount cgroup2"
-	IT_MOUNTS+=("$cg_root")
-fi
+cgroup2_mount
 CG=$cg_root/riot-it-$$
 mkdir "$CG" || fail "cannot create cgroup $CG"
 capture_target cg --cgroup "$CG"

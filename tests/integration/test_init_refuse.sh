@@ -80,4 +80,22 @@ usage "--map without =" "$LOG" --root "$IT_TMP/u" --map /data
 	fail "a missing log succeeded"
 [ "$(wc -l <"$IT_TMP/err")" -eq 1 ] && grep -q '^riot: init: ' "$IT_TMP/err" ||
 	fail "missing log: $(cat "$IT_TMP/err")"
+# the temporary marker a killed init left (the writer's pid after its
+# name, so the replays of a fleet can mark one root at once) does not make
+# a root non-empty; eight inits marking one fresh root at once all succeed
+mkdir "$IT_TMP/left"
+echo partial >"$IT_TMP/left/.riot-root.tmp.12345"
+"$RIOT" init "$LOG" --root "$IT_TMP/left" >/dev/null 2>"$IT_TMP/err" ||
+	fail "a leftover temporary marker refused the root: $(cat "$IT_TMP/err")"
+grep -q '^riot replay root$' "$IT_TMP/left/.riot-root" || fail "no marker after a leftover one"
+pids=()
+for i in 1 2 3 4 5 6 7 8; do
+	"$RIOT" init "$LOG" --root "$IT_TMP/together" >/dev/null 2>"$IT_TMP/err.$i" &
+	pids+=($!)
+done
+for i in 1 2 3 4 5 6 7 8; do
+	wait "${pids[$((i - 1))]}" || fail "init $i of 8 at once: $(cat "$IT_TMP/err.$i")"
+done
+[ -z "$(ls -A "$IT_TMP/together" | grep -v -x -e .riot-root -e riot-refuse-test)" ] ||
+	fail "inits at once left: $(ls -A "$IT_TMP/together")"
 echo PASS
