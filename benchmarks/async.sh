@@ -17,6 +17,11 @@
 # IOPS and cost columns are still measured. Each configuration runs ROUNDS
 # times; medians.
 #
+# Then the replay alone, on logs tests/bin/mklog writes: IOS io_uring
+# requests (4 KiB random O_DIRECT reads and writes, one ring) submitted at
+# depth 1, 16 and 64, replayed by each engine as fast as possible: IOPS,
+# and depth captured and replayed.
+#
 # Environment: RIOT, BIN; SIZE_MB (default 64), IOS (requests per run,
 # default 8192), ROUNDS (default 3), ENGINE (riot replay --engine, default
 # riot's default).
@@ -137,3 +142,47 @@ echo
 echo "(- : the capture holds no io_uring or AIO requests: this riot's capture does not"
 echo " record them, so there is nothing to replay and the cost is that of tracing the"
 echo " io_uring_enter / io_submit / io_getevents syscalls alone)"
+
+# A ring of IOS requests, each in flight until depth more were submitted.
+synth_log() { # depth
+	python3 - "$1" "$IOS" "$SIZE_MB" <<'PY'
+import random, sys
+depth, n, mb = (int(a) for a in sys.argv[1:])
+rnd = random.Random(1)
+print("snap_proc pid=100 cwd=/w")
+print("openat dirfd=AT_FDCWD path=/w/data flags=O_RDWR|O_DIRECT ret=3 size=%d ftype=reg created=0 t=1000" % (mb << 20))
+for i in range(n):
+    op = rnd.choice(("read", "write"))
+    off = rnd.randrange(mb << 8) * 4096
+    print("io_uring:%s ctx=1 fd=3 off=%d count=4096 flags=0 ret=4096 t=%d dur=%d"
+          % (op, off, 10000 + i * 1000, depth * 1000 - 1))
+print("close fd=3 ret=0 t=%d" % (10000 + (n + depth) * 1000))
+PY
+}
+
+echo
+echo "replay alone: $IOS io_uring requests (4 KiB random O_DIRECT reads and writes) at"
+echo "a known depth (tests/bin/mklog), as fast as possible; IOPS median of $ROUNDS;"
+echo "depth max/p50 in flight at submission, captured and replayed."
+printf '\n%-7s %5s %9s %10s %10s\n' engine depth IOPS depth-cap depth-rep
+for e in $(riot_engines); do
+	for depth in 1 16 64; do
+		synth_log "$depth" >"$work/s.mklog"
+		"$BIN/mklog" -o "$work/s.riot" "$work/s.mklog"
+		rm -f "$work/r"
+		for _ in $(seq "$ROUNDS"); do
+			rm -rf "$work/root"
+			"$RIOT" replay "$work/s.riot" --root "$work/root" --json --no-block --engine "$e" \
+				>"$work/r.json" 2>"$work/r.err" || { cat "$work/r.err" >&2; exit 1; }
+			replay_fig "$work/r.json" >>"$work/r"
+		done
+		ri=$(cut -d' ' -f1 "$work/r" | median)
+		dc="$(cut -d' ' -f3 "$work/r" | median)/$(cut -d' ' -f4 "$work/r" | median)"
+		dr="$(cut -d' ' -f5 "$work/r" | median)/$(cut -d' ' -f6 "$work/r" | median)"
+		printf '%-7s %5d %9.0f %10s %10s\n' "$e" "$depth" "$ri" "$dc" "$dr"
+		if [ -n "${BENCH_OUT:-}" ]; then
+			echo "async_synth_${e}_qd${depth}_iops $ri" >>"$BENCH_OUT"
+			echo "async_synth_${e}_qd${depth}_depth_replayed_max $(cut -d' ' -f5 "$work/r" | median)" >>"$BENCH_OUT"
+		fi
+	done
+done
