@@ -61,11 +61,7 @@ struct areq {
 };
 
 struct alane {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint64_t *q;
-	size_t head, len, cap;
-	bool closed;
+	struct replay_queue q;
 	pthread_t th;
 	bool started;
 	struct replay_async *ra;
@@ -92,44 +88,6 @@ struct replay_async {
 	struct replay_stats lost;
 	int error;
 };
-
-/* ---- the queue of a stream's ops ---- */
-
-static int q_grow(struct alane *l)
-{
-	size_t cap = l->cap ? l->cap * 2 : 256;
-	uint64_t *q = malloc(cap * sizeof(*q));
-
-	if (!q)
-		return -ENOMEM;
-	for (size_t i = 0; i < l->len; i++)
-		q[i] = l->q[(l->head + i) % l->cap];
-	free(l->q);
-	l->q = q;
-	l->head = 0;
-	l->cap = cap;
-	return 0;
-}
-
-/* The next op: *seq, 1; 0 when the queue is empty (wait: sleeps until one
- * comes), -1 when closed and empty. */
-static int q_pop(struct alane *l, bool wait, uint64_t *seq)
-{
-	int rc = 1;
-
-	pthread_mutex_lock(&l->lock);
-	while (wait && !l->len && !l->closed)
-		pthread_cond_wait(&l->cond, &l->lock);
-	if (l->len) {
-		*seq = l->q[l->head];
-		l->head = (l->head + 1) % l->cap;
-		l->len--;
-	} else {
-		rc = l->closed ? -1 : 0;
-	}
-	pthread_mutex_unlock(&l->lock);
-	return rc;
-}
 
 /* ---- the ring ---- */
 
@@ -453,7 +411,7 @@ static void *alane_main(void *arg)
 		l->error = rc;	/* its requests fail with it, counted */
 	replay_ctx_wait_gate(l->ra->cx);
 	for (;;) {
-		rc = q_pop(l, false, &seq);
+		rc = replay_queue_pop(&l->q, false, &seq);
 		if (rc == 0) {
 			/* nothing queued: what is in flight goes first, as
 			 * another stream may wait for it */
@@ -463,7 +421,7 @@ static void *alane_main(void *arg)
 				retire_done(l, ASYNC_POLL_NS);
 				continue;
 			}
-			rc = q_pop(l, true, &seq);
+			rc = replay_queue_pop(&l->q, true, &seq);
 		}
 		if (rc < 0)
 			break;
@@ -493,7 +451,7 @@ static void lane_free(struct alane *l)
 	if (l->fds)
 		replay_fdmap_free(l->fds);
 	free(l->fds);
-	free(l->q);
+	replay_queue_free(&l->q);
 	replay_stats_free(&l->stats);
 	free(l);
 }
@@ -506,8 +464,6 @@ static struct alane *lane_new(struct replay_async *ra, uint32_t stream)
 
 	if (!l)
 		return NULL;
-	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->cond, NULL);
 	replay_stats_init(&l->stats);
 	l->ra = ra;
 	if (st)
@@ -515,7 +471,7 @@ static struct alane *lane_new(struct replay_async *ra, uint32_t stream)
 	l->reqs = calloc(REPLAY_ASYNC_DEPTH_MAX, sizeof(*l->reqs));
 	l->free_ids = malloc(REPLAY_ASYNC_DEPTH_MAX * sizeof(*l->free_ids));
 	l->fds = calloc(1, sizeof(*l->fds));
-	if (!l->reqs || !l->free_ids || !l->fds || q_grow(l) < 0)
+	if (!l->reqs || !l->free_ids || !l->fds || replay_queue_init(&l->q) < 0)
 		goto fail;
 	for (unsigned i = 0; i < REPLAY_ASYNC_DEPTH_MAX; i++)
 		l->free_ids[i] = REPLAY_ASYNC_DEPTH_MAX - 1 - i;
@@ -573,21 +529,11 @@ void replay_async_push(void *eng, unsigned lane, uint64_t seq)
 	struct replay_async *ra = eng;
 	struct alane *l = lane < ra->nlanes ? ra->lanes[lane] : NULL;
 
-	if (!l) {
+	if (!l || replay_queue_push(&l->q, seq) < 0) {
+		if (l)
+			ra->error = -ENOMEM;
 		lose(ra, seq);
-		return;
 	}
-	pthread_mutex_lock(&l->lock);
-	if (l->len == l->cap && q_grow(l) < 0) {
-		ra->error = -ENOMEM;
-		pthread_mutex_unlock(&l->lock);
-		lose(ra, seq);
-		return;
-	}
-	l->q[(l->head + l->len) % l->cap] = seq;
-	l->len++;
-	pthread_cond_signal(&l->cond);
-	pthread_mutex_unlock(&l->lock);
 }
 
 struct replay_async *replay_async_new(struct replay_ctx *cx)
@@ -607,14 +553,8 @@ int replay_async_finish(struct replay_async *ra, struct replay_stats *total)
 {
 	int rc = 0;
 
-	for (unsigned i = 0; i < ra->nlanes; i++) {
-		struct alane *l = ra->lanes[i];
-
-		pthread_mutex_lock(&l->lock);
-		l->closed = true;
-		pthread_cond_signal(&l->cond);
-		pthread_mutex_unlock(&l->lock);
-	}
+	for (unsigned i = 0; i < ra->nlanes; i++)
+		replay_queue_close(&ra->lanes[i]->q);
 	for (unsigned i = 0; i < ra->nlanes; i++) {
 		struct alane *l = ra->lanes[i];
 
@@ -645,10 +585,7 @@ void replay_async_free(struct replay_async *ra)
 		replay_ctx_open_gate(ra->cx);
 	for (unsigned i = 0; i < ra->nlanes; i++) {
 		if (ra->lanes[i]->started) {
-			pthread_mutex_lock(&ra->lanes[i]->lock);
-			ra->lanes[i]->closed = true;
-			pthread_cond_signal(&ra->lanes[i]->cond);
-			pthread_mutex_unlock(&ra->lanes[i]->lock);
+			replay_queue_close(&ra->lanes[i]->q);
 			pthread_join(ra->lanes[i]->th, NULL);
 		}
 		lane_free(ra->lanes[i]);

@@ -88,6 +88,26 @@ void replay_engine_names(char *buf, size_t len);
 /* Every engine and its help, for riot replay --help. */
 void replay_engines_help(FILE *out);
 
+/* ---- the queue of one engine thread (queue.c) ----
+ *
+ * Op seqs handed by the plan's producer to one thread, in log order: a
+ * ring that grows, under a lock. */
+struct replay_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t *q;
+	size_t head, len, cap;
+	bool closed;
+};
+int replay_queue_init(struct replay_queue *q);	/* 0, -ENOMEM */
+int replay_queue_push(struct replay_queue *q, uint64_t seq);	/* 0, -ENOMEM */
+/* The next seq: 1; 0 when there is none (with wait, sleeps until one
+ * comes or the queue is closed); -1 when closed and empty. */
+int replay_queue_pop(struct replay_queue *q, bool wait, uint64_t *seq);
+/* No more seqs will come: wakes the thread. */
+void replay_queue_close(struct replay_queue *q);
+void replay_queue_free(struct replay_queue *q);
+
 /* ---- asynchronous streams (async.c) ----
  *
  * The streams of the program's own io_uring rings, AIO contexts and file

@@ -13,6 +13,22 @@ require_capture
 
 mk() { "$BIN/mklog" -o "$IT_TMP/$1.riot" "$IT_TMP/$1.mklog" || fail "mklog $1"; }
 
+# jcheck WHAT: runs the Python on stdin with r (the replay's JSON) and bad
+# (a list to add failures to); fails the test naming WHAT when bad is not
+# empty.
+jcheck() {
+	local body
+	body=$(cat)
+	python3 - "$IT_TMP/replay.json" "$1" <<PY || fail "$1"
+import json, sys
+r, bad = json.load(open(sys.argv[1])), []
+$body
+for b in bad:
+    print(sys.argv[2] + ": " + b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
 # ctx 7: 16 writes of 4 KiB every other 4 KiB block, submitted 100 ns
 # apart, each in flight 1 ms (depth 1..16), then a chain of three; ctx 8
 # (AIO): 4 writes overlapping (depth 4) and an fsync after they completed
@@ -54,9 +70,7 @@ for e in sync uring; do
 	for speed in 0 1; do
 		root=$IT_TMP/root-depth-$e-$speed
 		replay_json "$IT_TMP/depth.riot" "$root" --engine "$e" --speed "$speed" --no-block
-		python3 - "$IT_TMP/replay.json" "$e speed $speed" <<'PY' || fail "$e speed $speed: depth replay"
-import json, sys
-r, bad = json.load(open(sys.argv[1])), []
+		jcheck "$e speed $speed: depth replay" <<'PY'
 def want(k, v):
     if r.get(k) != v:
         bad.append("%s = %r, want %r" % (k, r.get(k), v))
@@ -77,9 +91,6 @@ for name, n in (("io_uring:write", 16), ("aio:pwrite", 4), ("aio:fsync", 1), ("i
     s = r["syscalls"].get(name, {})
     if s.get("issued") != n or s.get("errors"):
         bad.append("%s: %r, want %d issued" % (name, s, n))
-for b in bad:
-    print(sys.argv[2] + ": " + b, file=sys.stderr)
-sys.exit(1 if bad else 0)
 PY
 		for f in f g; do
 			cmp -s "$root/d/w/$f" "$IT_TMP/root-twin/d/w/$f" ||
@@ -122,18 +133,13 @@ mk link
 for e in sync uring; do
 	root=$IT_TMP/root-link-$e
 	replay_json "$IT_TMP/link.riot" "$root" --engine "$e" --no-block
-	python3 - "$IT_TMP/replay.json" "$e" <<'PY' || fail "$e: links and O_DIRECT"
-import json, sys
-r, bad = json.load(open(sys.argv[1])), []
+	jcheck "$e: links and O_DIRECT" <<'PY'
 if r["divergences"]:
     bad.append("divergences: %r" % {k: v["examples"] for k, v in r["syscalls"].items() if v["examples"]})
 for name, n, err in (("io_uring:write", 4, 2), ("io_uring:fsync", 2, 1), ("io_uring:fallocate", 1, 0)):
     s = r["syscalls"].get(name, {})
     if s.get("issued") != n or s.get("errors") != err:
         bad.append("%s: %r, want %d issued, %d errors" % (name, s, n, err))
-for b in bad:
-    print(sys.argv[2] + ": " + b, file=sys.stderr)
-sys.exit(1 if bad else 0)
 PY
 	python3 - "$root/d/l/p" <<'PY' || fail "$e: the linked write and hole punch"
 import sys
@@ -174,9 +180,7 @@ mk hostile
 for e in sync uring; do
 	root=$IT_TMP/root-hostile-$e
 	replay_json "$IT_TMP/hostile.riot" "$root" --engine "$e" --no-block
-	python3 - "$IT_TMP/replay.json" "$e" <<'PY' || fail "$e: hostile asynchronous requests"
-import json, sys
-r, bad = json.load(open(sys.argv[1])), []
+	jcheck "$e: hostile asynchronous requests" <<'PY'
 want = {"under /proc, /sys or /dev": 2, "refused path": 3, "unresolved fd or cwd": 2}
 got = {k: r["skip_reasons"].get(k, 0) for k in want}
 if got != want:
@@ -185,9 +189,6 @@ for name, n in (("io_uring:write", 1), ("io_uring:unlinkat", 1), ("io_uring:rena
     s = r["syscalls"].get(name, {})
     if s.get("issued") != n:
         bad.append("%s: %r, want %d issued" % (name, s, n))
-for b in bad:
-    print(sys.argv[2] + ": " + b, file=sys.stderr)
-sys.exit(1 if bad else 0)
 PY
 	[ "$(cat "$IT_TMP/outside/victim")" = keep ] || fail "$e: a file outside the root changed"
 	[ "$(ls "$IT_TMP/outside")" = victim ] || fail "$e: outside the root: $(ls "$IT_TMP/outside")"
