@@ -47,6 +47,8 @@
 #define ASYNC_POLL_NS 1000000	/* a blocked or idle stream with requests in
 				 * flight looks at its ring this often */
 #define ASYNC_STACK (256u << 10)
+#define ASYNC_MAX_THREADS 256	/* beyond, contexts share threads (and
+				 * their rings: their depths add up) */
 #define FD_FAILED ((int64_t)INT32_MAX + 1)	/* the stream's open failed */
 #define SQE_LINKS (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)
 
@@ -106,13 +108,15 @@ static void submit(struct alane *l)
 /* Notes when each completion the ring holds was first seen. */
 static void stamp(struct alane *l)
 {
-	struct io_uring_cqe *cqes[64];
-	unsigned n = io_uring_peek_batch_cqe(&l->ring, cqes, 64);
-	uint64_t now = n ? replay_now_ns() : 0;
+	struct io_uring_cqe *cqe;
+	uint64_t now = 0;
+	unsigned head;
 
-	for (unsigned i = 0; i < n; i++) {
-		struct areq *r = &l->reqs[cqes[i]->user_data];
+	io_uring_for_each_cqe(&l->ring, head, cqe) {
+		struct areq *r = &l->reqs[cqe->user_data];
 
+		if (!now)
+			now = replay_now_ns();
 		if (!r->seen)
 			r->seen = now;
 	}
@@ -467,7 +471,8 @@ static struct alane *lane_new(struct replay_async *ra, uint32_t stream)
 	replay_stats_init(&l->stats);
 	l->ra = ra;
 	if (st)
-		l->info = (struct replay_async_stream){ .pid = st->pid, .ctx = st->ctx };
+		l->info = (struct replay_async_stream){ .pid = st->pid, .ctx = st->ctx,
+							.contexts = 1 };
 	l->reqs = calloc(REPLAY_ASYNC_DEPTH_MAX, sizeof(*l->reqs));
 	l->free_ids = malloc(REPLAY_ASYNC_DEPTH_MAX * sizeof(*l->free_ids));
 	l->fds = calloc(1, sizeof(*l->fds));
@@ -495,6 +500,11 @@ unsigned replay_async_route(void *eng, uint32_t stream, uint32_t pid)
 	struct alane *l;
 
 	(void)pid;
+	if (ra->nlanes >= ASYNC_MAX_THREADS) {
+		l = ra->lanes[stream % ra->nlanes];
+		l->info.contexts++;
+		return stream % ra->nlanes;
+	}
 	if (ra->nlanes == ra->cap) {
 		unsigned cap = ra->cap ? ra->cap * 2 : 16;
 		struct alane **a = realloc(ra->lanes, cap * sizeof(*a));

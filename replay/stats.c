@@ -543,6 +543,7 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 		json_obj_open(&j, NULL);
 		json_u64(&j, "pid", s->astreams[i].pid);
 		json_u64(&j, "ctx", s->astreams[i].ctx);
+		json_u64(&j, "contexts", s->astreams[i].contexts);
 		json_u64(&j, "requests", s->astreams[i].requests);
 		json_u64(&j, "depth_captured_max", s->astreams[i].captured_max);
 		json_u64(&j, "depth_replayed_max", s->astreams[i].replayed_max);

@@ -44,10 +44,13 @@ struct replay_sys_stats {
 	struct hist *lat;	/* submission to completion, issued ops */
 };
 
-/* One asynchronous stream's depths (async.c). */
+/* One asynchronous stream's depths (async.c): its thread's, which serves
+ * more than one context (the first one's pid and ctx here) when a log
+ * has more contexts than async.c has threads. */
 struct replay_async_stream {
 	uint32_t pid;
 	uint64_t ctx;
+	uint32_t contexts;
 	uint64_t requests;	/* issued */
 	uint32_t captured_max, replayed_max;
 };

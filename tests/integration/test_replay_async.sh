@@ -195,3 +195,27 @@ PY
 	[ -f "$root/.riot-root" ] || fail "$e: the root's marker is gone"
 	echo "$e: hostile paths of asynchronous requests refused or kept in the root"
 done
+
+# More contexts than threads: 300 rings of one write each (a log may name
+# any number); 256 threads serve them, every write lands.
+{
+	echo "snap_proc pid=100 cwd=/d"
+	echo "openat dirfd=AT_FDCWD path=/d/many flags=O_RDWR|O_CREAT mode=0644 ret=3 size=0 ftype=reg created=1"
+	for i in $(seq 0 299); do
+		echo "io_uring:write ctx=$((1000 + i)) fd=3 off=$((i * 4096)) count=4096 flags=0 ret=4096"
+	done
+} >"$IT_TMP/many.mklog"
+mk many
+for e in sync uring; do
+	replay_json "$IT_TMP/many.riot" "$IT_TMP/root-many-$e" --engine "$e" --no-block
+	jcheck "$e: 300 contexts" <<'PY'
+a = r.get("async_streams", [])
+if (len(a), sum(s["contexts"] for s in a), sum(s["requests"] for s in a)) != (256, 300, 300):
+    bad.append("async_streams: %d threads, %d contexts, %d requests, want 256, 300, 300"
+               % (len(a), sum(s.get("contexts", 0) for s in a), sum(s["requests"] for s in a)))
+if r["bytes_written"] != 300 * 4096 or r["divergences"]:
+    bad.append("bytes_written %d, divergences %d" % (r["bytes_written"], r["divergences"]))
+PY
+	[ "$(stat -c %s "$IT_TMP/root-many-$e/d/many")" = $((300 * 4096)) ] || fail "$e: /d/many size"
+	echo "$e: 300 contexts on 256 threads, every write replayed"
+done
