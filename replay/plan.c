@@ -42,6 +42,20 @@ struct async_state {
 	uint32_t n;
 };
 
+/* A file mapping an mmap made: its pages' records (mmap:read, mmap:write)
+ * name it by (pid, start address) in ctx. */
+struct mapping {
+	uint32_t pid;
+	uint64_t addr;		/* 0: empty slot */
+	uint64_t file;		/* the model's file object (it may be closed
+				 * since: the id is never reused) */
+	uint32_t path_id;
+	const char *path;	/* model-owned */
+	uint64_t open_flags;
+};
+#define MAPPINGS (1u << 14)	/* the mappings remembered: a table full of
+				 * live ones leaves later pages unresolved */
+
 struct replay_plan {
 	struct replay_plan_opts o;
 	struct riot_reader *rd;
@@ -70,6 +84,7 @@ struct replay_plan {
 	struct stream_key *skeys;	/* open addressing on (pid, tid) */
 	uint32_t skey_cap, nkeys;
 
+	struct mapping *maps;	/* MAPPINGS slots, open addressing */
 	uint64_t skipped[SKIP_COUNT];
 	_Atomic bool finished;
 	_Atomic uint64_t planned;
@@ -907,6 +922,62 @@ static bool uring_sqe_flags(const struct riot_sys_info *si, unsigned sys)
 	       sys == RIOT_SYS_uring_close;
 }
 
+/* The slot of (pid, addr) in the mappings: its own, or the empty one
+ * where it goes; NULL when the table is full or cannot be made. */
+static struct mapping *mapping_slot(struct replay_plan *p, uint32_t pid, uint64_t addr)
+{
+	uint32_t h = (uint32_t)(((addr >> 12) ^ pid) * 2654435761u) & (MAPPINGS - 1);
+
+	if (!p->maps && !(p->maps = calloc(MAPPINGS, sizeof(*p->maps))))
+		return NULL;
+	for (uint32_t n = 0; n < MAPPINGS; n++, h = (h + 1) & (MAPPINGS - 1))
+		if (!p->maps[h].addr || (p->maps[h].addr == addr && p->maps[h].pid == pid))
+			return &p->maps[h];
+	return NULL;
+}
+
+/* An mmap of a file with a path replay can reach: its pages' records will
+ * name it by its start address. A new mapping at the same address (after
+ * a munmap) takes the slot over. */
+static void note_mapping(struct replay_plan *p, const struct replay_op *op,
+			 const struct riot_syscall *sc)
+{
+	const struct model_file *mf = op->file ? model_file(p->m, op->file) : NULL;
+	struct mapping *m;
+
+	if (sc->ret <= 0 || !mf || !op->path || op->path[0] != '/' ||
+	    (mf->flags & MODEL_FILE_TRUNCATED) || is_special(mf->has, mf->ftype))
+		return;
+	m = mapping_slot(p, sc->pid, (uint64_t)sc->ret);
+	if (m)
+		*m = (struct mapping){ .pid = sc->pid, .addr = (uint64_t)sc->ret, .file = op->file,
+				       .path_id = op->path_id, .path = op->path,
+				       .open_flags = mf->open_flags };
+}
+
+/* mmap:read, mmap:write: a pread or pwrite of the same range of the file
+ * the mapping at ctx maps, unresolved when the log showed no such mmap. */
+static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
+			   const struct riot_syscall *sc, int sys)
+{
+	struct mapping *m = sc->ctx ? mapping_slot(p, sc->pid, sc->ctx) : NULL;
+	struct riot_syscall twin = *sc;
+
+	if (!m || !m->addr) {
+		set_skip(p, op, SKIP_UNRESOLVED);
+		return;
+	}
+	op->file = m->file;
+	op->path = m->path;
+	op->path_id = m->path_id;
+	op->file_flags = m->open_flags;
+	twin.sys = (uint16_t)sys;
+	plan_data(p, op, &twin, sys == RIOT_SYS_pread64 ? ACT_READ : ACT_WRITE);
+	/* a page moved has no result of its own: its range was moved whole */
+	if (op->ret == 0)
+		op->ret = (int64_t)op->count;
+}
+
 /* An asynchronous request: planned as its syscall twin, on its context's
  * stream. A registered file (IOSQE_FIXED_FILE) is an index into the ring's
  * file table, which the model does not keep: unresolved. io_uring:close
@@ -927,6 +998,10 @@ static void classify_async(struct replay_plan *p, struct replay_op *op,
 	}
 	if (sqe && (sc->flags & SQE_FIXED_FILE)) {
 		set_skip(p, op, SKIP_UNRESOLVED);
+		return;
+	}
+	if (sc->sys == RIOT_SYS_mmap_read || sc->sys == RIOT_SYS_mmap_write) {
+		plan_mmap_page(p, op, sc, sys);
 		return;
 	}
 	twin.sys = (uint16_t)sys;
@@ -978,6 +1053,8 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 		if (sc->sys == RIOT_SYS_msync || sc->sys == RIOT_SYS_madvise ||
 		    sc->sys == RIOT_SYS_mremap || (sc->sys == RIOT_SYS_mmap && op->file))
 			op->act = ACT_UNREPLAYABLE;
+		if (sc->sys == RIOT_SYS_mmap)
+			note_mapping(p, op, sc);
 		return;
 	case RIOT_CLASS_ASYNC:
 		op->act = ACT_UNREPLAYABLE;
@@ -1446,6 +1523,7 @@ void replay_plan_free(struct replay_plan *p)
 	for (uint32_t i = 0; i < p->nstreams; i++)
 		free(p->astate[i].ends);
 	free(p->astate);
+	free(p->maps);
 	free(p->streams);
 	free(p->stream_lane);
 	free(p->skeys);

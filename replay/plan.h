@@ -29,7 +29,8 @@
  *
  * Asynchronous requests (RIOT_SF_ASYNC: io_uring:*, aio:*, mmap:*) are
  * planned like their syscall twins (io_uring:read as a pread64, aio:fsync
- * as an fsync, mmap:write as a pwrite64 of the same range), on a stream of
+ * as an fsync, mmap:write as a pwrite64 of the same range of the file
+ * the mmap the log shows at the record's ctx maps), on a stream of
  * their own per captured context (pid, ctx) instead of per thread: an
  * asynchronous stream (OPF_ASYNC), whose ops an engine may keep in flight
  * together, up to each op's captured depth (op->depth: the requests of its
