@@ -6,7 +6,8 @@
 # chains (a failed head cancels the rest; a write then a hole punched over
 # it leaves zeros), O_DIRECT (an unaligned request fails as captured), the
 # same bytes at the same offsets as the same requests made as pwrite64
-# calls, and every hostile path refused.
+# calls, and every hostile path refused; 300 contexts share 256 threads;
+# mmap pages are a pwrite and a pread of the mapped file's same ranges.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 require_capture
