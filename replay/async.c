@@ -75,7 +75,9 @@ struct alane {
 	unsigned inflight;	/* prepared and not reaped */
 	unsigned pending;	/* prepared and not submitted */
 	bool in_chain;		/* the previous request links to the next */
-	struct replay_fdmap *fds;
+	struct replay_fdmap *fds;	/* by file object */
+	struct replay_fdmap *pfds;	/* by path id: mmap pages of a file
+					 * named by path alone (plan.c) */
 	struct replay_stats stats;
 	struct replay_async_stream info;
 	int error;
@@ -182,7 +184,9 @@ static void retire_done(struct alane *l, uint64_t wait_ns)
 /* The stream's fd of op's file, opened by path at its first use. */
 static int lane_fd(struct alane *l, const struct replay_op *op)
 {
-	int64_t fd = replay_fdmap_get(l->fds, op->file);
+	struct replay_fdmap *map = op->file ? l->fds : l->pfds;
+	uint64_t id = op->file ? op->file : op->path_id;
+	int64_t fd = replay_fdmap_get(map, id);
 
 	if (fd == FD_FAILED)
 		return -EBADF;
@@ -190,7 +194,7 @@ static int lane_fd(struct alane *l, const struct replay_op *op)
 		return (int)fd;
 	fd = replay_reopen(l->ra->cx, op, false);
 	l->stats.reopened++;
-	if (replay_fdmap_set(l->fds, op->file, fd >= 0 ? fd : FD_FAILED) < 0) {
+	if (replay_fdmap_set(map, id, fd >= 0 ? fd : FD_FAILED) < 0) {
 		if (fd >= 0)
 			close((int)fd);
 		return -ENOMEM;
@@ -304,7 +308,7 @@ static void issue_ring(struct alane *l, struct replay_op *op, struct replay_done
 	r->op = op;
 	r->d = *d;
 	r->seen = 0;
-	fd = op->file ? lane_fd(l, op) : -EBADF;
+	fd = op->file || op->path_id ? lane_fd(l, op) : -EBADF;
 	rc = fd < 0 ? fd : prep(l, r, fd, sqe);
 	r->fail = rc;
 	if (rc < 0)	/* completes with its error, in its place */
@@ -434,6 +438,7 @@ static void *alane_main(void *arg)
 	while (l->inflight)
 		retire_one(l, UINT64_MAX);
 	replay_fdmap_drain(l->fds, close_fd, NULL);
+	replay_fdmap_drain(l->pfds, close_fd, NULL);
 	if (!l->error)
 		io_uring_queue_exit(&l->ring);
 	replay_scratch_release();
@@ -454,7 +459,10 @@ static void lane_free(struct alane *l)
 	free(l->free_ids);
 	if (l->fds)
 		replay_fdmap_free(l->fds);
+	if (l->pfds)
+		replay_fdmap_free(l->pfds);
 	free(l->fds);
+	free(l->pfds);
 	replay_queue_free(&l->q);
 	replay_stats_free(&l->stats);
 	free(l);
@@ -476,7 +484,8 @@ static struct alane *lane_new(struct replay_async *ra, uint32_t stream)
 	l->reqs = calloc(REPLAY_ASYNC_DEPTH_MAX, sizeof(*l->reqs));
 	l->free_ids = malloc(REPLAY_ASYNC_DEPTH_MAX * sizeof(*l->free_ids));
 	l->fds = calloc(1, sizeof(*l->fds));
-	if (!l->reqs || !l->free_ids || !l->fds || replay_queue_init(&l->q) < 0)
+	l->pfds = calloc(1, sizeof(*l->pfds));
+	if (!l->reqs || !l->free_ids || !l->fds || !l->pfds || replay_queue_init(&l->q) < 0)
 		goto fail;
 	for (unsigned i = 0; i < REPLAY_ASYNC_DEPTH_MAX; i++)
 		l->free_ids[i] = REPLAY_ASYNC_DEPTH_MAX - 1 - i;

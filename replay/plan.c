@@ -956,21 +956,31 @@ static void note_mapping(struct replay_plan *p, const struct replay_op *op,
 }
 
 /* mmap:read, mmap:write: a pread or pwrite of the same range of the file
- * the mapping at ctx maps, unresolved when the log showed no such mmap. */
+ * the mapping at ctx maps; where the log shows no such mmap (a mapping
+ * made before the capture), of the file the record names by its path,
+ * opened read-write (file 0: the engine keeps its fd by path id). */
 static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
-			   const struct riot_syscall *sc, int sys)
+			   const struct riot_syscall *sc, const struct model_op *mop, int sys)
 {
 	struct mapping *m = sc->ctx ? mapping_slot(p, sc->pid, sc->ctx) : NULL;
 	struct riot_syscall twin = *sc;
 
-	if (!m || !m->addr) {
+	if (m && m->addr) {
+		op->file = m->file;
+		op->path = m->path;
+		op->path_id = m->path_id;
+		op->file_flags = m->open_flags;
+	} else if (op->path && op->path[0] == '/' && op->path_id) {
+		if (mop->flags & MODEL_OP_PATH_TRUNCATED) {
+			set_skip(p, op, SKIP_TRUNCATED);
+			return;
+		}
+		op->file = 0;
+		op->file_flags = O_RDWR;
+	} else {
 		set_skip(p, op, SKIP_UNRESOLVED);
 		return;
 	}
-	op->file = m->file;
-	op->path = m->path;
-	op->path_id = m->path_id;
-	op->file_flags = m->open_flags;
 	twin.sys = (uint16_t)sys;
 	plan_data(p, op, &twin, sys == RIOT_SYS_pread64 ? ACT_READ : ACT_WRITE);
 	/* a page moved has no result of its own: its range was moved whole */
@@ -1001,7 +1011,7 @@ static void classify_async(struct replay_plan *p, struct replay_op *op,
 		return;
 	}
 	if (sc->sys == RIOT_SYS_mmap_read || sc->sys == RIOT_SYS_mmap_write) {
-		plan_mmap_page(p, op, sc, sys);
+		plan_mmap_page(p, op, sc, mop, sys);
 		return;
 	}
 	twin.sys = (uint16_t)sys;
