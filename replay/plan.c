@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/map.h"
 #include "model/model.h"
 #include "replay/plan.h"
 #include "replay/root.h"
@@ -46,15 +47,15 @@ struct async_state {
  * name it by (pid, start address) in ctx. */
 struct mapping {
 	uint32_t pid;
-	uint64_t addr;		/* 0: empty slot */
+	uint64_t addr;
 	uint64_t file;		/* the model's file object (it may be closed
 				 * since: the id is never reused) */
 	uint32_t path_id;
 	const char *path;	/* model-owned */
 	uint64_t open_flags;
 };
-#define MAPPINGS (1u << 14)	/* the mappings remembered: a table full of
-				 * live ones leaves later pages unresolved */
+#define MAPPINGS (1u << 14)	/* the (pid, address) pairs remembered: pages
+				 * of mappings at others are unresolved */
 
 struct replay_plan {
 	struct replay_plan_opts o;
@@ -84,7 +85,9 @@ struct replay_plan {
 	struct stream_key *skeys;	/* open addressing on (pid, tid) */
 	uint32_t skey_cap, nkeys;
 
-	struct mapping *maps;	/* MAPPINGS slots, open addressing */
+	struct mapping *maps;	/* MAPPINGS, the first nmaps used */
+	uint32_t nmaps;
+	struct u64map map_index;	/* hash of (pid, addr) -> index in maps */
 	uint64_t skipped[SKIP_COUNT];
 	_Atomic bool finished;
 	_Atomic uint64_t planned;
@@ -922,18 +925,25 @@ static bool uring_sqe_flags(const struct riot_sys_info *si, unsigned sys)
 	       sys == RIOT_SYS_uring_close;
 }
 
-/* The slot of (pid, addr) in the mappings: its own, or the empty one
- * where it goes; NULL when the table is full or cannot be made. */
-static struct mapping *mapping_slot(struct replay_plan *p, uint32_t pid, uint64_t addr)
+/* The mapping of (pid, addr); with make, a new one when there is none
+ * (uninitialised: the caller fills it). NULL when there is none, or
+ * MAPPINGS are known already, or out of memory. */
+static struct mapping *mapping_find(struct replay_plan *p, uint32_t pid, uint64_t addr,
+				    bool make)
 {
-	uint32_t h = (uint32_t)(((addr >> 12) ^ pid) * 2654435761u) & (MAPPINGS - 1);
+	uint64_t kb[2] = { pid, addr }, key = hash_bytes(kb, sizeof(kb), p->map_index.seed), *v;
+	uint32_t pos = 0;
 
-	if (!p->maps && !(p->maps = calloc(MAPPINGS, sizeof(*p->maps))))
+	while ((v = map_next(&p->map_index, key, &pos)))
+		if (p->maps[*v].pid == pid && p->maps[*v].addr == addr)
+			return &p->maps[*v];
+	if (!make || p->nmaps == MAPPINGS)
 		return NULL;
-	for (uint32_t n = 0; n < MAPPINGS; n++, h = (h + 1) & (MAPPINGS - 1))
-		if (!p->maps[h].addr || (p->maps[h].addr == addr && p->maps[h].pid == pid))
-			return &p->maps[h];
-	return NULL;
+	if (!p->maps && !(p->maps = malloc(MAPPINGS * sizeof(*p->maps))))
+		return NULL;
+	if (map_add(&p->map_index, key, p->nmaps) < 0)
+		return NULL;
+	return &p->maps[p->nmaps++];
 }
 
 /* An mmap of a file with a path replay can reach: its pages' records will
@@ -948,7 +958,7 @@ static void note_mapping(struct replay_plan *p, const struct replay_op *op,
 	if (sc->ret <= 0 || !mf || !op->path || op->path[0] != '/' ||
 	    (mf->flags & MODEL_FILE_TRUNCATED) || is_special(mf->has, mf->ftype))
 		return;
-	m = mapping_slot(p, sc->pid, (uint64_t)sc->ret);
+	m = mapping_find(p, sc->pid, (uint64_t)sc->ret, true);
 	if (m)
 		*m = (struct mapping){ .pid = sc->pid, .addr = (uint64_t)sc->ret, .file = op->file,
 				       .path_id = op->path_id, .path = op->path,
@@ -962,10 +972,10 @@ static void note_mapping(struct replay_plan *p, const struct replay_op *op,
 static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
 			   const struct riot_syscall *sc, const struct model_op *mop, int sys)
 {
-	struct mapping *m = sc->ctx ? mapping_slot(p, sc->pid, sc->ctx) : NULL;
+	struct mapping *m = mapping_find(p, sc->pid, sc->ctx, false);
 	struct riot_syscall twin = *sc;
 
-	if (m && m->addr) {
+	if (m) {
 		op->file = m->file;
 		op->path = m->path;
 		op->path_id = m->path_id;
@@ -1502,6 +1512,7 @@ struct replay_plan *replay_plan_new(const struct replay_plan_opts *o, char *err,
 		errno = e;
 		return NULL;
 	}
+	map_init(&p->map_index, map_seed());
 	p->m = model_new();
 	p->win = calloc(REPLAY_WINDOW, sizeof(*p->win));
 	if (!p->m || !p->win) {
@@ -1534,6 +1545,7 @@ void replay_plan_free(struct replay_plan *p)
 		free(p->astate[i].ends);
 	free(p->astate);
 	free(p->maps);
+	map_fini(&p->map_index);
 	free(p->streams);
 	free(p->stream_lane);
 	free(p->skeys);
