@@ -438,6 +438,7 @@ struct replay_run {
 	const struct replay_args *a;
 	struct replay_ctx cx;
 	void *eng;
+	struct replay_async *async;	/* the program's rings, AIO contexts */
 	pthread_t producer;
 	int producer_rc;
 	struct replay_stats total;
@@ -605,6 +606,15 @@ static int start_run(struct replay_run *r)
 		return -1;
 	}
 	po.eng = r->eng;
+	/* the program's own rings and AIO contexts, whichever the engine */
+	r->async = replay_async_new(&r->cx);
+	if (!r->async) {
+		riot_err("out of memory");
+		return -1;
+	}
+	po.route_async = replay_async_route;
+	po.push_async = replay_async_push;
+	po.eng_async = r->async;
 	if (r->cx.report) {
 		po.on_proc = replay_report_proc;
 		po.proc_ctx = r->cx.report;
@@ -738,6 +748,8 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 		return RIOT_EXIT_FAIL;
 	wait_run(r);
 	rc = a->engine->finish(r->eng, &r->total);
+	if (!rc)
+		rc = replay_async_finish(r->async, &r->total);
 	block_view_end(&r->dev);
 	if (r->total.last_end_ns)	/* the last completion, not when we looked */
 		r->elapsed_ns = r->total.last_end_ns;
@@ -785,6 +797,7 @@ int cmd_replay(int argc, char **argv)
 		r.cx.report = &rep;
 	}
 	rc = replay_main(&r, root, argc, argv);
+	replay_async_free(r.async);
 	if (r.eng)
 		a.engine->destroy(r.eng);
 	replay_plan_free(r.cx.plan);

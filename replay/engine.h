@@ -88,6 +88,45 @@ void replay_engine_names(char *buf, size_t len);
 /* Every engine and its help, for riot replay --help. */
 void replay_engines_help(FILE *out);
 
+/* ---- the queue of one engine thread (queue.c) ----
+ *
+ * Op seqs handed by the plan's producer to one thread, in log order: a
+ * ring that grows, under a lock. */
+struct replay_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t *q;
+	size_t head, len, cap;
+	bool closed;
+};
+int replay_queue_init(struct replay_queue *q);	/* 0, -ENOMEM */
+int replay_queue_push(struct replay_queue *q, uint64_t seq);	/* 0, -ENOMEM */
+/* The next seq: 1; 0 when there is none (with wait, sleeps until one
+ * comes or the queue is closed); -1 when closed and empty. */
+int replay_queue_pop(struct replay_queue *q, bool wait, uint64_t *seq);
+/* No more seqs will come: wakes the thread. */
+void replay_queue_close(struct replay_queue *q);
+void replay_queue_free(struct replay_queue *q);
+
+/* ---- asynchronous streams (async.c) ----
+ *
+ * The streams of the program's own io_uring rings, AIO contexts and file
+ * mappings (plan.h) go to these, whichever engine runs the threads: each
+ * gets a thread and an io_uring of its own and keeps up to each request's
+ * captured depth in flight, in captured order, with its links and drains.
+ * The plan routes and pushes to them (replay_plan_opts.route_async,
+ * push_async) from its producer thread. */
+struct replay_async;
+/* NULL + errno. */
+struct replay_async *replay_async_new(struct replay_ctx *cx);
+unsigned replay_async_route(void *ra, uint32_t stream, uint32_t pid);
+void replay_async_push(void *ra, unsigned lane, uint64_t seq);
+/* Waits for every op, merges the streams' stats (and their depths, per
+ * stream) into total. */
+int replay_async_finish(struct replay_async *ra, struct replay_stats *total);
+unsigned replay_async_threads(const struct replay_async *ra);
+void replay_async_free(struct replay_async *ra);
+
 /* ---- the per-op driver (drive.c) ---- */
 
 /* Where a driven op stands after replay_drive_begin(). */

@@ -22,13 +22,9 @@
 #define SYNC_SHARDS 8
 #define SYNC_STACK (256u << 10)
 
-/* A thread's queue of op seqs, in log order. */
+/* A thread and its queue of op seqs, in log order. */
 struct sync_lane {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint64_t *q;
-	size_t head, len, cap;
-	bool closed;
+	struct replay_queue q;
 	pthread_t th;
 	bool started;
 	unsigned shard;
@@ -50,55 +46,12 @@ struct sync_engine {
 	int thread_error;
 };
 
-static bool lane_pop(struct sync_lane *l, uint64_t *seq)
-{
-	bool ok;
-
-	pthread_mutex_lock(&l->lock);
-	while (!l->len && !l->closed)
-		pthread_cond_wait(&l->cond, &l->lock);
-	ok = l->len > 0;
-	if (ok) {
-		*seq = l->q[l->head];
-		l->head = (l->head + 1) % l->cap;
-		l->len--;
-	}
-	pthread_mutex_unlock(&l->lock);
-	return ok;
-}
-
-static int lane_grow(struct sync_lane *l)
-{
-	size_t cap = l->cap ? l->cap * 2 : 256;
-	uint64_t *q = malloc(cap * sizeof(*q));
-
-	if (!q)
-		return -ENOMEM;
-	for (size_t i = 0; i < l->len; i++)
-		q[i] = l->q[(l->head + i) % l->cap];
-	free(l->q);
-	l->q = q;
-	l->head = 0;
-	l->cap = cap;
-	return 0;
-}
-
 static void sync_push(void *eng, unsigned lane, uint64_t seq)
 {
 	struct sync_engine *e = eng;
-	struct sync_lane *l = e->lanes[lane];
-
-	pthread_mutex_lock(&l->lock);
-	if (l->len == l->cap && lane_grow(l) < 0) {
-		/* cannot queue: the op is lost to this run, so say so */
+	/* cannot queue: the op is lost to this run, so say so */
+	if (replay_queue_push(&e->lanes[lane]->q, seq) < 0)
 		e->thread_error = -ENOMEM;
-		pthread_mutex_unlock(&l->lock);
-		return;
-	}
-	l->q[(l->head + l->len) % l->cap] = seq;
-	l->len++;
-	pthread_cond_signal(&l->cond);
-	pthread_mutex_unlock(&l->lock);
 }
 
 /* The fdmap value of a file object whose replayed open failed. */
@@ -172,7 +125,7 @@ static void *sync_thread(void *arg)
 	replay_ctx_wait_gate(l->e->cx);
 	struct sync_engine *e = l->e;
 	struct sync_shard *sh = &e->shards[l->shard];
-	while (lane_pop(l, &seq))
+	while (replay_queue_pop(&l->q, true, &seq) > 0)
 		replay_drive_op(e->cx, &e->pace, &sh->stats, &sh->lock,
 				replay_plan_op(e->cx->plan, seq), sync_issue, e);
 	replay_scratch_release();
@@ -186,11 +139,9 @@ static struct sync_lane *lane_new(struct sync_engine *e, unsigned i)
 
 	if (!l)
 		return NULL;
-	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->cond, NULL);
 	l->e = e;
 	l->shard = i % SYNC_SHARDS;
-	if (lane_grow(l) < 0)
+	if (replay_queue_init(&l->q) < 0)
 		goto fail;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, SYNC_STACK);
@@ -199,7 +150,7 @@ static struct sync_lane *lane_new(struct sync_engine *e, unsigned i)
 	if (l->started)
 		return l;
 fail:
-	free(l->q);
+	replay_queue_free(&l->q);
 	free(l);
 	return NULL;
 }
@@ -259,14 +210,8 @@ static int sync_finish(void *eng, struct replay_stats *total)
 	struct sync_engine *e = eng;
 	int rc = 0;
 
-	for (unsigned i = 0; i < e->nlanes; i++) {
-		struct sync_lane *l = e->lanes[i];
-
-		pthread_mutex_lock(&l->lock);
-		l->closed = true;
-		pthread_cond_signal(&l->cond);
-		pthread_mutex_unlock(&l->lock);
-	}
+	for (unsigned i = 0; i < e->nlanes; i++)
+		replay_queue_close(&e->lanes[i]->q);
 	for (unsigned i = 0; i < e->nlanes; i++)
 		pthread_join(e->lanes[i]->th, NULL);
 	for (unsigned i = 0; i < SYNC_SHARDS && !rc; i++)
@@ -287,7 +232,7 @@ static void sync_destroy(void *eng)
 	if (!e)
 		return;
 	for (unsigned i = 0; i < e->nlanes; i++) {
-		free(e->lanes[i]->q);
+		replay_queue_free(&e->lanes[i]->q);
 		free(e->lanes[i]);
 	}
 	for (unsigned i = 0; i < SYNC_SHARDS; i++)

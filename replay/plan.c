@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/fleet.h"
+#include "lib/map.h"
 #include "model/model.h"
 #include "replay/plan.h"
 #include "replay/root.h"
@@ -25,12 +26,37 @@ struct file_state {
 };
 
 struct stream_key {
-	uint32_t pid, tid;
+	uint32_t pid, tid;	/* an asynchronous stream: tid 0 */
+	uint64_t ctx;		/* an asynchronous stream's context */
 	uint32_t index;		/* + 1; 0: empty slot; NO_STREAM: a thread
 				 * seen forked, with no op yet */
 	uint64_t after;		/* its first op waits for this seq */
 };
 #define NO_STREAM UINT32_MAX
+
+/* Per stream: its last op (seq, captured end); for an asynchronous one
+ * the captured completion times of the requests in flight at its last
+ * submission, a min-heap of at most REPLAY_ASYNC_DEPTH_MAX (its size is
+ * the depth). */
+struct async_state {
+	uint64_t last_seq, last_end;
+	uint64_t *ends;
+	uint32_t n;
+};
+
+/* A file mapping an mmap made: its pages' records (mmap:read, mmap:write)
+ * name it by (pid, start address) in ctx. */
+struct mapping {
+	uint32_t pid;
+	uint64_t addr;
+	uint64_t file;		/* the model's file object (it may be closed
+				 * since: the id is never reused) */
+	uint32_t path_id;
+	const char *path;	/* model-owned */
+	uint64_t open_flags;
+};
+#define MAPPINGS (1u << 14)	/* the (pid, address) pairs remembered: pages
+				 * of mappings at others are unresolved */
 
 struct replay_plan {
 	struct replay_plan_opts o;
@@ -55,10 +81,14 @@ struct replay_plan {
 
 	struct replay_stream *streams;
 	uint32_t *stream_lane;
+	struct async_state *astate;	/* by stream, asynchronous ones only */
 	uint32_t nstreams, cap_streams;
 	struct stream_key *skeys;	/* open addressing on (pid, tid) */
 	uint32_t skey_cap, nkeys;
 
+	struct mapping *maps;	/* MAPPINGS, the first nmaps used */
+	uint32_t nmaps;
+	struct u64map map_index;	/* hash of (pid, addr) -> index in maps */
 	uint64_t skipped[SKIP_COUNT];
 	_Atomic bool finished;
 	_Atomic uint64_t planned;
@@ -279,6 +309,11 @@ static uint64_t *path_last(struct replay_plan *p, uint32_t id)
 	return &p->path_last[id];
 }
 
+static uint32_t key_hash(uint32_t tid, uint64_t ctx)
+{
+	return (uint32_t)((tid ^ ctx ^ (ctx >> 32)) * 2654435761u);
+}
+
 static int skeys_grow(struct replay_plan *p)
 {
 	uint32_t cap = p->skey_cap ? p->skey_cap * 2 : 1024;
@@ -291,7 +326,7 @@ static int skeys_grow(struct replay_plan *p)
 
 		if (!old[i].index)
 			continue;
-		h = (old[i].tid * 2654435761u) & (cap - 1);
+		h = key_hash(old[i].tid, old[i].ctx) & (cap - 1);
 		while (k[h].index)
 			h = (h + 1) & (cap - 1);
 		k[h] = old[i];
@@ -302,36 +337,66 @@ static int skeys_grow(struct replay_plan *p)
 	return 0;
 }
 
-static int stream_add(struct replay_plan *p, uint32_t pid, uint32_t tid)
+static bool routes_async(const struct replay_plan *p, uint32_t stream)
 {
+	return p->streams[stream].async && p->o.route_async;
+}
+
+static int stream_add(struct replay_plan *p, uint32_t pid, uint32_t tid, bool async,
+		      uint64_t ctx)
+{
+	uint32_t idx;
+
 	if (p->nstreams == p->cap_streams) {
 		uint32_t cap = p->cap_streams ? p->cap_streams * 2 : 64;
 		struct replay_stream *s = realloc(p->streams, cap * sizeof(*s));
 		uint32_t *l = s ? realloc(p->stream_lane, cap * sizeof(*l)) : NULL;
+		struct async_state *a = l ? realloc(p->astate, cap * sizeof(*a)) : NULL;
 
 		if (s)
 			p->streams = s;
-		if (!l)
+		if (l)
+			p->stream_lane = l;
+		if (!a)
 			return -ENOMEM;
-		p->stream_lane = l;
+		p->astate = a;
 		p->cap_streams = cap;
 	}
-	p->streams[p->nstreams] = (struct replay_stream){ .pid = pid, .tid = tid };
-	p->stream_lane[p->nstreams] = p->o.route(p->o.eng, p->nstreams, pid);
-	return (int)p->nstreams++;
+	p->astate[p->nstreams] = (struct async_state){ 0 };
+	if (async && !(p->astate[p->nstreams].ends =
+			       malloc(REPLAY_ASYNC_DEPTH_MAX * sizeof(uint64_t))))
+		return -ENOMEM;
+	p->streams[p->nstreams] = (struct replay_stream){ .pid = pid, .tid = tid,
+							  .async = async, .ctx = ctx };
+	/* counted first: a router may look at it (replay_plan_stream()) */
+	idx = p->nstreams++;
+	p->stream_lane[idx] = routes_async(p, idx) ?
+		p->o.route_async(p->o.eng_async, idx, pid) : p->o.route(p->o.eng, idx, pid);
+	return (int)idx;
 }
 
-/* The key slot of (pid, tid): found, or the empty slot where it goes
- * (made room for first). NULL on ENOMEM. */
-static struct stream_key *skey_slot(struct replay_plan *p, uint32_t pid, uint32_t tid)
+/* Hands op seq to its stream's lane, in its engine. */
+static void push_op(struct replay_plan *p, const struct replay_op *op)
+{
+	if (routes_async(p, op->stream))
+		p->o.push_async(p->o.eng_async, p->stream_lane[op->stream], op->seq);
+	else
+		p->o.push(p->o.eng, p->stream_lane[op->stream], op->seq);
+}
+
+/* The key slot of (pid, tid, ctx): found, or the empty slot where it goes
+ * (made room for first). NULL on ENOMEM. A thread's key has ctx 0, an
+ * asynchronous stream's tid 0 (no task has tid 0). */
+static struct stream_key *skey_slot(struct replay_plan *p, uint32_t pid, uint32_t tid,
+				    uint64_t ctx)
 {
 	uint32_t h;
 
 	if (p->nkeys * 2 >= p->skey_cap && skeys_grow(p) < 0)
 		return NULL;
-	h = (tid * 2654435761u) & (p->skey_cap - 1);
+	h = key_hash(tid, ctx) & (p->skey_cap - 1);
 	while (p->skeys[h].index) {
-		if (p->skeys[h].tid == tid && p->skeys[h].pid == pid)
+		if (p->skeys[h].tid == tid && p->skeys[h].pid == pid && p->skeys[h].ctx == ctx)
 			break;
 		h = (h + 1) & (p->skey_cap - 1);
 	}
@@ -342,7 +407,7 @@ static struct stream_key *skey_slot(struct replay_plan *p, uint32_t pid, uint32_
  * next op waits for all ops up to (a fork or exec before it), or 0. */
 static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid, uint64_t *after)
 {
-	struct stream_key *k = skey_slot(p, pid, tid);
+	struct stream_key *k = skey_slot(p, pid, tid, 0);
 	int idx;
 
 	if (!k)
@@ -351,13 +416,62 @@ static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid, uint64_t
 	k->after = 0;
 	if (k->index && k->index != NO_STREAM)
 		return (int)k->index - 1;
-	idx = stream_add(p, pid, tid);
+	idx = stream_add(p, pid, tid, false, 0);
 	if (idx < 0)
 		return idx;
 	if (!k->index)
 		p->nkeys++;
 	*k = (struct stream_key){ .pid = pid, .tid = tid, .index = (uint32_t)idx + 1 };
 	return idx;
+}
+
+/* The asynchronous stream of a process's ring, AIO context or mapping:
+ * index, or -ENOMEM. */
+static int stream_of_ctx(struct replay_plan *p, uint32_t pid, uint64_t ctx)
+{
+	struct stream_key *k = skey_slot(p, pid, 0, ctx);
+	int idx;
+
+	if (!k)
+		return -ENOMEM;
+	if (k->index)
+		return (int)k->index - 1;
+	idx = stream_add(p, pid, 0, true, ctx);
+	if (idx < 0)
+		return idx;
+	p->nkeys++;
+	*k = (struct stream_key){ .pid = pid, .ctx = ctx, .index = (uint32_t)idx + 1 };
+	return idx;
+}
+
+/* The captured depth of a request of an asynchronous stream submitted at t
+ * and complete at end: the requests still in flight then, itself
+ * included. Requests of a context come in the order of t (FORMAT.md). */
+static uint32_t async_depth(struct async_state *a, uint64_t t, uint64_t end)
+{
+	uint64_t *h = a->ends;
+	uint32_t i;
+
+	/* complete before t: out (a complete at t itself left before it came) */
+	while (a->n && h[0] <= t) {
+		uint32_t n = --a->n, c;
+
+		i = 0;
+		for (; (c = 2 * i + 1) < n; i = c) {
+			if (c + 1 < n && h[c + 1] < h[c])
+				c++;
+			if (h[n] <= h[c])
+				break;
+			h[i] = h[c];
+		}
+		h[i] = h[n];
+	}
+	if (a->n == REPLAY_ASYNC_DEPTH_MAX)
+		return a->n;	/* at the cap: counted as the cap */
+	for (i = a->n++; i && h[(i - 1) / 2] > end; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = end;
+	return a->n;
 }
 
 /* A FORK (for the new thread) or an EXEC (for the new program): the
@@ -371,7 +485,7 @@ static int note_start(struct replay_plan *p, uint32_t pid, uint32_t tid)
 
 	if (p->next_seq == 1)
 		return 0;
-	k = skey_slot(p, pid, tid);
+	k = skey_slot(p, pid, tid, 0);
 	if (!k)
 		return -ENOMEM;
 	if (!k->index) {
@@ -756,6 +870,174 @@ static bool not_replayed(unsigned sys)
 }
 
 static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+		     const struct model_op *mop);
+
+/* io_uring's SQE flags (linux/io_uring.h), as the log holds them. */
+#define SQE_FIXED_FILE 0x01
+#define SQE_IO_DRAIN 0x02
+#define SQE_IO_LINK 0x04
+#define SQE_IO_HARDLINK 0x08
+#define URING_FSYNC_DATASYNC 0x01
+
+/* The syscall an asynchronous request is replayed as, or -1: a vectored
+ * request moves its count of bytes as one, its buffers being riot's. */
+static int async_twin(const struct riot_syscall *sc)
+{
+	switch (sc->sys) {
+	case RIOT_SYS_uring_read: case RIOT_SYS_uring_read_fixed: case RIOT_SYS_uring_readv:
+	case RIOT_SYS_aio_pread: case RIOT_SYS_aio_preadv: case RIOT_SYS_mmap_read:
+		return RIOT_SYS_pread64;
+	case RIOT_SYS_uring_write: case RIOT_SYS_uring_write_fixed: case RIOT_SYS_uring_writev:
+	case RIOT_SYS_aio_pwrite: case RIOT_SYS_aio_pwritev: case RIOT_SYS_mmap_write:
+		return RIOT_SYS_pwrite64;
+	case RIOT_SYS_uring_fsync:
+		return sc->cmd & URING_FSYNC_DATASYNC ? RIOT_SYS_fdatasync : RIOT_SYS_fsync;
+	case RIOT_SYS_aio_fsync: return RIOT_SYS_fsync;
+	case RIOT_SYS_aio_fdsync: return RIOT_SYS_fdatasync;
+	case RIOT_SYS_uring_sync_file_range: return RIOT_SYS_sync_file_range;
+	case RIOT_SYS_uring_fallocate: return RIOT_SYS_fallocate;
+	case RIOT_SYS_uring_fadvise: return RIOT_SYS_fadvise64;
+	case RIOT_SYS_uring_ftruncate: return RIOT_SYS_ftruncate;
+	case RIOT_SYS_uring_openat: return RIOT_SYS_openat;
+	case RIOT_SYS_uring_openat2: return RIOT_SYS_openat2;
+	case RIOT_SYS_uring_statx: return RIOT_SYS_statx;
+	case RIOT_SYS_uring_renameat: return RIOT_SYS_renameat2;
+	case RIOT_SYS_uring_unlinkat: return RIOT_SYS_unlinkat;
+	case RIOT_SYS_uring_mkdirat: return RIOT_SYS_mkdirat;
+	case RIOT_SYS_uring_symlinkat: return RIOT_SYS_symlinkat;
+	case RIOT_SYS_uring_linkat: return RIOT_SYS_linkat;
+	case RIOT_SYS_uring_fsetxattr: return RIOT_SYS_fsetxattr;
+	case RIOT_SYS_uring_setxattr: return RIOT_SYS_setxattr;
+	case RIOT_SYS_uring_fgetxattr: return RIOT_SYS_fgetxattr;
+	case RIOT_SYS_uring_getxattr: return RIOT_SYS_getxattr;
+	default: return -1;
+	}
+}
+
+/* Whether the flags of an io_uring request are its SQE's: those of the
+ * requests on an fd (data, sync, fadvise, close); a namespace request's
+ * flags are its call's (O_*, AT_*, RENAME_*). */
+static bool uring_sqe_flags(const struct riot_sys_info *si, unsigned sys)
+{
+	if (strncmp(si->name, "io_uring:", 9) != 0)
+		return false;
+	return si->cls == RIOT_CLASS_DATA_READ || si->cls == RIOT_CLASS_DATA_WRITE ||
+	       si->cls == RIOT_CLASS_SYNC || sys == RIOT_SYS_uring_fadvise ||
+	       sys == RIOT_SYS_uring_close;
+}
+
+/* The mapping of (pid, addr); with make, a new one when there is none
+ * (uninitialised: the caller fills it). NULL when there is none, or
+ * MAPPINGS are known already, or out of memory. */
+static struct mapping *mapping_find(struct replay_plan *p, uint32_t pid, uint64_t addr,
+				    bool make)
+{
+	uint64_t kb[2] = { pid, addr }, key = hash_bytes(kb, sizeof(kb), p->map_index.seed), *v;
+	uint32_t pos = 0;
+
+	while ((v = map_next(&p->map_index, key, &pos)))
+		if (p->maps[*v].pid == pid && p->maps[*v].addr == addr)
+			return &p->maps[*v];
+	if (!make || p->nmaps == MAPPINGS)
+		return NULL;
+	if (!p->maps && !(p->maps = malloc(MAPPINGS * sizeof(*p->maps))))
+		return NULL;
+	if (map_add(&p->map_index, key, p->nmaps) < 0)
+		return NULL;
+	return &p->maps[p->nmaps++];
+}
+
+/* An mmap of a file with a path replay can reach: its pages' records will
+ * name it by its start address. A new mapping at the same address (after
+ * a munmap) takes the slot over. */
+static void note_mapping(struct replay_plan *p, const struct replay_op *op,
+			 const struct riot_syscall *sc)
+{
+	const struct model_file *mf = op->file ? model_file(p->m, op->file) : NULL;
+	struct mapping *m;
+
+	if (sc->ret <= 0 || !mf || !op->path || op->path[0] != '/' ||
+	    (mf->flags & MODEL_FILE_TRUNCATED) || is_special(mf->has, mf->ftype))
+		return;
+	m = mapping_find(p, sc->pid, (uint64_t)sc->ret, true);
+	if (m)
+		*m = (struct mapping){ .pid = sc->pid, .addr = (uint64_t)sc->ret, .file = op->file,
+				       .path_id = op->path_id, .path = op->path,
+				       .open_flags = mf->open_flags };
+}
+
+/* mmap:read, mmap:write: a pread or pwrite of the same range of the file
+ * the mapping at ctx maps; where the log shows no such mmap (a mapping
+ * made before the capture), of the file the record names by its path,
+ * opened read-write (file 0: the engine keeps its fd by path id). */
+static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
+			   const struct riot_syscall *sc, const struct model_op *mop, int sys)
+{
+	struct mapping *m = mapping_find(p, sc->pid, sc->ctx, false);
+	struct riot_syscall twin = *sc;
+
+	if (m) {
+		op->file = m->file;
+		op->path = m->path;
+		op->path_id = m->path_id;
+		op->file_flags = m->open_flags;
+	} else if (op->path && op->path[0] == '/' && op->path_id) {
+		if (mop->flags & MODEL_OP_PATH_TRUNCATED) {
+			set_skip(p, op, SKIP_TRUNCATED);
+			return;
+		}
+		op->file = 0;
+		op->file_flags = O_RDWR;
+	} else {
+		set_skip(p, op, SKIP_UNRESOLVED);
+		return;
+	}
+	twin.sys = (uint16_t)sys;
+	plan_data(p, op, &twin, sys == RIOT_SYS_pread64 ? ACT_READ : ACT_WRITE);
+	/* a page moved has no result of its own: its range was moved whole */
+	if (op->ret == 0)
+		op->ret = (int64_t)op->count;
+}
+
+/* An asynchronous request: planned as its syscall twin, on its context's
+ * stream. A registered file (IOSQE_FIXED_FILE) is an index into the ring's
+ * file table, which the model does not keep: unresolved. io_uring:close
+ * ends an fd in the ring's owner, which the stream's own fds do not
+ * follow (the engine holds its own, opened by path): state. */
+static void classify_async(struct replay_plan *p, struct replay_op *op,
+			   const struct riot_syscall *sc, const struct model_op *mop,
+			   const struct riot_sys_info *si)
+{
+	struct riot_syscall twin = *sc;
+	bool sqe = uring_sqe_flags(si, sc->sys);
+	int sys = async_twin(sc);
+
+	op->opflags |= OPF_ASYNC;
+	if (sys < 0) {
+		op->act = sc->sys == RIOT_SYS_uring_close ? ACT_STATE : ACT_UNREPLAYABLE;
+		return;
+	}
+	if (sqe && (sc->flags & SQE_FIXED_FILE)) {
+		set_skip(p, op, SKIP_UNRESOLVED);
+		return;
+	}
+	if (sc->sys == RIOT_SYS_mmap_read || sc->sys == RIOT_SYS_mmap_write) {
+		plan_mmap_page(p, op, sc, mop, sys);
+		return;
+	}
+	twin.sys = (uint16_t)sys;
+	if (sqe)	/* the SQE's flags are no flags of the call */
+		twin.flags = 0;
+	if (sc->sys == RIOT_SYS_uring_fallocate)
+		twin.flags = sc->mode;
+	else if (sc->sys == RIOT_SYS_uring_sync_file_range)
+		twin.flags = sc->cmd;
+	classify(p, op, &twin, mop);
+	if (sqe)
+		op->sqe_flags = (uint8_t)(sc->flags & (SQE_IO_LINK | SQE_IO_DRAIN | SQE_IO_HARDLINK));
+}
+
+static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		     const struct model_op *mop)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
@@ -776,8 +1058,7 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 		return;
 	}
 	if (si->flags & RIOT_SF_ASYNC) {
-		/* asynchronous requests: not replayed yet */
-		op->act = ACT_UNREPLAYABLE;
+		classify_async(p, op, sc, mop, si);
 		return;
 	}
 	if (not_replayed(sc->sys)) {
@@ -793,6 +1074,8 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 		if (sc->sys == RIOT_SYS_msync || sc->sys == RIOT_SYS_madvise ||
 		    sc->sys == RIOT_SYS_mremap || (sc->sys == RIOT_SYS_mmap && op->file))
 			op->act = ACT_UNREPLAYABLE;
+		if (sc->sys == RIOT_SYS_mmap)
+			note_mapping(p, op, sc);
 		return;
 	case RIOT_CLASS_ASYNC:
 		op->act = ACT_UNREPLAYABLE;
@@ -852,11 +1135,20 @@ static void dep_add(struct replay_op *op, uint64_t seq)
 	}
 }
 
-static void dep_on(struct replay_op *op, uint64_t *last)
+/* Whether op seq is an earlier op of op's asynchronous stream: the stream
+ * keeps its own order (plan.h), and its ops may be in flight together. */
+static bool same_async_stream(struct replay_plan *p, const struct replay_op *op, uint64_t seq)
+{
+	const struct replay_op *o = replay_plan_op(p, seq);
+
+	return (op->opflags & OPF_ASYNC) && o->seq == seq && o->stream == op->stream;
+}
+
+static void dep_on(struct replay_plan *p, struct replay_op *op, uint64_t *last)
 {
 	if (!last)
 		return;
-	if (*last)
+	if (*last && !same_async_stream(p, op, *last))
 		dep_add(op, *last);
 	*last = op->seq;
 }
@@ -882,7 +1174,7 @@ static void dep_parent(struct replay_plan *p, struct replay_op *op, const char *
 	id = model_path_find(p->m, path, (size_t)(slash - path));
 	if (!id)
 		return;
-	if (id < p->npaths && p->path_last[id])
+	if (id < p->npaths && p->path_last[id] && !same_async_stream(p, op, p->path_last[id]))
 		dep_add(op, p->path_last[id]);
 	if (grow((void **)&p->child_last, &p->nchild, id, sizeof(*p->child_last)) == 0)
 		p->child_last[id] = op->seq;
@@ -912,9 +1204,9 @@ static void plan_deps(struct replay_plan *p, struct replay_op *op)
 	    op->act == ACT_UNREPLAYABLE)
 		return;
 	if (op->file)
-		dep_on(op, file_last(p, op->file));
+		dep_on(p, op, file_last(p, op->file));
 	if (op->file2)
-		dep_on(op, file_last(p, op->file2));
+		dep_on(p, op, file_last(p, op->file2));
 	/* The same file is one resource whichever description reaches it: an
 	 * fd op also orders on its file's path (the model gives fd ops their
 	 * file's path), so a read through a new open waits for the writes
@@ -923,13 +1215,13 @@ static void plan_deps(struct replay_plan *p, struct replay_op *op)
 		if (op->act == ACT_OPEN || !op->file)
 			dep_parent(p, op, op->path);
 		dep_children(p, op, op->path_id);
-		dep_on(op, path_last(p, op->path_id));
+		dep_on(p, op, path_last(p, op->path_id));
 	}
 	if (op->path2_id && (op->act == ACT_RENAME || op->act == ACT_LINK || op->file2)) {
 		if (!op->file2)
 			dep_parent(p, op, op->path2);
 		dep_children(p, op, op->path2_id);
-		dep_on(op, path_last(p, op->path2_id));
+		dep_on(p, op, path_last(p, op->path2_id));
 	}
 }
 
@@ -970,6 +1262,8 @@ static void op_fill(struct replay_plan *p, struct replay_op *op, const struct ri
 	op->mode = op->uid = op->gid = 0;
 	op->skip = SKIP_NONE;
 	op->opflags = 0;
+	op->depth = 0;
+	op->sqe_flags = 0;
 	op->next = 0;
 }
 
@@ -1008,19 +1302,39 @@ static void plan_refuse_paths(struct replay_plan *p, struct replay_op *op)
 		set_skip(p, op, SKIP_HOSTILE);
 }
 
+/* A request is submitted after the calls its thread made before: it waits
+ * for its thread's last op when that op had ended when it was submitted
+ * (a call the thread was still in may overlap it: the ring's owner
+ * blocked in io_uring_enter, another thread of the process submitting). */
+static void dep_submitter(struct replay_plan *p, struct replay_op *op)
+{
+	struct stream_key *k = skey_slot(p, op->pid, op->tid, 0);
+	const struct async_state *st;
+
+	if (!k || !k->index || k->index == NO_STREAM)
+		return;
+	st = &p->astate[k->index - 1];
+	if (st->last_seq && st->last_end <= op->t)
+		dep_add(op, st->last_seq);
+}
+
 /* Orders a filled op (its deps; after: a fork or exec's prefix barrier)
  * and hands it to its stream's lane, unless it is a close to settle. */
 static void plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t after)
 {
 	plan_refuse_paths(p, op);
 	plan_deps(p, op);
+	if ((op->opflags & OPF_ASYNC) && p->o.order != ORDER_STRICT)
+		dep_submitter(p, op);
+	p->astate[op->stream].last_seq = op->seq;
+	p->astate[op->stream].last_end = op->t + op->dur;
 	if (after && p->o.order != ORDER_STRICT)
 		dep_first(op, after | REPLAY_DEP_PREFIX);
 	p->streams[op->stream].ops++;
 	p->next_seq++;
 	atomic_store(&p->planned, op->seq);
 	if (p->pending_close != op->seq)
-		p->o.push(p->o.eng, p->stream_lane[op->stream], op->seq);
+		push_op(p, op);
 }
 
 /* A call of a process another shard replays: nothing is issued, but
@@ -1042,6 +1356,8 @@ static void plan_other_shard(struct replay_plan *p, const struct riot_syscall *s
 static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 			const struct model_op *mop)
 {
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+	bool async = si && (si->flags & RIOT_SF_ASYNC);
 	uint64_t seq = p->next_seq, after;
 	struct replay_op *op;
 	int stream;
@@ -1055,7 +1371,12 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 		plan_other_shard(p, sc, mop);
 		return 0;
 	}
-	stream = stream_of(p, sc->pid, sc->tid, &after);
+	if (async) {
+		after = 0;
+		stream = stream_of_ctx(p, sc->pid, sc->ctx);
+	} else {
+		stream = stream_of(p, sc->pid, sc->tid, &after);
+	}
 	if (stream < 0)
 		return stream;
 	window_wait(p, seq);
@@ -1063,6 +1384,8 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	op->seq = seq;
 	op_fill(p, op, sc, mop);
 	op->stream = (uint32_t)stream;
+	if (async)
+		op->depth = async_depth(&p->astate[stream], op->t, op->t + op->dur);
 	if (copy_text(op, mop->text) < 0)
 		return -ENOMEM;
 	classify(p, op, sc, mop);
@@ -1138,7 +1461,7 @@ static void close_settle(struct replay_plan *p, bool at_end)
 	if (!at_end && model_file(p->m, op->file))
 		op->act = ACT_STATE;
 	p->pending_close = 0;
-	p->o.push(p->o.eng, p->stream_lane[op->stream], op->seq);
+	push_op(p, op);
 }
 
 int replay_plan_run(struct replay_plan *p)
@@ -1212,6 +1535,7 @@ struct replay_plan *replay_plan_new(const struct replay_plan_opts *o, char *err,
 		errno = e;
 		return NULL;
 	}
+	map_init(&p->map_index, map_seed());
 	p->m = model_new();
 	p->win = calloc(REPLAY_WINDOW, sizeof(*p->win));
 	if (!p->m || !p->win) {
@@ -1240,6 +1564,11 @@ void replay_plan_free(struct replay_plan *p)
 	free(p->path_last);
 	free(p->child_last);
 	free(p->path_size);
+	for (uint32_t i = 0; i < p->nstreams; i++)
+		free(p->astate[i].ends);
+	free(p->astate);
+	free(p->maps);
+	map_fini(&p->map_index);
 	free(p->streams);
 	free(p->stream_lane);
 	free(p->skeys);

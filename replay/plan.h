@@ -26,6 +26,20 @@
  * touches (an open touches its path and the object it creates, a rename
  * both its paths); strict order waits for the previous op of the log.
  * Within a stream, ops are issued one at a time in order by the engine.
+ *
+ * Asynchronous requests (RIOT_SF_ASYNC: io_uring:*, aio:*, mmap:*) are
+ * planned like their syscall twins (io_uring:read as a pread64, aio:fsync
+ * as an fsync, mmap:write as a pwrite64 of the same range of the file
+ * the mmap the log shows at the record's ctx maps), on a stream of
+ * their own per captured context (pid, ctx) instead of per thread: an
+ * asynchronous stream (OPF_ASYNC), whose ops an engine may keep in flight
+ * together, up to each op's captured depth (op->depth: the requests of its
+ * context submitted and not yet complete when it was submitted, itself
+ * included, from the captured t and t + dur), with the ring's link and
+ * drain flags (op->sqe_flags). Resource order never makes an op of an
+ * asynchronous stream wait for an op of the same stream: the stream's
+ * order and depth are the capture's. Strict order keeps every op waiting
+ * for the previous one, as it says.
  */
 #ifndef RIOT_REPLAY_PLAN_H
 #define RIOT_REPLAY_PLAN_H
@@ -99,6 +113,8 @@ enum {
 				 * without a close of its own (dup2 onto its
 				 * fd, close_range, exec, exit): no captured
 				 * syscall, counted apart (sys is close) */
+	OPF_ASYNC = 1u << 3,	/* an asynchronous request (RIOT_SF_ASYNC) on
+				 * its context's stream */
 };
 
 struct replay_op {
@@ -128,14 +144,27 @@ struct replay_op {
 	uint8_t act;		/* enum replay_act */
 	uint8_t skip;		/* enum replay_skip */
 	uint32_t opflags;	/* OPF_* */
+	uint32_t depth;		/* OPF_ASYNC: captured in-flight depth at its
+				 * submission, itself included (at most
+				 * REPLAY_ASYNC_DEPTH_MAX) */
+	uint8_t sqe_flags;	/* OPF_ASYNC io_uring data and sync requests:
+				 * IOSQE_IO_LINK, IOSQE_IO_DRAIN,
+				 * IOSQE_IO_HARDLINK as captured */
 	uint64_t next;		/* engine-owned: next seq of the stream */
 	_Atomic uint32_t waiters;	/* threads sleeping on its completion */
 };
 
 struct replay_stream {
-	uint32_t pid, tid;
+	uint32_t pid, tid;	/* an asynchronous stream: tid 0 */
 	uint64_t ops;		/* planned so far */
+	bool async;		/* the requests of one ring, AIO context or
+				 * mapping (ctx) */
+	uint64_t ctx;
 };
+
+/* The largest in-flight depth an asynchronous stream keeps (io_uring's
+ * and Linux AIO's usual limits are far above what programs use). */
+#define REPLAY_ASYNC_DEPTH_MAX 1024u
 
 enum replay_order { ORDER_THREAD, ORDER_RESOURCE, ORDER_STRICT };
 
@@ -153,6 +182,11 @@ struct replay_plan_opts {
 	replay_route_fn route;
 	replay_push_fn push;
 	void *eng;
+	/* Where asynchronous streams go (replay_async in engine.h), whichever
+	 * the engine; NULL: to route and push with the thread streams. */
+	replay_route_fn route_async;
+	replay_push_fn push_async;
+	void *eng_async;
 	/* Called on the producer thread with every process record (PROC,
 	 * SNAP_PROC), for the report's process names; may be NULL. */
 	void (*on_proc)(void *ctx, const struct riot_rec *r);

@@ -21,7 +21,38 @@ void replay_stats_free(struct replay_stats *s)
 	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++)
 		free(s->sys[i].lat);
 	free(s->per_second);
+	free(s->depth_captured);
+	free(s->depth_replayed);
+	free(s->astreams);
 	memset(s, 0, sizeof(*s));
+}
+
+static int depth_hists(struct replay_stats *s)
+{
+	if (!s->depth_captured && (s->depth_captured = malloc(sizeof(struct hist))))
+		hist_init(s->depth_captured);
+	if (!s->depth_replayed && (s->depth_replayed = malloc(sizeof(struct hist))))
+		hist_init(s->depth_replayed);
+	return s->depth_captured && s->depth_replayed ? 0 : -ENOMEM;
+}
+
+void replay_account_depth(struct replay_stats *s, uint32_t captured, uint32_t replayed)
+{
+	if (depth_hists(s) < 0)
+		return;	/* the depths are missing from the summary, no more */
+	hist_add(s->depth_captured, captured);
+	hist_add(s->depth_replayed, replayed);
+}
+
+int replay_stats_add_async_stream(struct replay_stats *s, const struct replay_async_stream *a)
+{
+	struct replay_async_stream *n = realloc(s->astreams, (s->nastreams + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	s->astreams = n;
+	s->astreams[s->nastreams++] = *a;
+	return 0;
 }
 
 static bool byte_result(unsigned act)
@@ -231,6 +262,15 @@ int replay_stats_merge(struct replay_stats *into, const struct replay_stats *fro
 		hist_merge(a->lat, b->lat);
 	}
 	hist_merge(&into->delay, &from->delay);
+	if (from->depth_captured) {
+		if (depth_hists(into) < 0)
+			return -ENOMEM;
+		hist_merge(into->depth_captured, from->depth_captured);
+		hist_merge(into->depth_replayed, from->depth_replayed);
+	}
+	for (uint32_t i = 0; i < from->nastreams; i++)
+		if (replay_stats_add_async_stream(into, &from->astreams[i]) < 0)
+			return -ENOMEM;
 	into->late += from->late;
 	into->ops += from->ops;
 	into->issued += from->issued;
@@ -389,6 +429,15 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 		replay_timing_warning(&tm, warn, sizeof(warn));
 		fprintf(out, "%s\n", warn);
 	}
+	if (s->depth_captured && s->depth_captured->count)
+		fprintf(out, "async depth:   %" PRIu32 " streams (rings, AIO contexts, mappings), %"
+			PRIu64 " requests in flight at issue: captured max %" PRIu64 " p50 %" PRIu64
+			", replayed max %" PRIu64 " p50 %" PRIu64 "\n"
+			"               (aio:* replayed as io_uring requests, mmap:* as preads and\n"
+			"               pwrites of the same ranges)\n",
+			s->nastreams, s->depth_captured->count, s->depth_captured->max,
+			hist_quantile(s->depth_captured, 0.5), s->depth_replayed->max,
+			hist_quantile(s->depth_replayed, 0.5));
 	print_counts(out, "fallbacks:", s, offsetof(struct replay_sys_stats, fallbacks));
 	if (sum_field(s, offsetof(struct replay_sys_stats, here)))
 		print_counts(out, "run inline:", s, offsetof(struct replay_sys_stats, here));
@@ -500,6 +549,25 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 		replay_timing_warning(&tm, warn, sizeof(warn));
 		json_str(&j, "timing_warning", warn);
 	}
+	json_u64(&j, "async_requests", s->depth_captured ? s->depth_captured->count : 0);
+	json_u64(&j, "async_depth_captured_max", s->depth_captured ? s->depth_captured->max : 0);
+	json_u64(&j, "async_depth_captured_p50",
+		 s->depth_captured ? hist_quantile(s->depth_captured, 0.5) : 0);
+	json_u64(&j, "async_depth_replayed_max", s->depth_replayed ? s->depth_replayed->max : 0);
+	json_u64(&j, "async_depth_replayed_p50",
+		 s->depth_replayed ? hist_quantile(s->depth_replayed, 0.5) : 0);
+	json_arr_open(&j, "async_streams");
+	for (uint32_t i = 0; i < s->nastreams; i++) {
+		json_obj_open(&j, NULL);
+		json_u64(&j, "pid", s->astreams[i].pid);
+		json_u64(&j, "ctx", s->astreams[i].ctx);
+		json_u64(&j, "contexts", s->astreams[i].contexts);
+		json_u64(&j, "requests", s->astreams[i].requests);
+		json_u64(&j, "depth_captured_max", s->astreams[i].captured_max);
+		json_u64(&j, "depth_replayed_max", s->astreams[i].replayed_max);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
 	json_obj_open(&j, "skip_reasons");
 	for (unsigned k = 1; k < SKIP_COUNT; k++)
 		if (s->skip_by[k])

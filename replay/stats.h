@@ -44,6 +44,17 @@ struct replay_sys_stats {
 	struct hist *lat;	/* submission to completion, issued ops */
 };
 
+/* One asynchronous stream's depths (async.c): its thread's, which serves
+ * more than one context (the first one's pid and ctx here) when a log
+ * has more contexts than async.c has threads. */
+struct replay_async_stream {
+	uint32_t pid;
+	uint64_t ctx;
+	uint32_t contexts;
+	uint64_t requests;	/* issued */
+	uint32_t captured_max, replayed_max;
+};
+
 struct replay_stats {
 	struct replay_sys_stats sys[RIOT_SYS_COUNT];
 	struct hist delay;	/* issue delay against the schedule (paced) */
@@ -59,6 +70,11 @@ struct replay_stats {
 	uint64_t *per_second;	/* completions per second of the run */
 	uint64_t nseconds;
 	uint64_t last_end_ns;	/* latest completion, ns after start */
+	/* asynchronous streams: in-flight depth at each request's issue,
+	 * captured and replayed (NULL until the first) */
+	struct hist *depth_captured, *depth_replayed;
+	struct replay_async_stream *astreams;
+	uint32_t nastreams;
 };
 
 /* Where the report goes, shared by every thread (NULL: no report). */
@@ -107,6 +123,10 @@ void replay_stats_init(struct replay_stats *s);
 void replay_stats_free(struct replay_stats *s);
 void replay_account(struct replay_stats *s, struct replay_report *rep,
 		    const struct replay_op *op, const struct replay_done *d);
+/* A request of an asynchronous stream issued at these depths. */
+void replay_account_depth(struct replay_stats *s, uint32_t captured, uint32_t replayed);
+/* Lists one asynchronous stream. 0 or -ENOMEM. */
+int replay_stats_add_async_stream(struct replay_stats *s, const struct replay_async_stream *a);
 /* Adds from into into. 0 or -ENOMEM. */
 int replay_stats_merge(struct replay_stats *into, const struct replay_stats *from);
 

@@ -15,15 +15,17 @@
  *   drop count=N [cpu=N]
  *
  * Syscall keys: pid tid t dur ret fd fd2 dirfd dirfd2 path path2 off off2
- * count flags mode cmd arg iovcnt uid gid size ino dev ftype created perm. A key
+ * count flags mode cmd arg iovcnt uid gid size ino dev ftype created perm ctx. A key
  * given sets its RIOT_HAS_* bit; ret defaults to 0, pid to 100, tid to pid,
  * t to 1000 ns after the previous record, dur to 500.
  *
  * Values: numbers are decimal or 0x hex, negative allowed; ret also takes
  * -ENAME (-ENOENT, -EEXIST, ...); fd and dirfd take AT_FDCWD; flags take
  * names joined by '|' (O_RDONLY O_WRONLY O_RDWR O_CREAT O_EXCL O_TRUNC
- * O_APPEND O_DIRECTORY O_NOFOLLOW O_CLOEXEC O_PATH AT_SYMLINK_NOFOLLOW
- * AT_REMOVEDIR AT_EMPTY_PATH RENAME_NOREPLACE RENAME_EXCHANGE) or a number;
+ * O_APPEND O_DIRECTORY O_NOFOLLOW O_CLOEXEC O_PATH O_DIRECT O_DSYNC
+ * AT_SYMLINK_NOFOLLOW AT_REMOVEDIR AT_EMPTY_PATH RENAME_NOREPLACE
+ * RENAME_EXCHANGE, and io_uring's IOSQE_FIXED_FILE IOSQE_IO_DRAIN
+ * IOSQE_IO_LINK IOSQE_IO_HARDLINK) or a number;
  * ftype takes reg dir lnk sock fifo chr blk or a number; perm is octal. Strings (path,
  * path2, cwd, comm) run to the next space and take escapes: \xHH (any
  * byte), \\ (a backslash), \{N*TEXT} (TEXT repeated N times, for long
@@ -36,6 +38,12 @@
  *   pread64 fd=3 off=0 count=4096 ret=4096
  *   readlink path=/data/link path2=in ret=2
  *   openat dirfd=AT_FDCWD path=/data/missing flags=O_RDONLY ret=-ENOENT
+ *   io_uring:write ctx=1 fd=3 off=0 count=4096 flags=IOSQE_IO_LINK ret=4096
+ *
+ * Asynchronous requests (io_uring:*, aio:*, mmap:*) are named as in
+ * bpf/syscalls.def; their t is the submission and dur runs to the
+ * completion, so requests of one ctx overlap where t + dur passes the
+ * next one's t.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +79,10 @@ static const struct { const char *name; long long v; } names[] = {
 	{ "AT_SYMLINK_NOFOLLOW", AT_SYMLINK_NOFOLLOW }, { "AT_REMOVEDIR", AT_REMOVEDIR },
 	{ "AT_EMPTY_PATH", AT_EMPTY_PATH }, { "RENAME_NOREPLACE", RENAME_NOREPLACE },
 	{ "RENAME_EXCHANGE", RENAME_EXCHANGE }, { "AT_FDCWD", AT_FDCWD },
+	{ "O_DIRECT", O_DIRECT }, { "O_DSYNC", O_DSYNC },
+	/* io_uring's SQE flags (linux/io_uring.h), for asynchronous requests */
+	{ "IOSQE_FIXED_FILE", 1 }, { "IOSQE_IO_DRAIN", 2 }, { "IOSQE_IO_LINK", 4 },
+	{ "IOSQE_IO_HARDLINK", 8 },
 	{ "ENOENT", ENOENT }, { "EEXIST", EEXIST }, { "EISDIR", EISDIR },
 	{ "ENOTDIR", ENOTDIR }, { "EINVAL", EINVAL }, { "EBADF", EBADF },
 	{ "EACCES", EACCES }, { "EPERM", EPERM }, { "ELOOP", ELOOP },
@@ -190,6 +202,7 @@ static bool set_syscall_field(struct line_ctx *c, struct riot_syscall *sc, const
 	NUM("gid", gid, RIOT_HAS_GID) NUM("size", size, RIOT_HAS_SIZE)
 	NUM("ftype", ftype, RIOT_HAS_FTYPE) NUM("ino", ino, RIOT_HAS_INO)
 	NUM("dev", dev, RIOT_HAS_DEV) NUM("created", created, RIOT_HAS_CREATED)
+	NUM("ctx", ctx, RIOT_HAS_CTX)
 #undef NUM
 	if (strcmp(k, "perm") == 0) {
 		sc->perm = (uint32_t)strtoul(v, NULL, 8);
