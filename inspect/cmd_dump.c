@@ -117,8 +117,6 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 		emit_u64(e, "ctx", sc->ctx);
 	if (h & RIOT_HAS_IOVCNT)
 		emit_u64(e, "iovcnt", sc->iovcnt);
-	if (h & RIOT_HAS_CTX)
-		emit_u64(e, "ctx", sc->ctx);
 	if (h & RIOT_HAS_UID)
 		emit_u64(e, "uid", sc->uid);
 	if (h & RIOT_HAS_GID)

@@ -733,10 +733,26 @@ static int uring_apply(struct model *m, uint32_t ki, const struct riot_syscall *
 	return 0;
 }
 
+/* The file object an fd of table ti holds open on path_id, or 0. */
+static uint32_t fd_on_path(struct model *m, uint32_t ti, uint32_t path_id)
+{
+	const struct u64map *fds = &FDT(m, ti)->fds;
+
+	for (uint32_t i = 0; i < fds->cap; i++) {
+		uint32_t fi = (uint32_t)(fds->vals[i] >> 1);
+
+		if (fds->keys[i] != MAP_EMPTY && FILEO(m, fi)->pub.path_id == path_id)
+			return fi;
+	}
+	return 0;
+}
+
 /* A request on a registered file whose record carries that file's path:
- * the index holds a file of that path (the one it held, if its path is
- * the same); *fi becomes its slot. 0 or -ENOMEM. */
-static int uring_bind(struct model *m, const struct riot_syscall *sc,
+ * the index holds a file of that path: the one it held, if its path is
+ * the same; else the one an fd of the process holds on that path (a
+ * program registers its open fds), with its open flags (O_DIRECT, the
+ * access mode); else a new one. *fi becomes its slot. 0 or -ENOMEM. */
+static int uring_bind(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 		      struct model_op *op, uint32_t *fi)
 {
 	uint32_t nf;
@@ -746,7 +762,9 @@ static int uring_bind(struct model *m, const struct riot_syscall *sc,
 		return 0;
 	if (*fi && FILEO(m, *fi)->pub.path_id == op->path_id)
 		return 0;
-	nf = open_object(m, sc, op, 0);
+	nf = fd_on_path(m, TASK(m, ki)->fdt, op->path_id);
+	if (!nf)
+		nf = open_object(m, sc, op, 0);
 	if (!nf || slot_install(m, &m->fixed, fixed_key(sc), nf, false))
 		return -ENOMEM;
 	*fi = nf;
@@ -1065,7 +1083,7 @@ static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct 
 	err = resolve_paths(m, ki, sc, op);
 	if (err)
 		return err;
-	err = uring_bind(m, sc, op, &fi);
+	err = uring_bind(m, ki, sc, op, &fi);
 	if (err)
 		return err;
 	count_unresolved(m, sc, op->flags);

@@ -1001,7 +1001,9 @@ static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
 
 /* An asynchronous request: planned as its syscall twin, on its context's
  * stream. A registered file (IOSQE_FIXED_FILE) is an index into the ring's
- * file table, which the model does not keep: unresolved. io_uring:close
+ * file table: the model names its file when the log shows what the index
+ * holds (a direct open, or the path capture adds), else it is unresolved.
+ * io_uring:close
  * ends an fd in the ring's owner, which the stream's own fds do not
  * follow (the engine holds its own, opened by path): state. */
 static void classify_async(struct replay_plan *p, struct replay_op *op,
@@ -1017,7 +1019,7 @@ static void classify_async(struct replay_plan *p, struct replay_op *op,
 		op->act = sc->sys == RIOT_SYS_uring_close ? ACT_STATE : ACT_UNREPLAYABLE;
 		return;
 	}
-	if (sqe && (sc->flags & SQE_FIXED_FILE)) {
+	if (sqe && (sc->flags & SQE_FIXED_FILE) && !op->file) {
 		set_skip(p, op, SKIP_UNRESOLVED);
 		return;
 	}

@@ -1346,6 +1346,18 @@ static void test_uring(void)
 	CHECK_U64(ureq(RIOT_SYS_uring_read, 70, 2, 0, 1, "/w/c", 10), c);
 	CHECK_U64(ureq(RIOT_SYS_uring_read, 70, 2, 0, 1, NULL, 10), c);
 	CHECK_U64(ureq(RIOT_SYS_uring_read, 70, 1, 0, 1, "/w/b", 10), b);
+	/* a registered fd of the process: the slot holds the fd's own file,
+	 * with its open flags */
+	{
+		uint64_t d = open_(70, "/w/d", O_RDWR | O_DIRECT, 7);
+		const struct model_file *f;
+
+		CHECK_U64(ureq(RIOT_SYS_uring_write, 70, 3, 4, 1, "/w/d", 10), d);
+		f = model_file(m, d);
+		CHECK(f && f->open_flags == (O_RDWR | O_DIRECT));
+		close_(70, 7, 0);
+		CHECK_U64(ureq(RIOT_SYS_uring_write, 70, 3, 4, 1, NULL, 10), d);
+	}
 	/* a direct close empties the slot; a plain one closes the fd */
 	ureq(RIOT_SYS_uring_close, 70, 1, 0, 1, NULL, 0);
 	CHECK_U64(ureq(RIOT_SYS_uring_read, 70, 1, 0, 1, NULL, 10), 0);
