@@ -83,8 +83,9 @@ struct replay_plan {
 	uint32_t *stream_lane;
 	struct async_state *astate;	/* by stream, asynchronous ones only */
 	uint32_t nstreams, cap_streams;
-	struct stream_key *skeys;	/* open addressing on (pid, tid) */
+	struct stream_key *skeys;	/* every (pid, tid, ctx) seen */
 	uint32_t skey_cap, nkeys;
+	struct u64map skey_ix;		/* hash of a key -> index in skeys */
 
 	struct mapping *maps;	/* MAPPINGS, the first nmaps used */
 	uint32_t nmaps;
@@ -309,32 +310,12 @@ static uint64_t *path_last(struct replay_plan *p, uint32_t id)
 	return &p->path_last[id];
 }
 
-static uint32_t key_hash(uint32_t tid, uint64_t ctx)
+static uint64_t key_hash(const struct replay_plan *p, uint32_t pid, uint32_t tid,
+			 uint64_t ctx)
 {
-	return (uint32_t)((tid ^ ctx ^ (ctx >> 32)) * 2654435761u);
-}
+	uint64_t k[2] = { (uint64_t)pid << 32 | tid, ctx };
 
-static int skeys_grow(struct replay_plan *p)
-{
-	uint32_t cap = p->skey_cap ? p->skey_cap * 2 : 1024;
-	struct stream_key *k = calloc(cap, sizeof(*k)), *old = p->skeys;
-
-	if (!k)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < p->skey_cap; i++) {
-		uint32_t h;
-
-		if (!old[i].index)
-			continue;
-		h = key_hash(old[i].tid, old[i].ctx) & (cap - 1);
-		while (k[h].index)
-			h = (h + 1) & (cap - 1);
-		k[h] = old[i];
-	}
-	free(old);
-	p->skeys = k;
-	p->skey_cap = cap;
-	return 0;
+	return hash_bytes(k, sizeof(k), p->skey_ix.seed);
 }
 
 static bool routes_async(const struct replay_plan *p, uint32_t stream)
@@ -384,23 +365,34 @@ static void push_op(struct replay_plan *p, const struct replay_op *op)
 		p->o.push(p->o.eng, p->stream_lane[op->stream], op->seq);
 }
 
-/* The key slot of (pid, tid, ctx): found, or the empty slot where it goes
- * (made room for first). NULL on ENOMEM. A thread's key has ctx 0, an
- * asynchronous stream's tid 0 (no task has tid 0). */
+/* The key of (pid, tid, ctx): found, or made empty (index 0). NULL on
+ * ENOMEM. A thread's key has ctx 0, an asynchronous stream's tid 0 (no
+ * task has tid 0). The pointer is good until the next call. */
 static struct stream_key *skey_slot(struct replay_plan *p, uint32_t pid, uint32_t tid,
 				    uint64_t ctx)
 {
-	uint32_t h;
+	uint64_t h = key_hash(p, pid, tid, ctx), *v;
+	uint32_t pos = 0;
 
-	if (p->nkeys * 2 >= p->skey_cap && skeys_grow(p) < 0)
-		return NULL;
-	h = key_hash(tid, ctx) & (p->skey_cap - 1);
-	while (p->skeys[h].index) {
-		if (p->skeys[h].tid == tid && p->skeys[h].pid == pid && p->skeys[h].ctx == ctx)
-			break;
-		h = (h + 1) & (p->skey_cap - 1);
+	while ((v = map_next(&p->skey_ix, h, &pos))) {
+		struct stream_key *k = &p->skeys[*v];
+
+		if (k->tid == tid && k->pid == pid && k->ctx == ctx)
+			return k;
 	}
-	return &p->skeys[h];
+	if (p->nkeys == p->skey_cap) {
+		uint32_t cap = p->skey_cap ? p->skey_cap * 2 : 256;
+		struct stream_key *n = realloc(p->skeys, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		p->skeys = n;
+		p->skey_cap = cap;
+	}
+	if (map_add(&p->skey_ix, h, p->nkeys))
+		return NULL;
+	p->skeys[p->nkeys] = (struct stream_key){ .pid = pid, .tid = tid, .ctx = ctx };
+	return &p->skeys[p->nkeys++];
 }
 
 /* The stream of a captured thread: index, or -ENOMEM. *after: the seq its
@@ -419,8 +411,6 @@ static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid, uint64_t
 	idx = stream_add(p, pid, tid, false, 0);
 	if (idx < 0)
 		return idx;
-	if (!k->index)
-		p->nkeys++;
 	*k = (struct stream_key){ .pid = pid, .tid = tid, .index = (uint32_t)idx + 1 };
 	return idx;
 }
@@ -439,7 +429,6 @@ static int stream_of_ctx(struct replay_plan *p, uint32_t pid, uint64_t ctx)
 	idx = stream_add(p, pid, 0, true, ctx);
 	if (idx < 0)
 		return idx;
-	p->nkeys++;
 	*k = (struct stream_key){ .pid = pid, .ctx = ctx, .index = (uint32_t)idx + 1 };
 	return idx;
 }
@@ -488,10 +477,8 @@ static int note_start(struct replay_plan *p, uint32_t pid, uint32_t tid)
 	k = skey_slot(p, pid, tid, 0);
 	if (!k)
 		return -ENOMEM;
-	if (!k->index) {
-		p->nkeys++;
+	if (!k->index)
 		*k = (struct stream_key){ .pid = pid, .tid = tid, .index = NO_STREAM };
-	}
 	k->after = p->next_seq - 1;
 	return 0;
 }
@@ -1538,6 +1525,7 @@ struct replay_plan *replay_plan_new(const struct replay_plan_opts *o, char *err,
 		return NULL;
 	}
 	map_init(&p->map_index, map_seed());
+	map_init(&p->skey_ix, map_seed());
 	p->m = model_new();
 	p->win = calloc(REPLAY_WINDOW, sizeof(*p->win));
 	if (!p->m || !p->win) {
@@ -1574,5 +1562,6 @@ void replay_plan_free(struct replay_plan *p)
 	free(p->streams);
 	free(p->stream_lane);
 	free(p->skeys);
+	map_fini(&p->skey_ix);
 	free(p);
 }
