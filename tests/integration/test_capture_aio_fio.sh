@@ -3,8 +3,7 @@
 # records riot captures are fio's requests, in number and bytes per
 # direction (fio's JSON total_ios and io_bytes), each 4 KiB at an aligned
 # offset of fio's file, named by its path, in one AIO context; reports and
-# replay name them aio:pread and aio:pwrite too (replay does not issue them
-# yet: they count as unreplayable).
+# replay name them aio:pread and aio:pwrite too, and replay issues each.
 . "$(dirname "$0")/lib.sh"
 . "$IT_DIR/replay_lib.sh"
 require_capture
@@ -48,8 +47,9 @@ for op, d in (("aio:pread", "read"), ("aio:pwrite", "write")):
     eq(op + " info ops", info["ops"].get(op), job[d]["total_ios"])
     eq(op + " report count, bytes", (report.get(op, {}).get("count"), report.get(op, {}).get("bytes")),
        (job[d]["total_ios"], job[d]["io_bytes"]))
-    eq(op + " replay ops, unreplayable", (replay.get(op, {}).get("ops"), replay.get(op, {}).get("unreplayable")),
-       (job[d]["total_ios"],) * 2)
+    eq(op + " replay ops, issued, unreplayable, bytes",
+       tuple(replay.get(op, {}).get(k) for k in ("ops", "issued", "unreplayable", "bytes")),
+       (job[d]["total_ios"], job[d]["total_ios"], 0, job[d]["io_bytes"]))
 eq("aio ops besides pread and pwrite", sorted({r["op"] for r in reqs} - {"aio:pread", "aio:pwrite"}), [])
 eq("requests not of 4096 bytes at an aligned offset inside the 4 MiB file",
    [r for r in reqs if r.get("count") != 4096 or r.get("ret") != 4096

@@ -21,7 +21,8 @@ ex = t.procs("exec")
 t.wpid = ex[0]["pid"] if ex else -1
 a, b, c, d = (t.path(x) for x in ("a.dat", "b.dat", "c.dat", "d"))
 AT_FDCWD, FIXED, STATX_SIZE = -100, 1, 0x200
-ring = [r for r in t.calls(pid=t.wpid) if r["op"].startswith("io_uring:") or r["op"] == "pwrite64"]
+ring = [r for r in t.calls(pid=t.wpid, asynchronous=True)
+        if r["op"].startswith("io_uring:") or r["op"] == "pwrite64"]
 t.expect_seq("uring_ops", ring, [
     E("io_uring:openat", dirfd=AT_FDCWD, path=a, path_raw=a, flags=O_CREAT | O_RDWR | O_TRUNC | 0o100000,
       mode=0o644, ret=5, created=1, size=0, fd=ABSENT, ctx=1),
