@@ -164,6 +164,17 @@ static void clone_args(struct riot_syscall *sc)
 	sc->value_len = 0;
 }
 
+/* A page of a mapping holds the file's bytes up to its end: that many are
+ * its result (the tail of the last page is no file data), as a read of
+ * the same range returns. */
+static void mmap_result(struct riot_syscall *sc)
+{
+	if ((sc->sys != RIOT_SYS_mmap_read && sc->sys != RIOT_SYS_mmap_write) ||
+	    !(sc->has & RIOT_HAS_SIZE) || sc->off + sc->count <= sc->size)
+		return;
+	sc->ret = sc->off < sc->size ? (int64_t)(sc->size - sc->off) : 0;
+}
+
 static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 {
 	struct riot_syscall *sc = &rec->sc;
@@ -219,6 +230,7 @@ static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 	}
 	clone_args(sc);
 	uring_convert(sc);
+	mmap_result(sc);
 	return 1;
 }
 

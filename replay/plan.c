@@ -980,8 +980,12 @@ static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
 		return;
 	}
 	twin.sys = (uint16_t)sys;
+	/* the last page of a file holds the file's bytes up to its end, its
+	 * result (capture cuts it there): those are moved, as captured */
+	if (sc->ret > 0 && (uint64_t)sc->ret < sc->count)
+		twin.count = (uint64_t)sc->ret;
 	plan_data(p, op, &twin, sys == RIOT_SYS_pread64 ? ACT_READ : ACT_WRITE);
-	/* a page moved has no result of its own: its range was moved whole */
+	/* a page without a result of its own was moved whole */
 	if (op->ret == 0)
 		op->ret = (int64_t)op->count;
 }
