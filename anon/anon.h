@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/log.h"
+
 #define ANON_TOKEN_LEN 16	/* base32 characters of a hashed component:
 				 * 80 bits of the HMAC */
 #define ANON_COMM_LEN 15	/* of a process name (a kernel comm's most) */
@@ -111,14 +113,15 @@ struct anon_stats {
 				 * neither has the output */
 };
 
-/* Streams log in into a new log out (truncated), in bounded memory apart
+/* Streams log in (one log, or the segments of one capture read as one)
+ * into a new log out (truncated), in bounded memory apart
  * from the resolver's (model/: it grows with the distinct paths, as for
  * every reader), so logs of any length pass. The header keeps the
  * kernel, architecture and clock; the host name becomes "anonymized", the
  * command line "riot anonymize" with the options that shaped the names,
  * the riot version this one's; the target and capture options are
  * dropped. On error out is removed. */
-int anon_log(const char *in, const char *out, const struct anon_opts *o,
+int anon_log(const struct riot_logs *in, const char *out, const struct anon_opts *o,
 	     struct anon_stats *st, char *err, size_t errlen);
 
 #endif

@@ -14,7 +14,7 @@
 #include "lib/cli.h"
 
 const char cmd_anonymize_help[] =
-	"Usage: riot anonymize IN -o OUT [--key-file F] [--keep-ext] [--keep PREFIX]...\n"
+	"Usage: riot anonymize IN... -o OUT [--key-file F] [--keep-ext] [--keep PREFIX]...\n"
 	"\n"
 	"Writes a copy of the log IN whose names cannot be read, so it can leave\n"
 	"the host, and replays like IN: the same calls, sizes, offsets, times,\n"
@@ -47,8 +47,8 @@ const char cmd_anonymize_help[] =
 	"\n"
 	"A log cut short (a killed capture) gives a copy cut short at the same\n"
 	"record. Records of types a newer riot wrote are left out and counted.\n"
-	"One log at a time: the segments of a rotated capture are anonymised one\n"
-	"by one, with one --key-file so their names agree.\n";
+	"Several logs are the segments of one rotated capture, in order: they\n"
+	"are read as one log and written as one (whole) log.\n";
 
 /* The key from a file: all of its bytes, 1 to ANON_KEY_MAX. */
 static int read_key(const char *path, uint8_t **key, size_t *len)
@@ -182,10 +182,6 @@ int cmd_anonymize(int argc, char **argv)
 		free(keep);
 		return riot_usage(optind == argc ? "give a .riot log" : "-o OUT is required");
 	}
-	if (optind != argc - 1) {
-		free(keep);
-		return riot_usage("one log at a time (anonymise each segment with one --key-file)");
-	}
 	if ((rc = riot_check_output(out))) {
 		riot_err("%s: %s", out, strerror(-rc));
 		free(keep);
@@ -197,7 +193,9 @@ int cmd_anonymize(int argc, char **argv)
 		return RIOT_EXIT_FAIL;
 	}
 	o.key = key;
-	rc = anon_log(argv[optind], out, &o, &st, err, sizeof(err));
+	rc = anon_log(&(struct riot_logs){ (const char *const *)argv + optind,
+					   (unsigned)(argc - optind) },
+		      out, &o, &st, err, sizeof(err));
 	memset(key, 0, o.key_len);
 	free(key);
 	free(keep);

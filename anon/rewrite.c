@@ -287,16 +287,18 @@ static int pass_run(struct pass *p, const char *in, const char *out, const struc
 	return 0;
 }
 
-int anon_log(const char *in, const char *out, const struct anon_opts *o,
+int anon_log(const struct riot_logs *in, const char *out, const struct anon_opts *o,
 	     struct anon_stats *st, char *err, size_t errlen)
 {
 	struct pass p = { .st = st };
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (same_file(in, out)) {
-		snprintf(err, errlen, "%s: the output is the input", out);
-		return -EINVAL;
+	for (unsigned i = 0; i < in->n; i++) {
+		if (same_file(in->paths[i], out)) {
+			snprintf(err, errlen, "%s: the output is an input", out);
+			return -EINVAL;
+		}
 	}
 	p.a = anon_new(o, err, errlen);
 	if (!p.a)
@@ -309,12 +311,12 @@ int anon_log(const char *in, const char *out, const struct anon_opts *o,
 		rc = -ENOMEM;
 		goto out;
 	}
-	p.rd = riot_reader_open(in, err, errlen);
+	p.rd = riot_reader_open_logs(in, err, errlen);
 	if (!p.rd) {
 		rc = -errno;
 		goto out;
 	}
-	rc = pass_run(&p, in, out, o, err, errlen);
+	rc = pass_run(&p, in->paths[0], out, o, err, errlen);
 	st->comps = *anon_counts(p.a);
 	if (p.w) {
 		if (rc || !st->complete) {

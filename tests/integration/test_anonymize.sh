@@ -292,7 +292,7 @@ bad 1 "a missing key" "$T/orig.riot" -o "$T/bad.riot" --key-file "$T/nokey"
 bad 1 "a directory as key" "$T/orig.riot" -o "$T/bad.riot" --key-file "$T"
 bad 2 "a relative --keep" "$T/orig.riot" -o "$T/bad.riot" --keep usr
 bad 2 "--keep /" "$T/orig.riot" -o "$T/bad.riot" --keep /
-bad 2 "two logs" "$T/orig.riot" "$T/a1.riot" -o "$T/bad.riot"
+bad 1 "two logs that are no segments" "$T/orig.riot" "$T/a1.riot" -o "$T/bad.riot"
 bad 2 "no -o" "$T/orig.riot"
 bad 1 "a missing log" "$T/none.riot" -o "$T/bad.riot"
 printf 'not a log at all' >"$T/junk.riot"
@@ -309,3 +309,30 @@ cmp -s "$T/a1.riot" "$T/same.riot" || fail "the input as output: the input chang
 grep -q 'cut short' "$T/cut.out" || fail "a cut log: the summary does not say so"
 "$RIOT" info --json "$T/cut-a.riot" | grep -q '"complete": *false' || fail "a cut log: the copy is complete"
 echo "bad keys, prefixes, arguments and logs: one line each, nothing written"
+
+# the segments of a rotated capture, read as one log and written as one:
+# the same calls, per syscall, as the segments hold together
+RW=$T/rot
+mkdir -p "$RW"
+"$RIOT" capture -q -o "$T/seg.riot" --rotate 8K -- "$BIN/rotwork" "$RW" 400 0 >/dev/null 2>"$T/seg.err" ||
+	fail "rotated capture: $(cat "$T/seg.err")"
+segs=("$T"/seg.0*.riot)
+[ "${#segs[@]}" -ge 3 ] || fail "rotated capture: ${#segs[@]} segments, want 3 or more"
+"$RIOT" anonymize "${segs[@]}" -o "$T/seg-a.riot" --key-file "$T/key1" >/dev/null 2>"$T/seg.err" ||
+	fail "anonymize of ${#segs[@]} segments: $(cat "$T/seg.err")"
+"$RIOT" info --json "${segs[@]}" >"$T/seg.info" || fail "riot info of the segments"
+"$RIOT" info --json "$T/seg-a.riot" >"$T/seg-a.info" || fail "riot info of the anonymised segments"
+python3 - "$T/seg.info" "$T/seg-a.info" <<'PY' || fail "the anonymised segments differ from the segments"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("ops", "events", "syscalls", "bytes_read", "bytes_written", "drops", "unresolved_fds"):
+    if a.get(k) != b.get(k):
+        print("%s: segments %r, anonymised %r" % (k, a.get(k), b.get(k)), file=sys.stderr)
+        sys.exit(1)
+if "segments" not in a or "segments" in b:
+    print("segments: the input's %r, the copy's %r" % (a.get("segments"), b.get("segments")),
+          file=sys.stderr)
+    sys.exit(1)
+PY
+bad 1 "segments out of order" "${segs[1]}" "${segs[0]}" -o "$T/bad.riot"
+echo "the ${#segs[@]} segments of a rotated capture anonymised as one log"

@@ -267,7 +267,7 @@ static void log_pass(const char *dir)
 	snprintf(in, sizeof(in), "%s/in.riot", dir);
 	snprintf(outp, sizeof(outp), "%s/out.riot", dir);
 	write_log(in, true);
-	CHECK_EQ(anon_log(in, outp, &o, &st, err, sizeof(err)), 0);
+	CHECK_EQ(anon_log(RIOT_LOGS_ONE(in), outp, &o, &st, err, sizeof(err)), 0);
 	CHECK_U64(st.records, 9);
 	CHECK_U64(st.xattr_values, 1);
 	CHECK_U64(st.device_notes, 1);
@@ -344,13 +344,13 @@ static void log_pass(const char *dir)
 	riot_reader_close(r);
 
 	/* the output may not be the input; a failed pass leaves no output */
-	CHECK_EQ(anon_log(in, in, &o, &st, err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "the output is the input") != NULL);
-	CHECK_EQ(anon_log("/nonexistent/in.riot", outp, &o, &st, err, sizeof(err)), -ENOENT);
+	CHECK_EQ(anon_log(RIOT_LOGS_ONE(in), in, &o, &st, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the output is an input") != NULL);
+	CHECK_EQ(anon_log(RIOT_LOGS_ONE("/nonexistent/in.riot"), outp, &o, &st, err, sizeof(err)), -ENOENT);
 
 	/* a log cut short gives a copy cut short, with every record */
 	write_log(in, false);
-	CHECK_EQ(anon_log(in, outp, &o, &st, err, sizeof(err)), 0);
+	CHECK_EQ(anon_log(RIOT_LOGS_ONE(in), outp, &o, &st, err, sizeof(err)), 0);
 	CHECK(!st.complete);
 	CHECK_U64(st.records, 9);
 	r = riot_reader_open(outp, err, sizeof(err));
