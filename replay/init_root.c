@@ -160,19 +160,26 @@ static int check_marked(const char *real, bool mark, char *err, size_t errlen)
 	rc = read_marker(fd);
 	if (rc == 0) {
 		rc = is_empty(fd);
-		if (rc == 0) {
+		if (rc > 0 && mark && (rc = write_marker(fd)) < 0) {
+			snprintf(err, errlen, "%s/%s: %s", real, REPLAY_ROOT_MARKER, strerror(-rc));
+			goto out;
+		}
+		/* not empty: another riot may have marked it (and begun to
+		 * fill it) since the first look, as the replays of a fleet on
+		 * one shared root do; its marker came first */
+		if (rc == 0 && (rc = read_marker(fd)) == 0) {
 			snprintf(err, errlen, "%s is not empty and has no %s marker: "
 				 "refusing to write into it", real, REPLAY_ROOT_MARKER);
 			rc = -ENOTEMPTY;
-		} else if (rc > 0 && mark && (rc = write_marker(fd)) < 0) {
-			snprintf(err, errlen, "%s/%s: %s", real, REPLAY_ROOT_MARKER, strerror(-rc));
+			goto out;
 		}
-	} else if (rc == -EEXIST) {
+	}
+	if (rc == -EEXIST)
 		snprintf(err, errlen, "%s/%s was not written by riot: refusing to use %s",
 			 real, REPLAY_ROOT_MARKER, real);
-	} else if (rc < 0) {
+	else if (rc < 0)
 		snprintf(err, errlen, "%s/%s: %s", real, REPLAY_ROOT_MARKER, strerror(-rc));
-	}
+out:
 	close(fd);
 	return rc < 0 ? rc : 0;
 }
