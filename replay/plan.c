@@ -1346,6 +1346,10 @@ static void plan_other_shard(struct replay_plan *p, const struct riot_syscall *s
 	memcpy(p->skipped, skipped, sizeof(skipped));
 }
 
+/* The stream key of a process's mmap pages: no ring id, AIO context or
+ * mapping address is this. */
+#define MMAP_STREAM_CTX UINT64_MAX
+
 static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 			const struct model_op *mop)
 {
@@ -1365,8 +1369,13 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 		return 0;
 	}
 	if (async) {
+		/* a process's pages of all its mappings share one stream:
+		 * a fault holds its thread, so they are never in flight
+		 * together, and a stream per mapping would cost a ring and
+		 * fds per mapping (a program maps every library it loads) */
 		after = 0;
-		stream = stream_of_ctx(p, sc->pid, sc->ctx);
+		stream = stream_of_ctx(p, sc->pid, sc->sys == RIOT_SYS_mmap_read ||
+					sc->sys == RIOT_SYS_mmap_write ? MMAP_STREAM_CTX : sc->ctx);
 	} else {
 		stream = stream_of(p, sc->pid, sc->tid, &after);
 	}
