@@ -56,22 +56,29 @@ print("%.0f %d" % (j["read"]["iops"] + j["write"]["iops"],
 PY
 }
 
-# The capture's asynchronous requests and their bytes: "requests bytes".
+# The capture's io_uring and AIO requests and the bytes they moved: "requests bytes".
 info_fig() {
-	"$RIOT" info "$1" --json | python3 -c '
+	"$RIOT" dump "$1" --format jsonl --type syscall | python3 -c '
 import json, sys
-d = json.load(sys.stdin)
-print(sum(n for k, n in d["ops"].items() if k.startswith(("io_uring:", "aio:"))), d["bytes_read"] + d["bytes_written"])'
+n = b = 0
+for line in sys.stdin:
+    r = json.loads(line)
+    if r.get("op", "").startswith(("io_uring:", "aio:")):
+        n += 1
+        b += max(r.get("ret", 0), 0) if "read" in r["op"] or "write" in r["op"] else 0
+print(n, b)'
 }
 
-# The replay's: "iops bytes depth_cap_max depth_cap_p50 depth_rep_max depth_rep_p50".
+# The replay's, of those requests: "iops bytes depth_cap_max depth_cap_p50 depth_rep_max depth_rep_p50".
 replay_fig() {
 	python3 - "$1" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-n = sum(v["issued"] for k, v in r["syscalls"].items() if k.startswith(("io_uring:", "aio:")))
+mine = {k: v for k, v in r["syscalls"].items() if k.startswith(("io_uring:", "aio:"))}
+n = sum(v["issued"] for v in mine.values())
+nbytes = sum(v["bytes"] for v in mine.values())
 secs = r["elapsed_ns"] / 1e9
-print("%.0f %d %d %d %d %d" % (n / secs if secs and n else 0, r["bytes_read"] + r["bytes_written"],
+print("%.0f %d %d %d %d %d" % (n / secs if secs and n else 0, nbytes,
       r.get("async_depth_captured_max", 0), r.get("async_depth_captured_p50", 0),
       r.get("async_depth_replayed_max", 0), r.get("async_depth_replayed_p50", 0)))
 PY
