@@ -84,7 +84,8 @@ struct replay_plan {
 	struct async_state *astate;	/* by stream, asynchronous ones only */
 	uint32_t nstreams, cap_streams;
 	struct stream_key *skeys;	/* every (pid, tid, ctx) seen */
-	uint32_t skey_cap, nkeys;
+	uint64_t skey_cap;
+	uint32_t nkeys;
 	struct u64map skey_ix;		/* hash of a key -> index in skeys */
 
 	struct mapping *maps;	/* MAPPINGS, the first nmaps used */
@@ -380,15 +381,8 @@ static struct stream_key *skey_slot(struct replay_plan *p, uint32_t pid, uint32_
 		if (k->tid == tid && k->pid == pid && k->ctx == ctx)
 			return k;
 	}
-	if (p->nkeys == p->skey_cap) {
-		uint32_t cap = p->skey_cap ? p->skey_cap * 2 : 256;
-		struct stream_key *n = realloc(p->skeys, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		p->skeys = n;
-		p->skey_cap = cap;
-	}
+	if (grow((void **)&p->skeys, &p->skey_cap, p->nkeys, sizeof(*p->skeys)) < 0)
+		return NULL;
 	if (map_add(&p->skey_ix, h, p->nkeys))
 		return NULL;
 	p->skeys[p->nkeys] = (struct stream_key){ .pid = pid, .tid = tid, .ctx = ctx };
