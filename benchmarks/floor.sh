@@ -11,6 +11,12 @@
 # gives riot's elapsed over the floor's (medians of REPS runs, dirty pages
 # synced before each). Target: <= 1.15x.
 #
+# The measured floor is replay_floor --measure: the same loop, each call
+# timed by two clock reads into a histogram and each write's bytes made
+# unique per block as riot's --fill random makes them. What separates it
+# from the floor is the price of measuring at all; what separates riot
+# from it is riot's own machinery (queues, dependencies, accounting).
+#
 # fio: while riot captures the fio run, fio writes its own iolog
 # (--write_iolog); fio then replays that iolog (--read_iolog,
 # replay_no_stall=1) with its psync and io_uring engines, and riot replays
@@ -63,8 +69,8 @@ fresh_root() { "$RIOT" init "$1" --root "$2" >/dev/null 2>&1; sync; }
 
 printf '\nfloor: riot as fast as possible against replay_floor (one thread, pre-opened files, a\n'
 printf 'pre-decoded array of preads and pwrites); median elapsed of %d runs, riot/floor\n' "$REPS"
-head=$(printf '%-10s %8s %12s' trace "data ops" floor)
-for e in $ENGINES; do head+=$(printf ' %12s %8s' "$e" "/floor"); done
+head=$(printf '%-10s %8s %12s %12s %8s' trace "data ops" floor measured "/floor")
+for e in $ENGINES; do head+=$(printf ' %12s %8s %8s' "$e" "/floor" "/meas."); done
 echo "$head"
 declare -A floor_ratio
 for t in fio dd pread; do
@@ -72,12 +78,16 @@ for t in fio dd pread; do
 	[ -s "$log" ] || continue
 	root=$work/root-$t
 	: >"$work/floor.ns"
+	: >"$work/measured.ns"
 	for e in $ENGINES; do : >"$work/$e.ns"; done
 	ops=n/a
 	for _ in $(seq "$REPS"); do
 		fresh_root "$log" "$root"
 		"$BENCH/replay_floor" "$log" --root "$root" --rounds 1 >"$work/floor.out" 2>&1 &&
 			{ read -r _ ops _ _ _ ns _ <"$work/floor.out"; echo "$ns" >>"$work/floor.ns"; }
+		fresh_root "$log" "$root"
+		"$BENCH/replay_floor" "$log" --root "$root" --rounds 1 --measure >"$work/floor.out" 2>&1 &&
+			{ read -r _ _ _ _ _ ns _ <"$work/floor.out"; echo "$ns" >>"$work/measured.ns"; }
 		for e in $ENGINES; do
 			fresh_root "$log" "$root"
 			"$RIOT" replay "$log" --root "$root" --no-init --speed 0 --engine "$e" --json >"$work/r.json" 2>/dev/null &&
@@ -85,15 +95,19 @@ for t in fio dd pread; do
 		done
 	done
 	fl=$(median <"$work/floor.ns")
-	row=$(printf '%-10s %8s %12s' "$t" "$ops" "$fl")
+	me=$(median <"$work/measured.ns")
+	row=$(printf '%-10s %8s %12s %12s %8s' "$t" "$ops" "$fl" "$me" "$(div "$me" "$fl")x")
 	out "floor_${t}_floor_ns" "$fl"
+	out "floor_${t}_measured_ns" "$me"
+	out "floor_${t}_measured_over_floor" "$(div "$me" "$fl")"
 	for e in $ENGINES; do
 		m=$(median <"$work/$e.ns")
 		r=$(div "$m" "$fl")
 		floor_ratio[$t-$e]=$r
-		row+=$(printf ' %12s %8s' "$m" "${r}x")
+		row+=$(printf ' %12s %8s %8s' "$m" "${r}x" "$(div "$m" "$me")x")
 		out "floor_${t}_${e}_ns" "$m"
 		out "floor_${t}_${e}_over_floor" "$r"
+		out "floor_${t}_${e}_over_measured" "$(div "$m" "$me")"
 	done
 	echo "$row"
 	rm -rf "$root"

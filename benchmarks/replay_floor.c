@@ -1,7 +1,7 @@
 /* benchmarks/replay_floor.c: the speed floor of a replay, the least time
  * a replayer can take for a log's data operations on this machine.
  *
- *   replay_floor LOG --root ROOT [--rounds N]
+ *   replay_floor LOG --root ROOT [--rounds N] [--measure]
  *
  * Reads LOG once through riot's reader and resolver (the operations riot
  * export fio would give fio: every read and write at its captured offset
@@ -12,6 +12,13 @@
  * issued in log order in that one thread: a floor for single-stream logs.
  * Writes write a buffer of random bytes.
  *
+ * --measure adds what any replay that measures must add, nothing else:
+ * each call timed by two clock reads into a latency histogram (lib/hist),
+ * and a write's bytes made for its block by riot's fill (--fill random:
+ * unique blocks, so no filesystem is flattered), outside the call's time.
+ * The gap between the two floors is the price of measuring; the gap
+ * between this floor and riot is riot's own machinery.
+ *
  * Prints "ops N threads T elapsed_ns E ops_per_s R" with the best round's
  * elapsed time (first call to last return). Exits 1 on any error.
  */
@@ -19,6 +26,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +34,8 @@
 #include <unistd.h>
 
 #include "convert/fio.h"
+#include "lib/hist.h"
+#include "replay/fill.h"
 
 enum verb { V_READ, V_WRITE, V_FSYNC, V_FDATASYNC };
 
@@ -105,31 +115,47 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* One round: every op in order. 0, or -errno of the first call that failed. */
-static int issue(const struct floor *f, char *buf)
+static ssize_t call(const struct floor_op *o, int fd, char *buf)
 {
+	switch (o->verb) {
+	case V_READ:
+		return pread(fd, buf, o->len, (off_t)o->off);
+	case V_WRITE:
+		return pwrite(fd, buf, o->len, (off_t)o->off);
+	case V_FSYNC:
+		return fsync(fd);
+	default:
+		return fdatasync(fd);
+	}
+}
+
+/* One round with the price of measuring (--measure); h: the latencies. */
+static int issue_measured(const struct floor *f, char *buf, struct hist *h)
+{
+	static const struct fill random_fill = { .kind = FILL_RANDOM };
+
 	for (size_t i = 0; i < f->nops; i++) {
 		const struct floor_op *o = &f->ops[i];
-		int fd = f->fds[o->file];
-		ssize_t n = 0;
+		uint64_t t0;
+		ssize_t n;
 
-		switch (o->verb) {
-		case V_READ:
-			n = pread(fd, buf, o->len, (off_t)o->off);
-			break;
-		case V_WRITE:
-			n = pwrite(fd, buf, o->len, (off_t)o->off);
-			break;
-		case V_FSYNC:
-			n = fsync(fd);
-			break;
-		default:
-			n = fdatasync(fd);
-			break;
-		}
+		if (o->verb == V_WRITE)
+			fill_bytes(&random_fill, o->file, o->off, buf, o->len);
+		t0 = now_ns();
+		n = call(o, f->fds[o->file], buf);
+		hist_add(h, now_ns() - t0);
 		if (n < 0)
 			return -errno;
 	}
+	return 0;
+}
+
+/* One round: every op in order. 0, or -errno of the first call that failed. */
+static int issue(const struct floor *f, char *buf)
+{
+	for (size_t i = 0; i < f->nops; i++)
+		if (call(&f->ops[i], f->fds[f->ops[i].file], buf) < 0)
+			return -errno;
 	return 0;
 }
 
@@ -146,9 +172,10 @@ static void floor_free(struct floor *f)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: replay_floor LOG --root ROOT [--rounds N]\n"
+	fprintf(stderr, "usage: replay_floor LOG --root ROOT [--rounds N] [--measure]\n"
 		"  --root ROOT   where riot init LOG --root ROOT made the tree (required)\n"
-		"  --rounds N    rounds over the operations, the best is printed (default 3)\n");
+		"  --rounds N    rounds over the operations, the best is printed (default 3)\n"
+		"  --measure     time each call and make each write's bytes, as riot does\n");
 	exit(2);
 }
 
@@ -157,6 +184,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "rounds", required_argument, NULL, 'n' },
+		{ "measure", no_argument, NULL, 'm' },
 		{ 0 },
 	};
 	struct floor *f = calloc(1, sizeof(*f));
@@ -165,6 +193,8 @@ int main(int argc, char **argv)
 	const char *root = NULL;
 	uint64_t best = UINT64_MAX;
 	unsigned rounds = 3;
+	bool measure = false;
+	struct hist *h = NULL;
 	char err[512], *buf;
 	int c, rc;
 
@@ -175,6 +205,8 @@ int main(int argc, char **argv)
 			root = optarg;
 		else if (c == 'n')
 			rounds = (unsigned)strtoul(optarg, NULL, 10);
+		else if (c == 'm')
+			measure = true;
 		else
 			usage();
 	}
@@ -198,16 +230,20 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (posix_memalign((void **)&buf, 4096, f->max_len ? f->max_len : 4096)) {
+	if (posix_memalign((void **)&buf, 4096, f->max_len ? f->max_len : 4096) ||
+	    (measure && !(h = malloc(sizeof(*h))))) {
 		floor_free(f);
 		return 1;
 	}
 	for (size_t i = 0; i < (f->max_len ? f->max_len : 4096); i++)
 		buf[i] = (char)rand();
 	for (unsigned r = 0; r < rounds; r++) {
-		uint64_t t0 = now_ns(), t;
+		uint64_t t0, t;
 
-		rc = issue(f, buf);
+		if (h)
+			hist_init(h);
+		t0 = now_ns();
+		rc = h ? issue_measured(f, buf, h) : issue(f, buf);
 		t = now_ns() - t0;
 		if (rc) {
 			fprintf(stderr, "replay_floor: %s\n", strerror(-rc));
@@ -220,6 +256,7 @@ int main(int argc, char **argv)
 		printf("ops %zu threads %u elapsed_ns %" PRIu64 " ops_per_s %.0f\n", f->nops,
 		       f->ntids, best, best ? (double)f->nops * 1e9 / (double)best : 0.0);
 	free(buf);
+	free(h);
 	floor_free(f);
 	return rc ? 1 : 0;
 }
