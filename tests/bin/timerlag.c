@@ -3,7 +3,14 @@
  * 1 ns, and the percentiles of the lateness. It is the floor under any
  * scheduler that sleeps, riot replay's included (benchmarks/replay.sh
  * prints it beside riot's issue delay).
- * usage: timerlag [-n N] [--gap-us US]; prints "p50 P90 P99 MAX" in ns. */
+ *
+ * --spin: the floor under any scheduler, one that never sleeps: N due
+ * times GAP apart, each waited for by spinning on the clock, so what is
+ * left of the lateness is the machine taking the CPU away (a hypervisor's
+ * steal, interrupts, another task): no pacer on this machine can keep a
+ * schedule better than this.
+ * usage: timerlag [-n N] [--gap-us US] [--spin]; prints "p50 P90 P99 MAX"
+ * in ns. */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +35,10 @@ static int cmp_u64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = { { "gap-us", required_argument, NULL, 'g' }, { 0 } };
+	static const struct option opts[] = { { "gap-us", required_argument, NULL, 'g' },
+					      { "spin", no_argument, NULL, 's' }, { 0 } };
 	unsigned long n = 2000, gap_us = 200;
+	int spin = 0;
 	uint64_t *late;
 	int c;
 
@@ -38,15 +47,27 @@ int main(int argc, char **argv)
 			n = strtoul(optarg, NULL, 10);
 		else if (c == 'g')
 			gap_us = strtoul(optarg, NULL, 10);
+		else if (c == 's')
+			spin = 1;
 		else
 			return 2;
 	}
 	if (!n || !(late = malloc(n * sizeof(*late)))) {
-		fprintf(stderr, "usage: timerlag [-n N] [--gap-us US]\n");
+		fprintf(stderr, "usage: timerlag [-n N] [--gap-us US] [--spin]\n");
 		return 2;
 	}
 	prctl(PR_SET_TIMERSLACK, 1UL);
-	for (unsigned long i = 0; i < n; i++) {
+	if (spin) {
+		uint64_t due = now_ns(), t;
+
+		for (unsigned long i = 0; i < n; i++) {
+			due += gap_us * 1000;
+			while ((t = now_ns()) < due)
+				;
+			late[i] = t - due;
+		}
+	}
+	for (unsigned long i = 0; i < n && !spin; i++) {
 		uint64_t due = now_ns() + gap_us * 1000;
 		struct timespec ts = { (time_t)(due / 1000000000u), (long)(due % 1000000000u) };
 
