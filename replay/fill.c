@@ -103,7 +103,8 @@ static void fill_block(unsigned nrandom, uint64_t seed, uint64_t block, unsigned
 		v = pad[i] ^ k[i & 3];
 		memcpy(out + i * 8, &v, nrandom % 8);
 	}
-	memset(out + nrandom, 0, FILL_BLOCK - nrandom);
+	if (nrandom < FILL_BLOCK)
+		memset(out + nrandom, 0, FILL_BLOCK - nrandom);
 }
 
 void fill_bytes(const struct fill *f, uint64_t seed, uint64_t off, void *buf, size_t len)
