@@ -91,7 +91,7 @@ void replay_engines_help(FILE *out);
 /* ---- the queue of one engine thread (queue.c) ----
  *
  * Op seqs handed by the plan's producer to one thread, in log order: a
- * ring that grows, under a lock. */
+ * ring that grows (its capacity a power of two), under a lock. */
 struct replay_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -104,6 +104,9 @@ int replay_queue_push(struct replay_queue *q, uint64_t seq);	/* 0, -ENOMEM */
 /* The next seq: 1; 0 when there is none (with wait, sleeps until one
  * comes or the queue is closed); -1 when closed and empty. */
 int replay_queue_pop(struct replay_queue *q, bool wait, uint64_t *seq);
+/* Up to max seqs at once, under one lock: how many (> 0); 0 and -1 as
+ * replay_queue_pop(). */
+int replay_queue_take(struct replay_queue *q, bool wait, uint64_t *seqs, unsigned max);
 /* No more seqs will come: wakes the thread. */
 void replay_queue_close(struct replay_queue *q);
 void replay_queue_free(struct replay_queue *q);

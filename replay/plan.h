@@ -45,6 +45,7 @@
 #define RIOT_REPLAY_PLAN_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -208,6 +209,12 @@ const char *replay_plan_error(const struct replay_plan *p);
 
 /* The op of seq (valid while it is in the window). */
 struct replay_op *replay_plan_op(struct replay_plan *p, uint64_t seq);
+/* Brings op's memory into the cache ahead of its turn. */
+static inline void replay_op_prefetch(const struct replay_op *op)
+{
+	for (size_t b = 0; b < sizeof(*op); b += 64)
+		__builtin_prefetch((const char *)op + b);
+}
 /* The first dependency of op not complete yet (a seq), 0 when ready. */
 uint64_t replay_op_blocker(const struct replay_plan *p, const struct replay_op *op);
 /* Marks op complete and wakes whoever waits for completions. */

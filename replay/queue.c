@@ -13,7 +13,7 @@ static int queue_grow(struct replay_queue *q)
 	if (!a)
 		return -ENOMEM;
 	for (size_t i = 0; i < q->len; i++)
-		a[i] = q->q[(q->head + i) % q->cap];
+		a[i] = q->q[(q->head + i) & (q->cap - 1)];
 	free(q->q);
 	q->q = a;
 	q->head = 0;
@@ -36,29 +36,32 @@ int replay_queue_push(struct replay_queue *q, uint64_t seq)
 		pthread_mutex_unlock(&q->lock);
 		return -ENOMEM;
 	}
-	q->q[(q->head + q->len) % q->cap] = seq;
+	q->q[(q->head + q->len) & (q->cap - 1)] = seq;
 	q->len++;
 	pthread_cond_signal(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
 
-int replay_queue_pop(struct replay_queue *q, bool wait, uint64_t *seq)
+int replay_queue_take(struct replay_queue *q, bool wait, uint64_t *seqs, unsigned max)
 {
-	int rc = 1;
+	unsigned n = 0;
 
 	pthread_mutex_lock(&q->lock);
 	while (wait && !q->len && !q->closed)
 		pthread_cond_wait(&q->cond, &q->lock);
-	if (q->len) {
-		*seq = q->q[q->head];
-		q->head = (q->head + 1) % q->cap;
+	for (; n < max && q->len; n++) {
+		seqs[n] = q->q[q->head];
+		q->head = (q->head + 1) & (q->cap - 1);
 		q->len--;
-	} else {
-		rc = q->closed ? -1 : 0;
 	}
 	pthread_mutex_unlock(&q->lock);
-	return rc;
+	return n ? (int)n : q->closed ? -1 : 0;
+}
+
+int replay_queue_pop(struct replay_queue *q, bool wait, uint64_t *seq)
+{
+	return replay_queue_take(q, wait, seq, 1);
 }
 
 void replay_queue_close(struct replay_queue *q)
