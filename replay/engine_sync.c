@@ -19,6 +19,8 @@
 #define SYNC_SPIN_NS 30000
 
 #define SYNC_MAX_THREADS 1024
+/* The first SYNC_SHARDS threads keep statistics of their own, without a
+ * lock; threads beyond them share SYNC_SHARDS more, under locks. */
 #define SYNC_SHARDS 8
 #define SYNC_STACK (256u << 10)
 
@@ -40,7 +42,7 @@ struct sync_engine {
 	struct replay_ctx *cx;
 	struct sync_lane *lanes[SYNC_MAX_THREADS];
 	unsigned nlanes;
-	struct sync_shard shards[SYNC_SHARDS];
+	struct sync_shard shards[2 * SYNC_SHARDS];
 	struct replay_fdmap *fds;	/* file object -> real fd */
 	struct replay_pace pace;
 	int thread_error;
@@ -116,18 +118,29 @@ static int64_t sync_issue(void *arg, const struct replay_op *op, struct replay_i
 	return rc;
 }
 
+/* The thread takes what its queue holds, up to SYNC_BATCH seqs under one
+ * lock, and fetches each op's memory while the one before it runs. */
+#define SYNC_BATCH 64
+
 static void *sync_thread(void *arg)
 {
 	struct sync_lane *l = arg;
-	uint64_t seq;
+	uint64_t seqs[SYNC_BATCH];
+	int n;
 
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	replay_ctx_wait_gate(l->e->cx);
 	struct sync_engine *e = l->e;
 	struct sync_shard *sh = &e->shards[l->shard];
-	while (replay_queue_pop(&l->q, true, &seq) > 0)
-		replay_drive_op(e->cx, &e->pace, &sh->stats, &sh->lock,
-				replay_plan_op(e->cx->plan, seq), sync_issue, e);
+	pthread_mutex_t *lock = l->shard < SYNC_SHARDS ? NULL : &sh->lock;
+	struct replay_plan *plan = e->cx->plan;
+	while ((n = replay_queue_take(&l->q, true, seqs, SYNC_BATCH)) > 0)
+		for (int i = 0; i < n; i++) {
+			if (i + 1 < n)
+				replay_op_prefetch(replay_plan_op(plan, seqs[i + 1]));
+			replay_drive_op(e->cx, &e->pace, &sh->stats, lock,
+					replay_plan_op(plan, seqs[i]), sync_issue, e);
+		}
 	replay_scratch_release();
 	return NULL;
 }
@@ -140,7 +153,7 @@ static struct sync_lane *lane_new(struct sync_engine *e, unsigned i)
 	if (!l)
 		return NULL;
 	l->e = e;
-	l->shard = i % SYNC_SHARDS;
+	l->shard = i < SYNC_SHARDS ? i : SYNC_SHARDS + i % SYNC_SHARDS;
 	if (replay_queue_init(&l->q) < 0)
 		goto fail;
 	pthread_attr_init(&attr);
@@ -184,7 +197,7 @@ static void *sync_create(struct replay_ctx *cx, char *err, size_t errlen)
 	}
 	e->cx = cx;
 	replay_pace_init(&e->pace, cx, SYNC_SPIN_NS);
-	for (unsigned i = 0; i < SYNC_SHARDS; i++) {
+	for (unsigned i = 0; i < 2 * SYNC_SHARDS; i++) {
 		pthread_mutex_init(&e->shards[i].lock, NULL);
 		replay_stats_init(&e->shards[i].stats);
 	}
@@ -214,7 +227,7 @@ static int sync_finish(void *eng, struct replay_stats *total)
 		replay_queue_close(&e->lanes[i]->q);
 	for (unsigned i = 0; i < e->nlanes; i++)
 		pthread_join(e->lanes[i]->th, NULL);
-	for (unsigned i = 0; i < SYNC_SHARDS && !rc; i++)
+	for (unsigned i = 0; i < 2 * SYNC_SHARDS && !rc; i++)
 		rc = replay_stats_merge(total, &e->shards[i].stats);
 	return rc ? rc : e->thread_error;
 }
@@ -235,7 +248,7 @@ static void sync_destroy(void *eng)
 		replay_queue_free(&e->lanes[i]->q);
 		free(e->lanes[i]);
 	}
-	for (unsigned i = 0; i < SYNC_SHARDS; i++)
+	for (unsigned i = 0; i < 2 * SYNC_SHARDS; i++)
 		replay_stats_free(&e->shards[i].stats);
 	replay_fdmap_drain(e->fds, close_fd, NULL);
 	replay_fdmap_free(e->fds);
