@@ -2,36 +2,26 @@
 """benchmarks/fidelity.py: the tables of benchmarks/fidelity.sh.
 
 usage: fidelity.py --default ENGINE --engines "E1 E2" --verdicts 0|1
-                   --out BENCH_OUT PROG=REPORT.db...
+                   --out BENCH_OUT PROG=COMPARE.json...
 
-Each REPORT.db is one program's riot report database, whose runs are
-labelled cap-I (captures), same-E-I (replays onto the capture's
-filesystem), ext4-E-I and xfs-E-I (replays onto loop mounts). Per class
-the figures are the total time spent in syscalls and the p50 of the
-class's busiest call, from the reports' per-syscall rows; "elapsed" is
-the run's duration. Medians over the runs of a group; spread = (max -
-min) / median.
-
-A class is compared over the calls every run made and timed: a call the
-capture timed and every replay issued. Calls a replay does not issue
-(fcntl that only sets fd state, execve, mmap) and those a capture cannot
-time (a page fault has no duration) would make a class of the capture
-and one of a replay sums of different calls; they are listed, with
-their captured count and time, and left out of every run alike.
+Each COMPARE.json is `riot compare DB --json` of one program's database,
+whose runs are labelled cap-I (captures), same-E-I (replays onto the
+capture's filesystem), ext4-E-I and xfs-E-I (replays onto loop mounts).
+Per class the figures are the total time spent in syscalls and the p50,
+from riot's reports; "elapsed" is the run's duration. Medians over the
+runs of a group; spread = (max - min) / median. riot compare sums a class
+over the calls every run of the log made and timed (a capture's fcntl
+that replay does not issue, its page faults that have no duration, are
+left out of every run alike): the table lists what it left out.
 
 Prints the self-replay table, the verdict table and the goals; appends
 "name value" lines to BENCH_OUT.
 """
 import argparse
-import sqlite3
+import json
 import statistics
 
 CLASSES = ["data_read", "data_write", "sync", "metadata"]
-# a syscall's class in the report (syscalls.class) -> the class compared
-CLASS_OF = {"data_read": "data_read", "data_write": "data_write", "data_copy": "data_write",
-            "sync": "sync", "open": "metadata", "fd": "metadata", "stat": "metadata",
-            "dir": "metadata", "namespace": "metadata", "cwd": "metadata", "attr": "metadata",
-            "xattr": "metadata"}
 FIDELITY = 0.25     # each class within +-25 % of the capture
 ENGINES_AGREE = 1.15    # engines within 15 % of each other
 
@@ -76,45 +66,24 @@ class Group:
 
 
 def load(path):
-    """Groups of one program's runs, and the calls left out of its classes."""
-    db = sqlite3.connect(path)
-    runs = db.execute("SELECT id, label, duration_ns FROM runs ORDER BY id").fetchall()
-    rows = {}   # run id -> {syscall: (class, count, lat_sum_ns, lat_p50_ns)}
-    for rid, sysname, cls, count, lat_sum, p50 in db.execute(
-            "SELECT run_id, sys, class, count, lat_sum_ns, lat_p50_ns FROM syscalls"):
-        if cls in CLASS_OF and count:
-            rows.setdefault(rid, {})[sysname] = (CLASS_OF[cls], count, lat_sum or 0, p50)
-    db.close()
-    label_of = {rid: label.rsplit("-", 1)[0] for rid, label, _ in runs}
-    caps = [rid for rid in label_of if label_of[rid] == "cap"]
-    replays = [rid for rid in label_of if label_of[rid] != "cap"]
-    # the calls every run made, the capture timing them
-    common = None
-    for rid in caps:
-        timed = {k for k, v in rows.get(rid, {}).items() if v[2] > 0}
-        common = timed if common is None else common & timed
-    for rid in replays:
-        common = (common or set()) & set(rows.get(rid, {}))
-    common = common or set()
-    left_out = {}
-    for rid in caps:
-        for k, v in rows.get(rid, {}).items():
-            if k not in common:
-                n, t = left_out.get(k, (0, 0))
-                left_out[k] = (max(n, v[1]), max(t, v[2]))
-    groups = {}
-    for rid, label, duration in runs:
-        g = groups.setdefault(label_of[rid], Group())
-        g.add("elapsed", duration)
-        mine = rows.get(rid, {})
+    d = json.load(open(path))
+    groups = {"left out": d.get("classes_left_out", [])}
+    # compare's values are per group of runs with one label (every run of
+    # this script has its own label); ops/s is over the time in the calls
+    for run in d["runs"]:
+        i = run.get("group", 0)
+        parts = run["label"].rsplit("-", 1)
+        g = groups.setdefault(parts[0], Group())
+        g.add("elapsed", run["duration_ns"])
         for c in CLASSES:
-            calls = [(v[1], v[2], v[3]) for k, v in mine.items() if k in common and v[0] == c]
-            if not calls:
+            cls = d["classes"].get(c)
+            if not cls or cls["total time"]["values"][i] is None:
                 continue
-            g.add(c + ".ops", sum(n for n, _, _ in calls))
-            g.add(c + ".total", sum(t for _, t, _ in calls))
-            g.add(c + ".p50", max(calls)[2])     # the busiest call's p50
-    return groups, left_out
+            total = cls["total time"]["values"][i]
+            g.add(c + ".ops", (cls["ops/s"]["values"][i] or 0) * total / 1e9)
+            g.add(c + ".total", total)
+            g.add(c + ".p50", cls["p50"]["values"][i])
+    return groups
 
 
 def ratio(a, b):
@@ -142,14 +111,13 @@ def self_replay(progs, engines, default, emit):
     head += " %9s %7s %7s" % ("engines", "+-25%", "15%")
     print(head)
     fid_met = fid_all = agree_met = agree_all = 0
-    for p, (groups, left_out) in progs:
+    for p, groups in progs:
         cap = groups.get("cap")
         if not cap:
             continue
-        if left_out:
-            print("%-7s not compared (not issued by every replay, or not timed by the capture): %s" % (
-                p, ", ".join("%s (%d, %s)" % (k, n, fmt_ns(t))
-                             for k, (n, t) in sorted(left_out.items(), key=lambda kv: -kv[1][1]))))
+        if groups["left out"]:
+            print("%-7s left out of the classes (counts in the first capture): %s" % (
+                p, ", ".join("%s %d" % (x["syscall"], x["counts"][0]) for x in groups["left out"])))
         reps = {e: groups.get("same-" + e) for e in engines}
         # elapsed
         row = "%-7s %-10s %22s" % (p, "elapsed", "%s (%s)" % (fmt_ns(cap.median("elapsed")),
@@ -199,8 +167,7 @@ def self_replay(progs, engines, default, emit):
             row += " %9s %7s %7s" % (fmt_x(ct_close), "met" if fid_ok else "NOT met", "met" if ok else "NOT met")
             emit("fidelity_%s_%s_engines_total_max_over_min" % (p, c), ct_close)
             print(row)
-    print("(engines: the largest over the smallest engine's median, total time; the 15 % check takes p50 too;")
-    print(" a class's p50 is its busiest call's, over the calls every run made)")
+    print("(engines: the largest over the smallest engine's median, total time; the 15 % check takes p50 too)")
     return fid_met, fid_all, agree_met, agree_all
 
 
@@ -214,7 +181,7 @@ def verdicts(progs, engines, emit):
     head += " %8s" % "agree"
     print(head)
     decided = agreed = 0
-    for p, (groups, _) in progs:
+    for p, groups in progs:
         for c in ["elapsed"] + CLASSES:
             key = c if c == "elapsed" else c + ".total"
             row = "%-7s %-10s" % (p if c == "elapsed" else "", c)

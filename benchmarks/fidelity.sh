@@ -183,7 +183,10 @@ echo "verdict replays: $(($(date +%s) - t_start)) s"
 
 args=()
 for p in $PROGRAMS; do
-	[ -s "$work/$p.db" ] && args+=("$p=$work/$p.db")
+	[ -s "$work/$p.db" ] || continue
+	"$RIOT" compare "$work/$p.db" --json >"$work/$p.cmp.json" 2>"$work/cmp.err" ||
+		{ echo "$p: compare failed: $(head -n 1 "$work/cmp.err")"; continue; }
+	args+=("$p=$work/$p.cmp.json")
 done
 python3 "$here/fidelity.py" --default "$(riot_default_engine)" --engines "$ENGINES" \
 	--verdicts "$verdicts" --out "${BENCH_OUT:-/dev/null}" "${args[@]}"

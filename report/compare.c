@@ -91,7 +91,7 @@ void cmp_ctx_init(struct cmp_ctx *c, struct run_view *runs, unsigned n)
 	memset(c, 0, sizeof(*c));
 	c->runs = runs;
 	c->nruns = n < CMP_MAX_RUNS ? n : CMP_MAX_RUNS;
-	c->same_log = true;
+	c->same_log = view_same_log(runs, c->nruns);
 	for (unsigned i = 0; i < c->nruns; i++) {
 		unsigned g;
 
@@ -103,9 +103,6 @@ void cmp_ctx_init(struct cmp_ctx *c, struct run_view *runs, unsigned n)
 		c->group_of[i] = g;
 		c->size[g]++;
 		c->repeats |= c->size[g] > 1;
-		if (!runs[i].trace_sha256 || !runs[0].trace_sha256 ||
-		    strcmp(runs[i].trace_sha256, runs[0].trace_sha256) != 0)
-			c->same_log = false;
 	}
 }
 
@@ -400,6 +397,72 @@ static void text_table(const struct cmp_ctx *c, FILE *out, enum cmp_table which,
 	}
 }
 
+/* The first row of a syscall left out of the classes, over every run:
+ * (run, row), or run == nruns when done. */
+static bool next_left_out(const struct cmp_ctx *c, unsigned *r, unsigned *i)
+{
+	for (; *r < c->nruns; (*r)++, *i = 0)
+		for (; *i < c->runs[*r].nsys; (*i)++) {
+			const struct sys_view *s = &c->runs[*r].sys[*i];
+			bool seen = false;
+
+			if (!s->left_out)
+				continue;
+			for (unsigned q = 0; q < *r && !seen; q++)
+				seen = view_sys(&c->runs[q], s->name) != NULL;
+			if (!seen)
+				return true;
+		}
+	return false;
+}
+
+/* The syscalls the class figures leave out (view_common_classes()),
+ * with each run's count of them. */
+static void print_left_out(FILE *out, const struct cmp_ctx *c)
+{
+	unsigned r = 0, i = 0;
+
+	if (!c->runs[0].cls_common)
+		return;
+	fprintf(out, "  (classes sum the calls every run made and timed; left out:");
+	for (bool first = true; next_left_out(c, &r, &i); i++, first = false) {
+		const char *name = c->runs[r].sys[i].name;
+
+		fprintf(out, "%s %s (", first ? "" : ";", name);
+		for (unsigned q = 0; q < c->nruns; q++) {
+			const struct sys_view *s = view_sys(&c->runs[q], name);
+
+			fprintf(out, "%s%" PRIu64, q ? " " : "", s ? s->count : 0);
+		}
+		fprintf(out, ")");
+	}
+	fprintf(out, ", counts per run)\n");
+}
+
+static void json_left_out(struct json *j, const struct cmp_ctx *c)
+{
+	unsigned r = 0, i = 0;
+
+	if (!c->runs[0].cls_common)
+		return;
+	json_arr_open(j, "classes_left_out");
+	for (; next_left_out(c, &r, &i); i++) {
+		const char *name = c->runs[r].sys[i].name;
+
+		json_obj_open(j, NULL);
+		json_str(j, "syscall", name);
+		json_arr_open(j, "counts");
+		for (unsigned q = 0; q < c->nruns; q++) {
+			const struct sys_view *s = view_sys(&c->runs[q], name);
+
+			json_u64(j, NULL, s ? s->count : 0);
+		}
+		json_arr_close(j);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
 /* A replay's fidelity against the capture of its own log. */
 static void print_fidelity(FILE *out, const struct run_view *cap, const struct run_view *rep)
 {
@@ -511,6 +574,7 @@ static void print_runs(FILE *out, struct run_view *runs, unsigned n)
 		   "per run (different logs: no winner)", "");
 	text_table(c, out, CMP_TABLE_CLASS, "per class (rates over the time spent in the "
 		   "class's calls)", "class");
+	print_left_out(out, c);
 	text_table(c, out, CMP_TABLE_SYSCALL, "per syscall (rates over the time spent in the "
 		   "call)", "syscall");
 	device_compare(out, runs, n);
@@ -691,6 +755,7 @@ void compare_json(FILE *out, struct run_view *runs, unsigned n)
 	json_bool(&j, "same_log", c->same_log);
 	json_table(c, &j, "run", CMP_TABLE_RUN);
 	json_table(c, &j, "classes", CMP_TABLE_CLASS);
+	json_left_out(&j, c);
 	json_table(c, &j, "syscalls", CMP_TABLE_SYSCALL);
 	json_arr_open(&j, "fidelity");
 	for (unsigned k = 0; k < c->nruns; k++) {

@@ -296,6 +296,15 @@ const struct sys_view *view_sys(const struct run_view *v, const char *name)
 	return NULL;
 }
 
+bool view_same_log(const struct run_view *runs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!runs[i].trace_sha256 || !runs[0].trace_sha256 ||
+		    strcmp(runs[i].trace_sha256, runs[0].trace_sha256) != 0)
+			return false;
+	return true;
+}
+
 bool view_is_replay(const struct run_view *v)
 {
 	return v->kind && strcmp(v->kind, "replay") == 0;
@@ -386,24 +395,89 @@ fail:
 	return rc;
 }
 
-int view_class_hist(const struct run_view *v, unsigned k, struct hist *h)
+/* Whether syscall i of v belongs to class k (view_class_names[k]; "all"
+ * takes every one) and, when common, is one every compared run made. */
+static bool in_class(const struct run_view *v, unsigned i, unsigned k, bool common)
+{
+	int id = riot_sys_by_name(v->sys[i].name);
+	const struct riot_sys_info *si = id >= 0 ? riot_sys_info((unsigned)id) : NULL;
+
+	if (!si || (k < TL_COUNT && tl_class_of(si->cls) != (int)k))
+		return false;
+	return !common || !v->sys[i].left_out;
+}
+
+static int class_hist(const struct run_view *v, unsigned k, bool common, struct hist *h)
 {
 	struct hist *one = malloc(sizeof(*one));
 
 	if (!one)
 		return -ENOMEM;
 	hist_init(h);
-	for (unsigned i = 0; i < v->nsys; i++) {
-		int id = riot_sys_by_name(v->sys[i].name);
-		const struct riot_sys_info *si = id >= 0 ? riot_sys_info((unsigned)id) : NULL;
-
-		if (!si || (k < TL_COUNT && tl_class_of(si->cls) != (int)k))
-			continue;
-		if (view_hist(v, v->sys[i].name, "latency", one) == 0 && one->count)
+	for (unsigned i = 0; i < v->nsys; i++)
+		if (in_class(v, i, k, common) &&
+		    view_hist(v, v->sys[i].name, "latency", one) == 0 && one->count)
 			hist_merge(h, one);
-	}
 	free(one);
 	return 0;
+}
+
+int view_class_hist(const struct run_view *v, unsigned k, struct hist *h)
+{
+	return class_hist(v, k, v->cls_common, h);
+}
+
+/* A syscall every run made and timed (a capture's page faults have no
+ * duration; a replay leaves out calls it does not issue). */
+static bool made_by_all(const struct run_view *runs, unsigned n, const char *name)
+{
+	for (unsigned r = 0; r < n; r++) {
+		const struct sys_view *s = view_sys(&runs[r], name);
+
+		if (!s || !s->count || !s->lat_sum)
+			return false;
+	}
+	return true;
+}
+
+int view_common_classes(struct run_view *runs, unsigned n)
+{
+	struct hist *h = malloc(sizeof(*h));
+	int left = 0, rc = 0;
+
+	if (!h)
+		return -ENOMEM;
+	for (unsigned r = 0; r < n; r++)
+		for (unsigned i = 0; i < runs[r].nsys; i++) {
+			runs[r].sys[i].left_out = !made_by_all(runs, n, runs[r].sys[i].name);
+			left += runs[r].sys[i].left_out;
+		}
+	for (unsigned r = 0; r < n && left && !rc; r++) {
+		struct run_view *v = &runs[r];
+
+		v->cls_common = true;
+		for (unsigned k = 0; k < VIEW_CLASSES && !rc; k++) {
+			struct class_view *c = &v->cls[k];
+
+			*c = (struct class_view){ 0 };
+			for (unsigned i = 0; i < v->nsys; i++)
+				if (in_class(v, i, k, true)) {
+					c->count += v->sys[i].count;
+					c->errors += v->sys[i].errors;
+					c->bytes += v->sys[i].bytes;
+				}
+			if (!c->count || (rc = class_hist(v, k, true, h)) < 0)
+				continue;
+			c->lat_sum = h->sum;
+			c->p50 = hist_quantile(h, 0.50);
+			c->p90 = hist_quantile(h, 0.90);
+			c->p99 = hist_quantile(h, 0.99);
+			c->p999 = hist_quantile(h, 0.999);
+			c->lat_max = h->max;
+		}
+	}
+	free(h);
+	return rc < 0 ? rc : left;
 }
 
 /* The timeline's seconds as rates, for runs stored without rates. */

@@ -16,6 +16,7 @@ struct sys_view {
 	double mean;
 	uint64_t delay_count, delay_p50, delay_p99, delay_max;
 	uint64_t div[4];		/* result, bytes, skipped, other */
+	bool left_out;		/* not in the classes: view_common_classes() */
 };
 /* A replay's divergences of one syscall: its ops that were issued and came
  * out otherwise than captured (the skipped ones are div[2], apart). */
@@ -44,6 +45,7 @@ struct run_view {
 	struct sys_view *sys;
 	unsigned nsys;
 	struct class_view cls[VIEW_CLASSES];
+	bool cls_common;	/* cls[] over the calls every compared run made */
 };
 
 /* The ids of every run in db, oldest first. 0 or -errno. */
@@ -58,6 +60,8 @@ int view_load(sqlite3 *db, const char *db_path, int64_t id, struct run_view *v,
 void view_free(struct run_view *v);
 const struct sys_view *view_sys(const struct run_view *v, const char *name);
 bool view_is_replay(const struct run_view *v);
+/* Every run has the same trace SHA-256: a capture and its replays. */
+bool view_same_log(const struct run_view *runs, unsigned n);
 
 /* A run's histogram of one syscall and metric ("latency", "issue_delay"),
  * rebuilt from its buckets (sum, min and max from the syscall row).
@@ -65,8 +69,18 @@ bool view_is_replay(const struct run_view *v);
 int view_hist(const struct run_view *v, const char *sys, const char *metric, struct hist *h);
 
 /* A run's latency histogram of a class (view_class_names[k]): its
- * syscalls' merged, as the classes table's percentiles are. 0 or -errno. */
+ * syscalls' merged, as the classes table's percentiles are (only those
+ * view_common_classes() kept, after it). 0 or -errno. */
 int view_class_hist(const struct run_view *v, unsigned k, struct hist *h);
+
+/* Runs of one log (a capture and its replays) compared class by class
+ * must sum the same calls: a replay does not issue some (fcntl that only
+ * sets fd state, execve, mmap) and a capture does not time others (a page
+ * fault has no duration). Marks the syscalls not made and timed by every
+ * run left_out and recomputes each run's cls[] without them (counts,
+ * bytes, errors, total time and percentiles, from the syscalls'
+ * histograms). The number of left-out syscall rows, or -errno. */
+int view_common_classes(struct run_view *runs, unsigned n);
 
 /* A run's timeline: per point of *width seconds, ops and bytes per second
  * of every timeline class summed (averaged over the point's seconds), and
