@@ -1222,10 +1222,21 @@ static void dep_first(struct replay_op *op, uint64_t seq)
 
 /* ---- the producer loop ---- */
 
-/* Waits until the slot of seq is free: its previous occupant completed. */
+/* Waits until the slot of seq is free: its previous occupant completed.
+ * A full window waits for REPLAY_WINDOW_REFILL slots, not one: freed one
+ * at a time, every op the workers complete would wake the producer for
+ * one more (a futex round trip and a context switch on each side, which
+ * cost more than a cached read). Every op before seq is handed over (a
+ * pending close is seq - 1 at most), so the one waited for completes. */
 static void window_wait(struct replay_plan *p, uint64_t seq)
 {
-	while (seq > REPLAY_WINDOW && !seq_done(p, seq - REPLAY_WINDOW))
+	uint64_t refill = seq - REPLAY_WINDOW + REPLAY_WINDOW_REFILL;
+
+	if (seq <= REPLAY_WINDOW || seq_done(p, seq - REPLAY_WINDOW))
+		return;
+	while (!seq_done(p, refill))
+		replay_plan_wait_op(p, refill);
+	while (!seq_done(p, seq - REPLAY_WINDOW))
 		replay_plan_wait_op(p, seq - REPLAY_WINDOW);
 }
 

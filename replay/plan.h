@@ -54,6 +54,7 @@
 
 #define REPLAY_WINDOW (1u << 17)	/* ops planned ahead of the oldest
 					 * incomplete one */
+#define REPLAY_WINDOW_REFILL (REPLAY_WINDOW / 16)	/* slots a full window waits for */
 #define REPLAY_MAX_DEPS 6	/* file, file2, path, path2 and their parents */
 /* A dep with this bit is a prefix barrier: every op up to its seq done. */
 #define REPLAY_DEP_PREFIX (1ull << 63)
