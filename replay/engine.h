@@ -75,10 +75,8 @@ struct replay_engine {
 	void (*destroy)(void *eng);
 };
 
-extern const struct replay_engine replay_engine_uring;
-extern const struct replay_engine replay_engine_sync;
-
-/* The engine table (engines.c); the first entry is the default. */
+/* The engine table (engines.c, where each engine's descriptor is named);
+ * the first entry is the default. */
 extern const struct replay_engine *const replay_engines[];
 extern const unsigned replay_nengines;
 /* The engine called name (or its alias), NULL when none is. */

@@ -1,13 +1,23 @@
 /* replay/engines.c: the engine table (engine.h). A new engine is its own
- * file plus one line here; the first line is the default, the engine whose
+ * file, defining `const struct replay_engine replay_engine_NAME`, plus
+ * one line in ENGINES; the first line is the default, the engine whose
  * measurements are the most faithful (replay/ENGINES.md). */
 #include <string.h>
 
 #include "replay/engine.h"
 
+#define ENGINES \
+	ENGINE(sync) \
+	ENGINE(uring)
+
+#define ENGINE(name) extern const struct replay_engine replay_engine_##name;
+ENGINES
+#undef ENGINE
+
 const struct replay_engine *const replay_engines[] = {
-	&replay_engine_sync,
-	&replay_engine_uring,
+#define ENGINE(name) &replay_engine_##name,
+	ENGINES
+#undef ENGINE
 };
 
 const unsigned replay_nengines = sizeof(replay_engines) / sizeof(replay_engines[0]);

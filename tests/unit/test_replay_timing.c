@@ -92,8 +92,8 @@ static void test_engine_table(void)
 		if (e->alias)
 			CHECK(replay_engine_find(e->alias) == e);
 	}
-	CHECK(replay_engine_find("sync") == &replay_engine_sync);
-	CHECK(replay_engine_find("io_uring") == &replay_engine_uring);
+	CHECK(replay_engine_find("sync") == replay_engines[0]);
+	CHECK(strcmp(replay_engine_find("io_uring")->name, "uring") == 0);
 	CHECK(replay_engine_find("nosuch") == NULL);
 	CHECK(replay_engine_find("") == NULL);
 	replay_engine_names(names, sizeof(names));
