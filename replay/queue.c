@@ -46,6 +46,7 @@ int replay_queue_push(struct replay_queue *q, uint64_t seq)
 int replay_queue_take(struct replay_queue *q, bool wait, uint64_t *seqs, unsigned max)
 {
 	unsigned n = 0;
+	int rc;
 
 	pthread_mutex_lock(&q->lock);
 	while (wait && !q->len && !q->closed)
@@ -55,8 +56,9 @@ int replay_queue_take(struct replay_queue *q, bool wait, uint64_t *seqs, unsigne
 		q->head = (q->head + 1) & (q->cap - 1);
 		q->len--;
 	}
+	rc = n ? (int)n : q->closed ? -1 : 0;
 	pthread_mutex_unlock(&q->lock);
-	return n ? (int)n : q->closed ? -1 : 0;
+	return rc;
 }
 
 int replay_queue_pop(struct replay_queue *q, bool wait, uint64_t *seq)
