@@ -17,8 +17,11 @@
 # CPU taken from it (the hypervisor, interrupts, other tasks), which no
 # pacer can do better than.
 #
+# Then the kernel threads under pacing (see below), PROBE_S seconds each.
+#
 # Env: RIOT, BIN; RUNS (20), TIMING_N (500), FIO_IOS (40000), FIO_MB (64),
-# ENGINES (every engine riot has). Run as root (the fio capture).
+# PROBE_S (3), ENGINES (every engine riot has). Run as root (the fio
+# capture).
 set -uo pipefail
 : "${RIOT:?}" "${BIN:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -100,6 +103,46 @@ for t in timing fio; do
 	out "paced_${t}_captured_ns" "$cap"
 done
 echo "(ns; captured: the trace's duration at speed 1; worst el: the worst run's elapsed)"
+
+# ---- the kernel threads a replay depends on, under pacing ----
+# A probe that needs them: fio appending 4 KiB and fsyncing each write
+# (each fsync waits for the journal's kernel thread to commit, then for
+# the block layer's completions), PROBE_S seconds, its fsync latency p50
+# and p99: alone, beside a paced replay (speed 1) of a long timing trace
+# with each engine, and beside as many spinning shell loops as the replay
+# has threads, which is what starving them looks like.
+PROBE_S=${PROBE_S:-3}
+"$BIN/replay_gen" reads --threads 4 -n $((PROBE_S * 5000 + 5000)) --gap-us 50 -o "$work/long.riot"
+"$RIOT" init "$work/long.riot" --root "$work/root-long" >/dev/null 2>&1
+sync
+probe() {
+	rm -f "$work/probe.dat"
+	fio --name=probe --filename="$work/probe.dat" --size=64m --bs=4k --rw=write --ioengine=sync \
+		--fsync=1 --file_append=1 --time_based --runtime="$PROBE_S" --output-format=json 2>/dev/null |
+		python3 -c 'import json,sys; t=sys.stdin.read(); s=json.loads(t[t.index("{"):])["jobs"][0]["sync"]["lat_ns"]["percentile"]
+print(s["50.000000"], s["99.000000"])' 2>/dev/null || echo "n/a n/a"
+}
+printf '\nkernel threads under pacing: fsync after each 4 KiB append (fio), %s s, p50 and p99 (ns)\n' "$PROBE_S"
+for k in alone $ENGINES spinners; do
+	case $k in
+	alone) read -r p50 p99 < <(probe) ;;
+	spinners)
+		pids=()
+		for _ in 1 2 3 4; do bash -c 'while :; do :; done' & pids+=($!); done
+		read -r p50 p99 < <(probe)
+		kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null ;;
+	*)
+		"$RIOT" replay "$work/long.riot" --root "$work/root-long" --no-init --speed 1 --engine "$k" \
+			>/dev/null 2>&1 &
+		rp=$!
+		sleep 1	# its set-up done, its schedule running
+		read -r p50 p99 < <(probe)
+		wait "$rp" ;;
+	esac
+	printf '  %-22s %12s %12s\n' "$([ "$k" = alone ] || [ "$k" = spinners ] && echo "$k" || echo "paced replay, $k")" "$p50" "$p99"
+	out "paced_kthreads_fsync_${k}_p50_ns" "$p50"
+	out "paced_kthreads_fsync_${k}_p99_ns" "$p99"
+done
 echo
 echo "goals"
 printf '  %-60s %s\n' "issue delay p99 <= 50 us in every run (all engines)" "$([ "$all_ok" = 1 ] && echo met || echo "NOT met")"
