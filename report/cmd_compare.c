@@ -164,8 +164,7 @@ int cmd_compare(int argc, char **argv)
 		riot_err("needs at least two runs to compare (found %u)", cs->nruns);
 		rc = -EINVAL;
 	}
-	if (!rc && view_same_log(cs->runs, cs->nruns) &&
-	    (rc = view_common_classes(cs->runs, cs->nruns)) < 0)
+	if (!rc && (rc = view_common_classes(cs->runs, cs->nruns)) < 0)
 		riot_err("%s", strerror(-rc));
 	else if (rc > 0)
 		rc = 0;

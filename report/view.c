@@ -447,7 +447,10 @@ int view_common_classes(struct run_view *runs, unsigned n)
 
 	if (!h)
 		return -ENOMEM;
+	bool replays = false;
 	for (unsigned r = 0; r < n; r++)
+		replays |= view_is_replay(&runs[r]);
+	for (unsigned r = 0; r < n && replays; r++)
 		for (unsigned i = 0; i < runs[r].nsys; i++) {
 			runs[r].sys[i].left_out = !made_by_all(runs, n, runs[r].sys[i].name);
 			left += runs[r].sys[i].left_out;

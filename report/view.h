@@ -73,13 +73,17 @@ int view_hist(const struct run_view *v, const char *sys, const char *metric, str
  * view_common_classes() kept, after it). 0 or -errno. */
 int view_class_hist(const struct run_view *v, unsigned k, struct hist *h);
 
-/* Runs of one log (a capture and its replays) compared class by class
- * must sum the same calls: a replay does not issue some (fcntl that only
- * sets fd state, execve, mmap) and a capture does not time others (a page
- * fault has no duration). Marks the syscalls not made and timed by every
- * run left_out and recomputes each run's cls[] without them (counts,
- * bytes, errors, total time and percentiles, from the syscalls'
- * histograms). The number of left-out syscall rows, or -errno. */
+/* A replay compared class by class with a capture (or with a replay of
+ * another log) must sum the same calls: a replay does not issue some of
+ * its log's (fcntl that only sets fd state, execve, mmap), a capture does
+ * not time others (a page fault has no duration), and two captures of
+ * one program may differ by a call or two. Where runs include a replay,
+ * marks the syscalls not made and timed by every run left_out and
+ * recomputes each run's cls[] without them (counts, bytes, errors, total
+ * time and percentiles, from the syscalls' histograms); runs that all
+ * made the same calls, and captures compared among themselves (each
+ * complete), keep their stored classes. The number of left-out syscall
+ * rows, or -errno. */
 int view_common_classes(struct run_view *runs, unsigned n);
 
 /* A run's timeline: per point of *width seconds, ops and bytes per second
