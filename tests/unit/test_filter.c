@@ -115,6 +115,157 @@ static bool bare(uint16_t sys, uint32_t pid)
 	return keep(&r);
 }
 
+/* dup2/dup3(fd, to): the new fd is the result. */
+static bool dup_to(uint16_t sys, uint32_t pid, int32_t fd, int32_t to)
+{
+	struct riot_rec r = { .type = RIOT_REC_SYSCALL };
+
+	r.sc = (struct riot_syscall){ .sys = sys, .pid = pid, .tid = pid, .ret = to,
+				      .has = RIOT_HAS_FD | RIOT_HAS_FD2, .fd = fd, .fd2 = to };
+	return keep(&r);
+}
+
+static bool close_range(uint32_t pid, int32_t lo, int32_t hi)
+{
+	struct riot_rec r = { .type = RIOT_REC_SYSCALL };
+
+	r.sc = (struct riot_syscall){ .sys = RIOT_SYS_close_range, .pid = pid, .tid = pid,
+				      .has = RIOT_HAS_FD | RIOT_HAS_FD2 | RIOT_HAS_FLAGS,
+				      .fd = lo, .fd2 = hi };
+	return keep(&r);
+}
+
+/* renameat(dirfd, path, dirfd2, path2) */
+static bool rename_at(uint32_t pid, int32_t dirfd, const char *path, int32_t dirfd2,
+		      const char *path2)
+{
+	struct riot_rec r = { .type = RIOT_REC_SYSCALL };
+
+	r.sc = (struct riot_syscall){ .sys = RIOT_SYS_renameat, .pid = pid, .tid = pid,
+				      .has = RIOT_HAS_DIRFD | RIOT_HAS_PATH | RIOT_HAS_DIRFD2 |
+					     RIOT_HAS_PATH2,
+				      .dirfd = dirfd, .path = { path, false },
+				      .dirfd2 = dirfd2, .path2 = { path2, false } };
+	return keep(&r);
+}
+
+/* A read by a thread (tid) of pid. */
+static bool thread_read(uint32_t pid, uint32_t tid, int32_t fd)
+{
+	struct riot_rec r = { .type = RIOT_REC_SYSCALL };
+
+	r.sc = (struct riot_syscall){ .sys = RIOT_SYS_read, .pid = pid, .tid = tid, .ret = 1,
+				      .has = RIOT_HAS_FD | RIOT_HAS_COUNT, .fd = fd, .count = 1 };
+	return keep(&r);
+}
+
+/* The fd-table calls one by one: what each leaves decides later calls. */
+static void fd_table_cases(void)
+{
+	f = path_filter_new("/data");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	em.n = 0;
+	CHECK(snap_proc(40, "/data/in"));
+	CHECK(op_open(40, AT_FDCWD, "a", 3));			/* /data/in/a */
+	CHECK(!op_open(40, AT_FDCWD, "/etc/b", 4));
+	CHECK(thread_read(40, 41, 3));				/* a thread shares them */
+	CHECK(!thread_read(40, 41, 4));
+
+	/* dup2 and dup3 onto a taken fd: it now names the copy's file */
+	CHECK(dup_to(RIOT_SYS_dup2, 40, 3, 4));
+	CHECK(on_fd(RIOT_SYS_read, 40, 4, 1));
+	CHECK(!op_open(40, AT_FDCWD, "/etc/c", 5));
+	CHECK(dup_to(RIOT_SYS_dup3, 40, 5, 3));			/* onto an fd inside */
+	CHECK(!on_fd(RIOT_SYS_read, 40, 3, 1));
+	CHECK(!dup_to(RIOT_SYS_dup3, 40, 5, 6));
+	CHECK(!on_fd(RIOT_SYS_read, 40, 6, 1));
+	CHECK(!on_fd(RIOT_SYS_dup2, 40, 9, -9));		/* failed: nothing changes */
+	CHECK(on_fd(RIOT_SYS_read, 40, 4, 1));
+
+	/* fcntl F_DUPFD of a file inside, and a failed one */
+	CHECK(fcntl_dup(40, 4, F_DUPFD, 7));
+	CHECK(on_fd(RIOT_SYS_read, 40, 7, 1));
+	CHECK(fcntl_dup(40, 4, F_DUPFD_CLOEXEC, -24));
+	CHECK(!on_fd(RIOT_SYS_read, 40, 8, 1));
+
+	/* close_range: kept when it closes an fd inside; the fds are gone */
+	CHECK(!close_range(40, 5, 6));
+	CHECK(close_range(40, 6, 7));
+	CHECK(!on_fd(RIOT_SYS_read, 40, 7, 1));
+	CHECK(on_fd(RIOT_SYS_read, 40, 4, 1));
+	CHECK(close_range(40, 0, 100));
+	CHECK(!on_fd(RIOT_SYS_read, 40, 4, 1));
+
+	/* ".." folded against the cwd and against a dirfd */
+	CHECK(op_open(40, AT_FDCWD, "/data", 10));
+	CHECK(!op_open(40, 10, "../etc/d", 11));
+	CHECK(op_open(40, 10, "x/../../data/e", 12));
+	CHECK(!op_open(40, AT_FDCWD, "../../../etc/f", 13));
+	CHECK(op_open(40, AT_FDCWD, "../../../data/g", 14));
+	CHECK(op_open(40, AT_FDCWD, "/../..//data/./h/", 15));
+	CHECK(op_open(40, 12, "sub", 16));			/* /data/e/sub: a dirfd inside */
+	CHECK(op_open(40, 99, "../../etc/i", -2));	/* unknown dirfd: kept */
+	CHECK(rename_at(40, AT_FDCWD, "/etc/j", 10, "in/j"));	/* its second path */
+	CHECK(!rename_at(40, 10, "../etc/k", AT_FDCWD, "/etc/l"));
+	CHECK_EQ(em.n, 0);
+
+	/* chdir, fchdir: relative paths follow the cwd */
+	CHECK(on_path(RIOT_SYS_chdir, 40, "/etc", 0));
+	CHECK(!op_open(40, AT_FDCWD, "m", 17));
+	CHECK(on_path(RIOT_SYS_chdir, 40, "../data/in/./", 0));
+	CHECK(op_open(40, AT_FDCWD, "n", 18));			/* /data/in/n */
+	CHECK(on_path(RIOT_SYS_chdir, 40, "/nowhere", -2));	/* failed: stays */
+	CHECK(op_open(40, AT_FDCWD, "o", 19));
+	CHECK(on_fd(RIOT_SYS_fchdir, 40, 10, 0));		/* into /data */
+	CHECK(op_open(40, AT_FDCWD, "p", 20));
+	CHECK(!op_open(40, AT_FDCWD, "../etc/q", 21));
+	CHECK(!op_open(40, AT_FDCWD, "/etc", 22));
+	CHECK(on_fd(RIOT_SYS_fchdir, 40, 22, 0));		/* outside: logged first */
+	CHECK_EQ(em.n, 1);
+	CHECK_EQ(em.fd[0], 22);
+	CHECK_STR(em.path[0], "/etc");
+	CHECK(!op_open(40, AT_FDCWD, "r", 23));
+	CHECK(on_fd(RIOT_SYS_fchdir, 40, 77, 0));		/* unknown fd: cwd unknown */
+	CHECK(op_open(40, AT_FDCWD, "s", 24));			/* so kept */
+	CHECK(on_path(RIOT_SYS_chdir, 40, "/data", 0));
+
+	/* a base outside the prefix, shown once: its copies and its fork
+	 * child's copy are shown too, until closed */
+	CHECK(!op_open(40, AT_FDCWD, "/", 30));
+	CHECK(op_open(40, 30, "data/t", 31));
+	CHECK_EQ(em.n, 2);
+	CHECK_EQ(em.fd[1], 30);
+	CHECK(on_fd(RIOT_SYS_dup, 40, 30, 32));			/* a shown fd's copy */
+	CHECK(op_open(40, 32, "data/u", 33));
+	CHECK_EQ(em.n, 2);					/* not logged again */
+	CHECK(fcntl_dup(40, 32, F_DUPFD_CLOEXEC, 34));
+	CHECK(on_fd(RIOT_SYS_close, 40, 34, 0));
+	CHECK(proc(RIOT_PROC_FORK, 40, 50));
+	CHECK(on_fd(RIOT_SYS_read, 50, 31, 1));			/* inherited fds */
+	CHECK(op_open(50, AT_FDCWD, "v", 35));			/* inherited cwd: /data/v */
+	CHECK(on_path(RIOT_SYS_chdir, 50, "/etc", 0));
+	CHECK(op_open(40, AT_FDCWD, "w", 36));			/* the parent's cwd stays */
+	CHECK(!op_open(50, AT_FDCWD, "x", 36));
+	CHECK(on_fd(RIOT_SYS_close, 50, 30, 0));		/* inherited as shown */
+	CHECK(!on_fd(RIOT_SYS_close, 50, 30, 0));		/* gone */
+	CHECK(!op_open(50, AT_FDCWD, "/", 30));			/* reopened: not shown */
+	CHECK(!on_fd(RIOT_SYS_dup, 50, 30, 37));
+	CHECK(op_open(50, 30, "data/y", 38));			/* shown for 50 now */
+	CHECK_EQ(em.n, 3);
+	CHECK_EQ(em.pid[2], 50);
+	CHECK(!on_fd(RIOT_SYS_close, 50, 37, 0));		/* copied before: not shown */
+	CHECK(proc(RIOT_PROC_EXIT, 50, 0));
+	CHECK(!on_fd(RIOT_SYS_read, 50, 31, 1));
+	CHECK(on_fd(RIOT_SYS_close, 40, 32, 0));
+	CHECK(on_fd(RIOT_SYS_close, 40, 30, 0));
+	CHECK(!op_open(40, AT_FDCWD, "/", 30));
+	CHECK(!on_fd(RIOT_SYS_close, 40, 30, 0));
+	CHECK_EQ(em.n, 3);
+	path_filter_free(f);
+}
+
 int main(void)
 {
 	f = path_filter_new("/data");
@@ -195,6 +346,7 @@ int main(void)
 		CHECK(on_fd(RIOT_SYS_read, 1, 3, 10));
 		path_filter_free(f);
 	}
+	fd_table_cases();
 	path_filter_free(NULL);
 	return unit_done();
 }
