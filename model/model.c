@@ -1406,12 +1406,19 @@ static void tables_of(struct model *m, uint32_t pid, uint32_t tid, uint32_t *fdt
 	}
 }
 
-bool model_fd_known(struct model *m, uint32_t pid, uint32_t tid, int32_t fd)
+const struct model_file *model_fd_file(struct model *m, uint32_t pid, uint32_t tid,
+				       int32_t fd)
 {
-	uint32_t fdt, fs;
+	uint32_t fdt, fs, fi;
 
 	tables_of(m, pid, tid, &fdt, &fs);
-	return fdt && fd_file(m, fdt, fd) != 0;
+	fi = fdt ? fd_file(m, fdt, fd) : 0;
+	return fi ? &FILEO(m, fi)->pub : NULL;
+}
+
+bool model_fd_known(struct model *m, uint32_t pid, uint32_t tid, int32_t fd)
+{
+	return model_fd_file(m, pid, tid, fd) != NULL;
 }
 
 const char *model_cwd(struct model *m, uint32_t pid, uint32_t tid)
@@ -1424,17 +1431,12 @@ const char *model_cwd(struct model *m, uint32_t pid, uint32_t tid)
 
 const char *model_fd_path(struct model *m, uint32_t pid, uint32_t tid, int32_t fd)
 {
-	uint32_t fdt, fs, fi;
-	const struct model_file *f;
+	const struct model_file *f = model_fd_file(m, pid, tid, fd);
 	const char *p;
-	size_t len;
 
-	tables_of(m, pid, tid, &fdt, &fs);
-	fi = fdt ? fd_file(m, fdt, fd) : 0;
-	f = fi ? &FILEO(m, fi)->pub : NULL;
 	if (!f || (f->flags & MODEL_FILE_TRUNCATED))
 		return NULL;
-	p = path_str(m, f->path_id, &len);
+	p = paths_get(&m->paths, f->path_id);
 	return p && p[0] == '/' ? p : NULL;
 }
 

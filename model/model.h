@@ -200,6 +200,10 @@ const char *model_cwd(struct model *m, uint32_t pid, uint32_t tid);
  * resolves against it: NULL when the fd is unknown, its path truncated or
  * not a path (pipe:[..]). Valid for the model's life. */
 const char *model_fd_path(struct model *m, uint32_t pid, uint32_t tid, int32_t fd);
+/* The file object behind fd, or NULL when the fd is unknown (valid until
+ * the next model_apply()). */
+const struct model_file *model_fd_file(struct model *m, uint32_t pid, uint32_t tid,
+				       int32_t fd);
 /* A live file object (or one released by the last model_apply), or NULL. */
 const struct model_file *model_file(const struct model *m, uint64_t id);
 /* The i-th file object the last model_apply() released (no fd refers to
