@@ -116,12 +116,16 @@ struct path_filter;
 struct path_filter *path_filter_new(const char *prefix);
 /* Writes a record the filter adds to the log; 0 or -errno. */
 typedef int (*path_filter_emit_fn)(void *ctx, const struct riot_rec *rec);
-/* True when rec is to be logged. Keeps the process, cwd and fd-table
- * state it needs to decide from every record, logged or not. Before a
+/* True when rec is to be logged. Feeds every record, logged or not, to
+ * its own model (model/model.h), whose fd tables and cwds it decides
+ * from. Before a
  * kept call it may hand emit the records a reader needs to resolve it
  * (the directory an fd outside the prefix names, as a SNAP_FD). */
 bool path_filter_keep(struct path_filter *f, const struct riot_rec *rec,
 		      path_filter_emit_fn emit, void *ctx);
+/* 0, or the error (model_strerror()) after which the filter could follow
+ * no state and so keeps every record. */
+int path_filter_error(const struct path_filter *f);
 void path_filter_free(struct path_filter *f);
 
 /* ---- reorder.c: events back in time order ---- */

@@ -18,6 +18,7 @@
 #include "capture/capture.h"
 #include "capture/capture_int.h"
 #include "lib/cli.h"
+#include "model/model.h"
 
 #define DEFAULT_RING_MIB 16
 #define POLL_MS 10
@@ -1096,6 +1097,9 @@ static void print_summary(const struct capture *c, const char *out,
 			"in the kernel)\n",
 			(unsigned long long)(c->filtered + c->kfiltered),
 			(unsigned long long)c->kfiltered);
+	if (c->pf && path_filter_error(c->pf))
+		fprintf(stderr, "  --path     stopped filtering: %s; every record "
+			"since kept\n", model_strerror(path_filter_error(c->pf)));
 	fprintf(stderr, "  drops      %llu", (unsigned long long)(c->ring_lost +
 							      c->slot_lost));
 	if (c->ring_lost || c->slot_lost)

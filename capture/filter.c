@@ -1,130 +1,42 @@
-/* capture/filter.c: --path PREFIX. Follows, from the records themselves,
- * each process's cwd and the path behind each fd (start state, opens, dup,
- * fcntl F_DUPFD, close, fork), so relative paths, dirfd-relative paths and
- * fd-based calls can be tested against the prefix. Paths are made absolute
- * lexically ("." and ".." folded, symlinks not followed). A directory
- * opened outside the prefix may be the base of a path that leads inside
- * ("../in/a" against it): the first kept call that names it so is preceded
- * by a SNAP_FD record of it (the fd as found open then), and from then on
- * the calls that copy and close that fd are kept, so a reader resolves
- * the path. Memory grows with the fds open at once, not with the length
- * of the capture. */
+/* capture/filter.c: --path PREFIX. The fd tables and cwds come from the
+ * resolver (model/) fed every record, logged or not, so the filter sees
+ * them as a reader of an unfiltered log would; a path a call names is made
+ * absolute lexically (lib/pathname.h: "." and ".." folded, symlinks not
+ * followed) against the cwd or dirfd the model holds. A directory opened
+ * outside the prefix may be the base of a path that leads inside ("../in/a"
+ * against it): the first kept call that names it so is preceded by a
+ * SNAP_FD record of it (the fd as found open then), and from then on the
+ * calls that copy and close that fd are kept, so a reader resolves the
+ * path. Memory is the model's (live fds and processes, and the distinct
+ * paths seen, up to MODEL_PATH_BYTES_MAX of text) plus one entry per fd so
+ * logged. Should the model fail (out of memory, too much path text), every
+ * record is kept from then on: a log longer than asked, never one short of
+ * a call. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/capture_int.h"
-
-/* (tgid, fd) -> path, and tgid -> cwd (fd = CWD_FD), in one chained hash. */
-#define CWD_FD INT32_MIN
-
-/* What the open said of the file behind an fd. */
-struct fd_facts {
-	uint32_t flags, ftype;
-	uint64_t size, ino, dev;
-};
-
-struct fd_entry {
-	struct fd_entry *next;
-	uint32_t pid;
-	int32_t fd;
-	bool shown;		/* outside, but logged: see the top */
-	struct fd_facts facts;
-	char path[];
-};
+#include "lib/map.h"
+#include "lib/pathname.h"
+#include "model/model.h"
 
 struct path_filter {
 	char *prefix;
 	size_t plen;
-	struct fd_entry **buckets;
-	size_t nbuckets, count;
+	struct model *model;
+	/* fds outside the prefix logged as a SNAP_FD: pid << 32 | fd -> the
+	 * id of the file object that fd held then. An entry counts while the
+	 * fd still holds that object. */
+	struct u64map shown;
+	int err;		/* the model's failure: every record kept since */
+	char buf[MODEL_PATH_MAX];
 };
 
-static size_t bucket_of(const struct path_filter *f, uint32_t pid, int32_t fd)
+static uint64_t fd_key(uint32_t pid, int32_t fd)
 {
-	uint64_t k = ((uint64_t)pid << 32) ^ (uint32_t)fd;
-
-	k *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(k >> 20) & (f->nbuckets - 1);
-}
-
-static struct fd_entry **find(struct path_filter *f, uint32_t pid, int32_t fd)
-{
-	struct fd_entry **e = &f->buckets[bucket_of(f, pid, fd)];
-
-	while (*e && ((*e)->pid != pid || (*e)->fd != fd))
-		e = &(*e)->next;
-	return e;
-}
-
-static const char *lookup(struct path_filter *f, uint32_t pid, int32_t fd)
-{
-	struct fd_entry *e = *find(f, pid, fd);
-
-	return e ? e->path : NULL;
-}
-
-static void forget(struct path_filter *f, uint32_t pid, int32_t fd)
-{
-	struct fd_entry **e = find(f, pid, fd), *dead = *e;
-
-	if (!dead)
-		return;
-	*e = dead->next;
-	free(dead);
-	f->count--;
-}
-
-static void grow(struct path_filter *f)
-{
-	size_t old_n = f->nbuckets;
-	struct fd_entry **old = f->buckets, *e, *next;
-	struct fd_entry **nb = calloc(old_n * 2, sizeof(*nb));
-
-	if (!nb)
-		return;		/* longer chains, still correct */
-	f->buckets = nb;
-	f->nbuckets = old_n * 2;
-	for (size_t i = 0; i < old_n; i++) {
-		for (e = old[i]; e; e = next) {
-			size_t b = bucket_of(f, e->pid, e->fd);
-
-			next = e->next;
-			e->next = nb[b];
-			nb[b] = e;
-		}
-	}
-	free(old);
-}
-
-/* path NULL: forget. On allocation failure the entry is forgotten, which
- * only makes the filter keep fewer fd-based records of that fd. */
-static void remember(struct path_filter *f, uint32_t pid, int32_t fd,
-		     const char *path, const struct fd_facts *facts,
-		     bool shown)
-{
-	struct fd_entry *e;
-	size_t n;
-
-	forget(f, pid, fd);
-	if (!path)
-		return;
-	n = strlen(path) + 1;
-	e = malloc(sizeof(*e) + n);
-	if (!e)
-		return;
-	e->pid = pid;
-	e->fd = fd;
-	e->shown = shown;
-	e->facts = facts ? *facts : (struct fd_facts){ 0 };
-	memcpy(e->path, path, n);
-	if (f->count >= f->nbuckets)
-		grow(f);
-	struct fd_entry **b = &f->buckets[bucket_of(f, pid, fd)];
-	e->next = *b;
-	*b = e;
-	f->count++;
+	return (uint64_t)pid << 32 | (uint32_t)fd;
 }
 
 struct path_filter *path_filter_new(const char *prefix)
@@ -133,11 +45,11 @@ struct path_filter *path_filter_new(const char *prefix)
 
 	if (!f)
 		return NULL;
+	map_init(&f->shown, map_seed());
 	f->prefix = strdup(prefix);
 	f->plen = strlen(prefix);
-	f->nbuckets = 1024;
-	f->buckets = calloc(f->nbuckets, sizeof(*f->buckets));
-	if (!f->prefix || !f->buckets) {
+	f->model = model_new();
+	if (!f->prefix || !f->model) {
 		path_filter_free(f);
 		return NULL;
 	}
@@ -148,56 +60,15 @@ void path_filter_free(struct path_filter *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; f->buckets && i < f->nbuckets; i++) {
-		struct fd_entry *e = f->buckets[i], *next;
-
-		for (; e; e = next) {
-			next = e->next;
-			free(e);
-		}
-	}
-	free(f->buckets);
+	model_free(f->model);
+	map_fini(&f->shown);
 	free(f->prefix);
 	free(f);
 }
 
-/* base + "/" + rel with ".", ".." and repeated "/" folded, into out
- * (2 * PATH_MAX bytes). rel absolute: base ignored. */
-static void join_norm(const char *base, const char *rel, char *out)
+int path_filter_error(const struct path_filter *f)
 {
-	size_t n = 0;
-	const char *parts[2] = { rel[0] == '/' ? "" : base, rel };
-
-	out[0] = 0;
-	for (int i = 0; i < 2; i++) {
-		const char *p = parts[i];
-
-		while (*p) {
-			const char *end;
-			size_t len;
-
-			while (*p == '/')
-				p++;
-			end = strchrnul(p, '/');
-			len = end - p;
-			if (len == 0 || (len == 1 && p[0] == '.')) {
-				/* nothing */
-			} else if (len == 2 && p[0] == '.' && p[1] == '.') {
-				while (n && out[n - 1] != '/')
-					n--;
-				if (n)
-					n--;
-			} else if (n + len + 2 < 2 * 4096) {
-				out[n++] = '/';
-				memcpy(out + n, p, len);
-				n += len;
-			}
-			p = end;
-		}
-	}
-	if (!n)
-		out[n++] = '/';
-	out[n] = 0;
+	return f->err;
 }
 
 static bool under(const struct path_filter *f, const char *abs)
@@ -208,51 +79,57 @@ static bool under(const struct path_filter *f, const char *abs)
 	       (abs[f->plen] == '/' || abs[f->plen] == 0);
 }
 
-/* The absolute path a syscall named, into out; false when its base (cwd
- * or dirfd) is unknown. */
-static bool resolve(struct path_filter *f, uint32_t pid, bool has_dirfd,
-		    int32_t dirfd, const char *path, char *out)
+/* The absolute path a syscall of (pid, tid) named, into f->buf; false when
+ * its base (cwd or dirfd) is unknown. */
+static bool resolve(struct path_filter *f, uint32_t pid, uint32_t tid, bool has_dirfd,
+		    int32_t dirfd, const char *path)
 {
-	const char *base;
+	const char *base = "/";
+	bool truncated = false;
 
-	if (path[0] == '/') {
-		join_norm("/", path, out);
-		return true;
-	}
-	base = (!has_dirfd || dirfd == AT_FDCWD) ? lookup(f, pid, CWD_FD) :
-						   lookup(f, pid, dirfd);
-	if (!base || base[0] != '/')
+	if (path[0] != '/')
+		base = (!has_dirfd || dirfd == AT_FDCWD) ?
+			       model_cwd(f->model, pid, tid) :
+			       model_fd_path(f->model, pid, tid, dirfd);
+	if (!base)
 		return false;
-	join_norm(base, path, out);
+	path_resolve(f->buf, sizeof(f->buf), base, strlen(base), path, &truncated);
 	return true;
 }
 
 /* Unknown base: keep; a missing record would be a wrong number. */
 static bool path_is_under(struct path_filter *f, const struct riot_syscall *sc,
-			  bool second, char *buf)
+			  bool second)
 {
 	const char *p = second ? sc->path2.s : sc->path.s;
 	bool has_dirfd = sc->has & (second ? RIOT_HAS_DIRFD2 : RIOT_HAS_DIRFD);
 	int32_t dirfd = second ? sc->dirfd2 : sc->dirfd;
 
-	if (!resolve(f, sc->pid, has_dirfd, dirfd, p, buf))
+	if (!resolve(f, sc->pid, sc->tid, has_dirfd, dirfd, p))
 		return true;
-	return under(f, buf);
+	return under(f, f->buf);
 }
 
-static bool fd_is_under(struct path_filter *f, uint32_t pid, int32_t fd)
+static bool fd_is_under(struct path_filter *f, const struct riot_syscall *sc, int32_t fd)
 {
-	const char *p = lookup(f, pid, fd);
+	const char *p = model_fd_path(f->model, sc->pid, sc->tid, fd);
 
 	return p && under(f, p);
 }
 
-/* Under the prefix, or logged as a base: its fd-table calls are kept. */
-static bool fd_table_keeps(struct path_filter *f, uint32_t pid, int32_t fd)
+/* The file object fd holds, if it was logged as a SNAP_FD: else 0. */
+static uint64_t shown_file(struct path_filter *f, const struct riot_syscall *sc, int32_t fd)
 {
-	struct fd_entry *e = *find(f, pid, fd);
+	const struct model_file *mf = model_fd_file(f->model, sc->pid, sc->tid, fd);
+	uint64_t *v = mf ? map_get(&f->shown, fd_key(sc->pid, fd)) : NULL;
 
-	return e && (e->shown || under(f, e->path));
+	return v && *v == mf->id ? mf->id : 0;
+}
+
+/* Under the prefix, or logged as a base: its fd-table calls are kept. */
+static bool fd_table_keeps(struct path_filter *f, const struct riot_syscall *sc, int32_t fd)
+{
+	return fd_is_under(f, sc, fd) || shown_file(f, sc, fd);
 }
 
 /* close, dup, fcntl: the calls that change the fd table. */
@@ -271,31 +148,36 @@ static bool names_path2(const struct riot_sys_info *si)
 	return false;
 }
 
+/* The fds close_range names that the filter looks at (no more than 65536). */
+static int64_t range_end(const struct riot_syscall *sc)
+{
+	return sc->fd2 < (int64_t)sc->fd + 65535 ? sc->fd2 : (int64_t)sc->fd + 65535;
+}
+
 /* Whether a syscall touches the prefix, before the state update. */
 static bool syscall_touches(struct path_filter *f, const struct riot_syscall *sc,
-			    const struct riot_sys_info *si, char *buf)
+			    const struct riot_sys_info *si)
 {
 	bool any = false;
 
 	if (si->cls == RIOT_CLASS_PROC || si->cls == RIOT_CLASS_CWD)
 		return true;
-	if ((sc->has & RIOT_HAS_PATH) && path_is_under(f, sc, false, buf))
+	if ((sc->has & RIOT_HAS_PATH) && path_is_under(f, sc, false))
 		return true;
-	if ((sc->has & RIOT_HAS_PATH2) && names_path2(si) &&
-	    path_is_under(f, sc, true, buf))
+	if ((sc->has & RIOT_HAS_PATH2) && names_path2(si) && path_is_under(f, sc, true))
 		return true;
 	if ((sc->has & RIOT_HAS_FD) && sc->sys != RIOT_SYS_close_range) {
 		any = true;
-		if (fd_table_call(sc->sys) ? fd_table_keeps(f, sc->pid, sc->fd) :
-					     fd_is_under(f, sc->pid, sc->fd))
+		if (fd_table_call(sc->sys) ? fd_table_keeps(f, sc, sc->fd) :
+					     fd_is_under(f, sc, sc->fd))
 			return true;
 	}
 	if ((sc->has & RIOT_HAS_FD2) && sc->sys != RIOT_SYS_close_range &&
-	    fd_is_under(f, sc->pid, sc->fd2))
+	    fd_is_under(f, sc, sc->fd2))
 		return true;
 	if (sc->sys == RIOT_SYS_close_range) {
-		for (int64_t fd = sc->fd; fd <= sc->fd2 && fd < sc->fd + 65536; fd++)
-			if (fd_table_keeps(f, sc->pid, (int32_t)fd))
+		for (int64_t fd = sc->fd; fd <= range_end(sc); fd++)
+			if (fd_table_keeps(f, sc, (int32_t)fd))
 				return true;
 		return false;
 	}
@@ -304,113 +186,59 @@ static bool syscall_touches(struct path_filter *f, const struct riot_syscall *sc
 				    RIOT_HAS_ARG));
 }
 
-static void copy_fd(struct path_filter *f, uint32_t pid, int32_t from,
-		    int32_t to)
+/* Drops the shown entries of pid for fds in [lo, hi]. */
+static void unshow(struct path_filter *f, uint32_t pid, int64_t lo, int64_t hi)
 {
-	struct fd_entry *e = *find(f, pid, from);
-	struct fd_facts facts = e ? e->facts : (struct fd_facts){ 0 };
-	bool shown = e && e->shown;
-	char *dup = e ? strdup(e->path) : NULL;
+	for (uint32_t i = 0; f->shown.len && i < f->shown.cap;) {
+		uint64_t k = f->shown.keys[i];
+		int32_t fd = (int32_t)(uint32_t)k;
 
-	remember(f, pid, to, dup, &facts, shown);
-	free(dup);
+		if (k != MAP_EMPTY && k >> 32 == pid && fd >= lo && fd <= hi)
+			map_del_at(&f->shown, i);	/* slot i again */
+		else
+			i++;
+	}
 }
 
-/* Follows what a completed syscall did to cwds and fd tables. */
-static void syscall_update(struct path_filter *f, const struct riot_syscall *sc,
-			   const struct riot_sys_info *si, char *buf)
+/* The shown entries a call leaves: a copy of a shown fd is shown as well,
+ * a closed fd forgets it. shown: the file the call's fd held if shown. */
+static void shown_update(struct path_filter *f, const struct riot_syscall *sc, uint64_t shown)
 {
-	if (sc->ret < 0)
+	bool dup = sc->sys == RIOT_SYS_dup || sc->sys == RIOT_SYS_dup2 ||
+		   sc->sys == RIOT_SYS_dup3 ||
+		   (sc->sys == RIOT_SYS_fcntl &&
+		    (sc->cmd == F_DUPFD || sc->cmd == F_DUPFD_CLOEXEC));
+
+	if (sc->ret < 0 || !f->shown.len)
 		return;
-	if (si->cls == RIOT_CLASS_OPEN && (sc->has & RIOT_HAS_PATH)) {
-		bool ok = resolve(f, sc->pid, sc->has & RIOT_HAS_DIRFD,
-				  sc->dirfd, sc->path.s, buf);
-		struct fd_facts facts = {
-			(uint32_t)sc->flags, sc->ftype, sc->size, sc->ino,
-			sc->dev };
+	if (sc->sys == RIOT_SYS_close)
+		map_del(&f->shown, fd_key(sc->pid, sc->fd), NULL);
+	else if (sc->sys == RIOT_SYS_close_range)
+		unshow(f, sc->pid, sc->fd, range_end(sc));
+	else if (dup && (!shown || map_put(&f->shown, fd_key(sc->pid, (int32_t)sc->ret), shown)))
+		map_del(&f->shown, fd_key(sc->pid, (int32_t)sc->ret), NULL);
+}
 
-		remember(f, sc->pid, (int32_t)sc->ret, ok ? buf : NULL, &facts,
-			 false);
+/* A new process starts with its parent's shown fds; an ended one forgets
+ * its own. */
+static void shown_proc(struct path_filter *f, const struct riot_proc *p)
+{
+	if (!f->shown.len)
 		return;
+	if (p->kind == RIOT_PROC_FORK && p->child_pid != p->pid) {
+		struct u64map copy;
+
+		if (map_copy(&copy, &f->shown))
+			return;	/* fewer fd-table calls of those fds kept */
+		for (uint32_t i = 0; i < copy.cap; i++)
+			if (copy.keys[i] != MAP_EMPTY && copy.keys[i] >> 32 == p->pid)
+				map_put(&f->shown, (uint64_t)p->child_pid << 32 |
+							   (uint32_t)copy.keys[i],
+					copy.vals[i]);
+		map_fini(&copy);
+	} else if (p->kind == RIOT_PROC_EXIT && p->tid == p->pid) {
+		unshow(f, p->pid, INT32_MIN, INT32_MAX);
 	}
-	switch (sc->sys) {
-	case RIOT_SYS_close:
-		forget(f, sc->pid, sc->fd);
-		break;
-	case RIOT_SYS_close_range:
-		for (int64_t fd = sc->fd; fd <= sc->fd2 && fd < sc->fd + 65536; fd++)
-			forget(f, sc->pid, (int32_t)fd);
-		break;
-	case RIOT_SYS_dup:
-	case RIOT_SYS_dup2:
-	case RIOT_SYS_dup3:
-		copy_fd(f, sc->pid, sc->fd, (int32_t)sc->ret);
-		break;
-	case RIOT_SYS_fcntl:
-		if (sc->cmd == F_DUPFD || sc->cmd == F_DUPFD_CLOEXEC)
-			copy_fd(f, sc->pid, sc->fd, (int32_t)sc->ret);
-		break;
-	case RIOT_SYS_chdir:
-		if (resolve(f, sc->pid, false, 0, sc->path.s ? sc->path.s : "", buf))
-			remember(f, sc->pid, CWD_FD, buf, NULL, true);
-		break;
-	case RIOT_SYS_fchdir:
-		copy_fd(f, sc->pid, sc->fd, CWD_FD);
-		break;
-	}
-}
-
-/* A new process starts with a copy of its parent's fds and cwd. */
-static void fork_copy(struct path_filter *f, uint32_t parent, uint32_t child)
-{
-	for (size_t i = 0; i < f->nbuckets; i++) {
-		for (struct fd_entry *e = f->buckets[i]; e; e = e->next) {
-			if (e->pid != parent)
-				continue;
-			char *p = strdup(e->path);
-			int32_t fd = e->fd;
-
-			/* remember() may rehash: restart the walk after. */
-			if (p) {
-				size_t before = f->nbuckets;
-
-				remember(f, child, fd, p, &e->facts, e->shown);
-				free(p);
-				if (f->nbuckets != before) {
-					fork_copy(f, parent, child);
-					return;
-				}
-			}
-		}
-	}
-}
-
-static void forget_process(struct path_filter *f, uint32_t pid)
-{
-	for (size_t i = 0; i < f->nbuckets; i++) {
-		struct fd_entry **e = &f->buckets[i];
-
-		while (*e) {
-			if ((*e)->pid == pid) {
-				struct fd_entry *dead = *e;
-
-				*e = dead->next;
-				free(dead);
-				f->count--;
-			} else {
-				e = &(*e)->next;
-			}
-		}
-	}
-}
-
-static bool proc_keep(struct path_filter *f, const struct riot_proc *p)
-{
-	if (p->kind == RIOT_PROC_FORK && p->child_pid != p->pid)
-		fork_copy(f, p->pid, p->child_pid);
-	else if (p->kind == RIOT_PROC_EXIT && p->tid == p->pid)
-		forget_process(f, p->pid);
-	return true;
 }
 
 /* A kept call names a path relative to dirfd: a directory outside the
@@ -418,18 +246,20 @@ static bool proc_keep(struct path_filter *f, const struct riot_proc *p)
 static int show_base(struct path_filter *f, const struct riot_syscall *sc,
 		     int32_t dirfd, path_filter_emit_fn emit, void *ctx)
 {
-	struct fd_entry *e;
+	const struct model_file *mf;
+	const char *path;
 	struct riot_rec r = { .type = RIOT_REC_SNAP_FD };
 
-	if (dirfd == AT_FDCWD || !(e = *find(f, sc->pid, dirfd)) || e->shown ||
-	    under(f, e->path))
+	if (dirfd == AT_FDCWD || !(mf = model_fd_file(f->model, sc->pid, sc->tid, dirfd)) ||
+	    !(path = model_fd_path(f->model, sc->pid, sc->tid, dirfd)) ||
+	    under(f, path) || shown_file(f, sc, dirfd))
 		return 0;
-	e->shown = true;
+	if (map_put(&f->shown, fd_key(sc->pid, dirfd), mf->id))
+		return -ENOMEM;
 	r.sfd = (struct riot_snap_fd){
 		.pid = sc->pid, .fd = dirfd, .t = sc->t,
-		.path = { e->path, false }, .flags = e->facts.flags,
-		.size = e->facts.size, .ino = e->facts.ino,
-		.dev = e->facts.dev, .ftype = e->facts.ftype,
+		.path = { path, false }, .flags = (uint32_t)mf->open_flags,
+		.size = mf->size, .ino = mf->ino, .dev = mf->dev, .ftype = mf->ftype,
 	};
 	return emit(ctx, &r);
 }
@@ -449,42 +279,48 @@ static int show_bases(struct path_filter *f, const struct riot_syscall *sc,
 	return err;
 }
 
+static bool syscall_keep(struct path_filter *f, const struct riot_rec *rec,
+			 path_filter_emit_fn emit, void *ctx)
+{
+	const struct riot_syscall *sc = &rec->sc;
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+	uint64_t shown;
+	bool keep;
+
+	if (!si)
+		return true;
+	keep = syscall_touches(f, sc, si);
+	/* emit keeps its own error: the call is kept either way. */
+	if (keep)
+		show_bases(f, sc, emit, ctx);
+	shown = sc->has & RIOT_HAS_FD ? shown_file(f, sc, sc->fd) : 0;
+	if ((f->err = model_apply(f->model, rec, NULL)))
+		return true;
+	shown_update(f, sc, shown);
+	/* An open's own result decides it too (dirfd unknown before). */
+	if (!keep && si->cls == RIOT_CLASS_OPEN && sc->ret >= 0)
+		keep = fd_is_under(f, sc, (int32_t)sc->ret);
+	return keep;
+}
+
 bool path_filter_keep(struct path_filter *f, const struct riot_rec *rec,
 		      path_filter_emit_fn emit, void *ctx)
 {
-	static char buf[2 * 4096];
-	const struct riot_sys_info *si;
-	bool keep;
+	bool keep = true;
 
+	if (f->err)
+		return true;
 	switch (rec->type) {
-	case RIOT_REC_SNAP_PROC:
-		if (rec->sproc.cwd.s)
-			remember(f, rec->sproc.pid, CWD_FD, rec->sproc.cwd.s,
-				 NULL, true);
-		return true;
-	case RIOT_REC_SNAP_FD:
-		remember(f, rec->sfd.pid, rec->sfd.fd, rec->sfd.path.s,
-			 &(struct fd_facts){ rec->sfd.flags, rec->sfd.ftype,
-					     rec->sfd.size, rec->sfd.ino,
-					     rec->sfd.dev },
-			 rec->sfd.path.s && under(f, rec->sfd.path.s));
-		return rec->sfd.path.s && under(f, rec->sfd.path.s);
-	case RIOT_REC_PROC:
-		return proc_keep(f, &rec->proc);
 	case RIOT_REC_SYSCALL:
-		si = riot_sys_info(rec->sc.sys);
-		if (!si)
-			return true;
-		keep = syscall_touches(f, &rec->sc, si, buf);
-		/* emit keeps its own error: the call is kept either way. */
-		if (keep)
-			show_bases(f, &rec->sc, emit, ctx);
-		syscall_update(f, &rec->sc, si, buf);
-		/* An open's own result decides it too (dirfd unknown before). */
-		if (!keep && si->cls == RIOT_CLASS_OPEN && rec->sc.ret >= 0)
-			keep = fd_is_under(f, rec->sc.pid, (int32_t)rec->sc.ret);
-		return keep;
-	default:
-		return true;
+		return syscall_keep(f, rec, emit, ctx);
+	case RIOT_REC_SNAP_FD:
+		keep = rec->sfd.path.s && under(f, rec->sfd.path.s);
+		break;
+	case RIOT_REC_PROC:
+		shown_proc(f, &rec->proc);
+		break;
 	}
+	if ((f->err = model_apply(f->model, rec, NULL)))
+		return true;
+	return keep;
 }
