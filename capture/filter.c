@@ -48,7 +48,7 @@ struct path_filter *path_filter_new(const char *prefix)
 	map_init(&f->shown, map_seed());
 	f->prefix = strdup(prefix);
 	f->plen = strlen(prefix);
-	f->model = model_new();
+	f->model = model_new_tables();
 	if (!f->prefix || !f->model) {
 		path_filter_free(f);
 		return NULL;
@@ -293,7 +293,7 @@ static bool syscall_keep(struct path_filter *f, const struct riot_rec *rec,
 	/* emit keeps its own error: the call is kept either way. */
 	if (keep)
 		show_bases(f, sc, emit, ctx);
-	shown = sc->has & RIOT_HAS_FD ? shown_file(f, sc, sc->fd) : 0;
+	shown = f->shown.len && (sc->has & RIOT_HAS_FD) ? shown_file(f, sc, sc->fd) : 0;
 	if ((f->err = model_apply(f->model, rec, NULL)))
 		return true;
 	shown_update(f, sc, shown);

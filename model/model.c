@@ -63,6 +63,7 @@ struct model {
 	uint32_t nreleased, released_cap;
 	uint64_t next_file_id;
 	uint8_t role[RIOT_SYS_COUNT];
+	bool tables_only;	/* model_new_tables() */
 	struct model_stats st;
 	char buf[MODEL_PATH_MAX];
 };
@@ -1069,12 +1070,24 @@ static void file_track(struct model *m, const struct riot_syscall *sc,
 	}
 }
 
+/* Whether a syscall may change an fd table, a cwd or a ring's registered
+ * files: every call sys_apply() and uring_bind() act on, and a few more. */
+static bool sys_changes_tables(const struct riot_syscall *sc, const struct riot_sys_info *si)
+{
+	return si->cls == RIOT_CLASS_OPEN || si->cls == RIOT_CLASS_FD ||
+	       si->cls == RIOT_CLASS_CWD || (si->flags & RIOT_SF_RET_FD) ||
+	       makes_fd_pair(si) || uring_row(sc->sys);
+}
+
 static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct model_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
-	uint32_t ki = task_of(m, sc->pid, sc->tid), fi, fi2 = 0;
+	uint32_t ki, fi, fi2 = 0;
 	int err;
 
+	if (m->tables_only && si && !sys_changes_tables(sc, si))
+		return 0;
+	ki = task_of(m, sc->pid, sc->tid);
 	if (!ki)
 		return -ENOMEM;
 	fi = resolve_fds(m, ki, sc, si, op, &fi2);
@@ -1306,6 +1319,15 @@ struct model *model_new(void)
 			if (si->args[a] == RIOT_ARG_PATH2)
 				m->role[s] |= ROLE_PATH2;
 	}
+	return m;
+}
+
+struct model *model_new_tables(void)
+{
+	struct model *m = model_new();
+
+	if (m)
+		m->tables_only = true;
 	return m;
 }
 

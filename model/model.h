@@ -176,6 +176,12 @@ struct model_stats {
 };
 
 struct model *model_new(void);
+/* A model that follows only the state: processes, fd tables, cwds and
+ * file objects (capture's --path filter asks it about fds and cwds). A
+ * syscall that can change none of them (read, write, stat, ...) is not
+ * applied: it is not counted, moves no position, interns no path, and its
+ * op says nothing. */
+struct model *model_new_tables(void);
 void model_free(struct model *m);
 
 /* Applies one record and describes it in *op (always filled; op may be

@@ -209,6 +209,49 @@ static void exec_(uint32_t pid, uint32_t tid, const char *path)
 
 /* ---- tests ---- */
 
+/* model_new_tables(): fds and cwds followed as the full model follows
+ * them; reads and stats not applied (nothing counted, no path interned). */
+static void test_tables_only(void)
+{
+	const struct model_file *f;
+	uint64_t paths;
+
+	model_free(m);
+	m = model_new_tables();
+	CHECK(m != NULL);
+	if (!m)
+		exit(1);
+	snap_proc(1, "/w");
+	CHECK(open_(1, "a", O_RDONLY, 3) != 0);
+	f = model_fd_file(m, 1, 1, 3);
+	CHECK(f != NULL);
+	CHECK_STR(model_fd_path(m, 1, 1, 3), "/w/a");
+	CHECK_EQ(rd(1, 3), 0);				/* not applied */
+	CHECK_EQ(rd(1, 9), 0);
+	CHECK_EQ(st()->unresolved_fd, 0);
+	paths = st()->paths;
+	CHECK(stat_(1, 1, "/elsewhere/x") == NULL);
+	CHECK_EQ(st()->paths, paths);
+	dup2_(RIOT_SYS_dup2, 1, 3, 5, 0, 5);
+	CHECK(model_fd_file(m, 1, 1, 5) == model_fd_file(m, 1, 1, 3));
+	close_(1, 3, 0);
+	CHECK(model_fd_file(m, 1, 1, 3) == NULL);
+	fcntl_(1, 5, F_DUPFD_CLOEXEC, 7, 7);
+	CHECK_STR(model_fd_path(m, 1, 1, 7), "/w/a");
+	close_range_(1, 5, 6, 0, 0);
+	CHECK(!model_fd_known(m, 1, 1, 5));
+	chdir_(1, 1, "sub/..//sub2", 0);
+	CHECK_STR(model_cwd(m, 1, 1), "/w/sub2");
+	fork_(1, 1, 2, 2, 0);
+	CHECK_STR(model_fd_path(m, 2, 2, 7), "/w/a");
+	CHECK_STR(model_cwd(m, 2, 2), "/w/sub2");
+	exec_(2, 2, "/bin/true");			/* 7 is close-on-exec */
+	CHECK(model_fd_file(m, 2, 2, 7) == NULL);
+	CHECK(model_fd_file(m, 1, 1, 7) != NULL);
+	CHECK_EQ(apply_errors, 0);
+	fresh();
+}
+
 static void test_normalise(void)
 {
 	fresh();
@@ -1377,6 +1420,7 @@ int main(void)
 	test_same_fd_two_processes();
 	test_snapshot_fds();
 	test_found_fds();
+	test_tables_only();
 	test_threads_share();
 	test_fork_copies();
 	test_clone_files_and_fs();
