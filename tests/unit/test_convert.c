@@ -161,6 +161,84 @@ static void test_clone(void)
 	CHECK(r.sc.value == NULL);
 }
 
+/* The roles capture reads behind a pointer (the ext), and the values each
+ * row sends, in their fields with their bits and nothing else. */
+static void test_roles(void)
+{
+	uint8_t buf[512];
+	struct riot_ev_syscall h = { .type = RIOT_EV_SYSCALL, .pid = 3, .tid = 3 };
+	struct riot_ev_ext x = { .off = 111, .off2 = 222, .how = { O_RDWR | O_CREAT, 0600, 8 } };
+	struct riot_rec r;
+	size_t n;
+
+	/* copy_file_range(FD, OFFP, FD2, OFF2P, CNT, FLAGS) */
+	h.sys = RIOT_SYS_copy_file_range;
+	h.nargs = 4;
+	h.flags = RIOT_EVF_EXT | RIOT_EVF_OFF | RIOT_EVF_OFF2;
+	n = wire(buf, &h, (uint64_t[4]){ 5, 6, 4096, 0 }, &x, "", "", NULL);
+	CHECK_EQ(convert_event(buf, n, &r), 1);
+	CHECK_U64(r.sc.has, RIOT_HAS_FD | RIOT_HAS_OFF | RIOT_HAS_FD2 | RIOT_HAS_OFF2 |
+			    RIOT_HAS_COUNT | RIOT_HAS_FLAGS);
+	CHECK_EQ(r.sc.fd, 5);
+	CHECK_EQ(r.sc.fd2, 6);
+	CHECK_U64(r.sc.off, 111);
+	CHECK_U64(r.sc.off2, 222);
+	CHECK_U64(r.sc.count, 4096);
+	h.flags = 0;	/* NULL offset pointers: no offsets */
+	n = wire(buf, &h, (uint64_t[4]){ 5, 6, 4096, 0 }, NULL, "", "", NULL);
+	CHECK_EQ(convert_event(buf, n, &r), 1);
+	CHECK_U64(r.sc.has, RIOT_HAS_FD | RIOT_HAS_FD2 | RIOT_HAS_COUNT | RIOT_HAS_FLAGS);
+
+	/* openat2(DFD, PATH, HOW) */
+	h.sys = RIOT_SYS_openat2;
+	h.nargs = 1;
+	h.flags = RIOT_EVF_EXT | RIOT_EVF_HOW;
+	h.path_len = 2;
+	n = wire(buf, &h, (uint64_t[1]){ 9 }, &x, "a", "", NULL);
+	CHECK_EQ(convert_event(buf, n, &r), 1);
+	CHECK_U64(r.sc.has, RIOT_HAS_DIRFD | RIOT_HAS_PATH | RIOT_HAS_FLAGS | RIOT_HAS_MODE |
+			    RIOT_HAS_ARG);
+	CHECK_EQ(r.sc.dirfd, 9);
+	CHECK_U64(r.sc.flags, O_RDWR | O_CREAT);
+	CHECK_EQ(r.sc.mode, 0600);
+	CHECK_U64(r.sc.arg, 8);
+	h.path_len = 0;
+
+	/* pipe2(FDPAIR, FLAGS) */
+	h.sys = RIOT_SYS_pipe2;
+	h.flags = RIOT_EVF_EXT | RIOT_EVF_FDPAIR;
+	n = wire(buf, &h, (uint64_t[1]){ O_CLOEXEC }, &x, "", "", NULL);
+	CHECK_EQ(convert_event(buf, n, &r), 1);
+	CHECK_U64(r.sc.has, RIOT_HAS_FD | RIOT_HAS_FD2 | RIOT_HAS_FLAGS);
+	CHECK_EQ(r.sc.fd, 111);
+	CHECK_EQ(r.sc.fd2, 222);
+	CHECK_U64(r.sc.flags, O_CLOEXEC);
+
+	/* clone3(CLONEARGS, CNT) */
+	h.sys = RIOT_SYS_clone3;
+	h.flags = RIOT_EVF_EXT | RIOT_EVF_CLONEARGS;
+	n = wire(buf, &h, (uint64_t[1]){ 88 }, &x, "", "", NULL);
+	CHECK_EQ(convert_event(buf, n, &r), 1);
+	CHECK_U64(r.sc.has, RIOT_HAS_FLAGS | RIOT_HAS_COUNT);
+	CHECK_U64(r.sc.flags, O_RDWR | O_CREAT);
+	CHECK_U64(r.sc.count, 88);
+
+	/* chown(PATH, UID, GID); io_submit(ADDR, CNT) */
+	h.sys = RIOT_SYS_chown;
+	h.nargs = 2;
+	h.flags = 0;
+	n = wire(buf, &h, (uint64_t[2]){ 1000, 100 }, NULL, "", "", NULL);
+	CHECK_EQ(convert_event(buf, n, &r), 1);
+	CHECK_U64(r.sc.has, RIOT_HAS_UID | RIOT_HAS_GID);
+	CHECK_EQ(r.sc.uid, 1000);
+	CHECK_EQ(r.sc.gid, 100);
+	h.sys = RIOT_SYS_io_submit;
+	n = wire(buf, &h, (uint64_t[2]){ 0x7f0000, 3 }, NULL, "", "", NULL);
+	CHECK_EQ(convert_event(buf, n, &r), 1);
+	CHECK_U64(r.sc.has, RIOT_HAS_ARG | RIOT_HAS_COUNT);
+	CHECK_U64(r.sc.arg, 0x7f0000);
+}
+
 static void test_proc(void)
 {
 	uint8_t buf[256];
@@ -259,6 +337,7 @@ int main(void)
 	test_openat();
 	test_pread();
 	test_clone();
+	test_roles();
 	test_proc();
 	test_fd();
 	return unit_done();
