@@ -77,24 +77,20 @@ static int unpack(const void *p, size_t avail, struct ev_view *v)
 	return v->size <= avail ? 0 : -EINVAL;
 }
 
+/* One argument in its place: the value itself (riot_put_arg()), or what
+ * capture read behind a pointer (in the event's extension). */
 static void put_arg(struct riot_syscall *sc, const struct ev_view *v,
 		    enum riot_arg role, uint64_t val)
 {
 	const struct riot_ev_syscall *ev = &v->ev;
 	const struct riot_ev_ext *x = &v->x;
 
+	if (riot_put_arg(sc, role, val))
+		return;
 	switch (role) {
-	case RIOT_ARG_FD: sc->fd = (int32_t)val; sc->has |= RIOT_HAS_FD; break;
-	case RIOT_ARG_FD2: sc->fd2 = (int32_t)val; sc->has |= RIOT_HAS_FD2; break;
-	case RIOT_ARG_DFD: sc->dirfd = (int32_t)val; sc->has |= RIOT_HAS_DIRFD; break;
-	case RIOT_ARG_DFD2: sc->dirfd2 = (int32_t)val; sc->has |= RIOT_HAS_DIRFD2; break;
-	case RIOT_ARG_CNT: sc->count = val; sc->has |= RIOT_HAS_COUNT; break;
-	case RIOT_ARG_OFF: sc->off = val; sc->has |= RIOT_HAS_OFF; break;
 	case RIOT_ARG_OFFP:
-		if (ev->flags & RIOT_EVF_OFF) {
-			sc->off = x->off;
-			sc->has |= RIOT_HAS_OFF;
-		}
+		if (ev->flags & RIOT_EVF_OFF)
+			riot_put_arg(sc, RIOT_ARG_OFF, x->off);
 		break;
 	case RIOT_ARG_OFF2P:
 		if (ev->flags & RIOT_EVF_OFF2) {
@@ -104,33 +100,20 @@ static void put_arg(struct riot_syscall *sc, const struct ev_view *v,
 		break;
 	case RIOT_ARG_FDPAIR:
 		if (ev->flags & RIOT_EVF_FDPAIR) {
-			sc->fd = (int32_t)x->off;
-			sc->fd2 = (int32_t)x->off2;
-			sc->has |= RIOT_HAS_FD | RIOT_HAS_FD2;
+			riot_put_arg(sc, RIOT_ARG_FD, x->off);
+			riot_put_arg(sc, RIOT_ARG_FD2, x->off2);
 		}
 		break;
-	case RIOT_ARG_FLAGS: sc->flags = val; sc->has |= RIOT_HAS_FLAGS; break;
-	case RIOT_ARG_MODE: sc->mode = (uint32_t)val; sc->has |= RIOT_HAS_MODE; break;
-	case RIOT_ARG_CMD: sc->cmd = (uint32_t)val; sc->has |= RIOT_HAS_CMD; break;
-	case RIOT_ARG_ARG:
-	case RIOT_ARG_ADDR: sc->arg = val; sc->has |= RIOT_HAS_ARG; break;
-	case RIOT_ARG_IOVCNT: sc->iovcnt = (uint32_t)val; sc->has |= RIOT_HAS_IOVCNT; break;
-	case RIOT_ARG_UID: sc->uid = (uint32_t)val; sc->has |= RIOT_HAS_UID; break;
-	case RIOT_ARG_GID: sc->gid = (uint32_t)val; sc->has |= RIOT_HAS_GID; break;
-	case RIOT_ARG_CTX: sc->ctx = val; sc->has |= RIOT_HAS_CTX; break;
 	case RIOT_ARG_HOW:
 		if (ev->flags & RIOT_EVF_HOW) {
-			sc->flags = x->how[0];
-			sc->mode = (uint32_t)x->how[1];
-			sc->arg = x->how[2];
-			sc->has |= RIOT_HAS_FLAGS | RIOT_HAS_MODE | RIOT_HAS_ARG;
+			riot_put_arg(sc, RIOT_ARG_FLAGS, x->how[0]);
+			riot_put_arg(sc, RIOT_ARG_MODE, x->how[1]);
+			riot_put_arg(sc, RIOT_ARG_ARG, x->how[2]);
 		}
 		break;
 	case RIOT_ARG_CLONEARGS:
-		if (ev->flags & RIOT_EVF_CLONEARGS) {
-			sc->flags = x->how[0];
-			sc->has |= RIOT_HAS_FLAGS;
-		}
+		if (ev->flags & RIOT_EVF_CLONEARGS)
+			riot_put_arg(sc, RIOT_ARG_FLAGS, x->how[0]);
 		break;
 	default:	/* strings below; buffers are not recorded */
 		break;

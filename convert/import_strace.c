@@ -316,37 +316,26 @@ static int take_path(struct sv arg, char *buf, struct riot_str *out, uint32_t *h
 	return 0;
 }
 
-static void take_flags(struct strace_importer *im, struct sv arg, uint64_t *v,
-		       uint32_t *has, uint32_t bit)
+/* Symbolic flags into *v: true when they parse, names riot does not know
+ * counted and left out. */
+static bool take_flags(struct strace_importer *im, struct sv arg, uint64_t *v)
 {
 	int rc = strace_flags(arg, v);
 
 	if (rc == -ENOENT)
 		im->st.unknown_flags++;
-	if (rc == 0 || rc == -ENOENT)
-		*has |= bit;
+	return rc == 0 || rc == -ENOENT;
 }
 
-static int take_fd(struct sv arg, int32_t *fd, struct sv *note, uint32_t *has, uint32_t bit)
+/* Where strace's "fd</path>" annotation of an fd argument goes. */
+static struct sv *fd_note(struct call_notes *cn, enum riot_arg role)
 {
-	int64_t v;
-
-	if (strace_int(arg, &v, note) || v < INT32_MIN || v > INT32_MAX)
-		return -EINVAL;
-	*fd = (int32_t)v;
-	*has |= bit;
-	return 0;
-}
-
-static int take_u64(struct sv arg, uint64_t *out, uint32_t *has, uint32_t bit)
-{
-	int64_t v;
-
-	if (strace_int(arg, &v, NULL))
-		return -EINVAL;
-	*out = (uint64_t)v;
-	*has |= bit;
-	return 0;
+	switch (role) {
+	case RIOT_ARG_FD: return &cn->fd;
+	case RIOT_ARG_FD2: return &cn->fd2;
+	case RIOT_ARG_DFD: return &cn->dirfd;
+	default: return &cn->dirfd2;
+	}
 }
 
 static void take_stat(struct sv arg, struct riot_syscall *sc)
@@ -370,78 +359,65 @@ static void take_stat(struct sv arg, struct riot_syscall *sc)
 	}
 }
 
-/* Places one argument by its role; -EINVAL when an fd or number that the
- * record cannot do without does not parse. */
+/* Places one argument by its role (riot_put_arg() once its text is a
+ * number); -EINVAL when an fd or number that the record cannot do without
+ * does not parse. */
 static int put_arg(struct strace_importer *im, struct riot_syscall *sc, enum riot_arg role,
 		   struct sv arg, struct call_notes *cn)
 {
 	uint64_t v;
+	int64_t n;
 	struct sv f;
 
 	switch (role) {
-	case RIOT_ARG_FD: return take_fd(arg, &sc->fd, &cn->fd, &sc->has, RIOT_HAS_FD);
-	case RIOT_ARG_FD2: return take_fd(arg, &sc->fd2, &cn->fd2, &sc->has, RIOT_HAS_FD2);
-	case RIOT_ARG_DFD: return take_fd(arg, &sc->dirfd, &cn->dirfd, &sc->has, RIOT_HAS_DIRFD);
-	case RIOT_ARG_DFD2: return take_fd(arg, &sc->dirfd2, &cn->dirfd2, &sc->has, RIOT_HAS_DIRFD2);
+	case RIOT_ARG_FD: case RIOT_ARG_FD2: case RIOT_ARG_DFD: case RIOT_ARG_DFD2:
+		if (strace_int(arg, &n, fd_note(cn, role)) || n < INT32_MIN || n > INT32_MAX)
+			return -EINVAL;
+		riot_put_arg(sc, role, (uint64_t)n);
+		return 0;
+	case RIOT_ARG_CNT: case RIOT_ARG_OFF: case RIOT_ARG_IOVCNT:
+	case RIOT_ARG_UID: case RIOT_ARG_GID:
+		if (strace_int(arg, &n, NULL))
+			return -EINVAL;
+		riot_put_arg(sc, role, (uint64_t)n);
+		return 0;
+	case RIOT_ARG_FLAGS: case RIOT_ARG_MODE: case RIOT_ARG_CMD:
+		if (take_flags(im, arg, &v))
+			riot_put_arg(sc, role, v);
+		return 0;
+	case RIOT_ARG_ARG: case RIOT_ARG_ADDR:
+		if (!strace_flags(arg, &v))
+			riot_put_arg(sc, role, v);
+		return 0;
 	case RIOT_ARG_PATH: return take_path(arg, im->path, &sc->path, &sc->has, RIOT_HAS_PATH);
 	case RIOT_ARG_PATH2: case RIOT_ARG_TARGET: case RIOT_ARG_LINKBUF: case RIOT_ARG_XNAME:
 		return take_path(arg, im->path2, &sc->path2, &sc->has, RIOT_HAS_PATH2);
-	case RIOT_ARG_CNT: return take_u64(arg, &sc->count, &sc->has, RIOT_HAS_COUNT);
-	case RIOT_ARG_OFF: return take_u64(arg, &sc->off, &sc->has, RIOT_HAS_OFF);
 	case RIOT_ARG_OFFP:
-		if (!strace_offp(arg, &sc->off))
-			sc->has |= RIOT_HAS_OFF;
+		if (!strace_offp(arg, &v))
+			riot_put_arg(sc, RIOT_ARG_OFF, v);
 		return 0;
 	case RIOT_ARG_OFF2P:
 		if (!strace_offp(arg, &sc->off2))
 			sc->has |= RIOT_HAS_OFF2;
 		return 0;
-	case RIOT_ARG_FLAGS: take_flags(im, arg, &sc->flags, &sc->has, RIOT_HAS_FLAGS); return 0;
-	case RIOT_ARG_MODE:
-		take_flags(im, arg, &v, &sc->has, RIOT_HAS_MODE);
-		sc->mode = (uint32_t)v;
-		return 0;
-	case RIOT_ARG_CMD:
-		take_flags(im, arg, &v, &sc->has, RIOT_HAS_CMD);
-		sc->cmd = (uint32_t)v;
-		return 0;
-	case RIOT_ARG_ARG: case RIOT_ARG_ADDR:
-		if (!strace_flags(arg, &sc->arg))
-			sc->has |= RIOT_HAS_ARG;
-		return 0;
-	case RIOT_ARG_IOVCNT:
-		if (take_u64(arg, &v, &sc->has, RIOT_HAS_IOVCNT))
-			return -EINVAL;
-		sc->iovcnt = (uint32_t)v;
-		return 0;
-	case RIOT_ARG_UID: case RIOT_ARG_GID: {
-		uint32_t bit = role == RIOT_ARG_UID ? RIOT_HAS_UID : RIOT_HAS_GID;
-
-		if (take_u64(arg, &v, &sc->has, bit))
-			return -EINVAL;
-		*(role == RIOT_ARG_UID ? &sc->uid : &sc->gid) = (uint32_t)v;
-		return 0;
-	}
 	case RIOT_ARG_HOW:
-		if (strace_field(arg, "flags", &f))
-			take_flags(im, f, &sc->flags, &sc->has, RIOT_HAS_FLAGS);
-		if (strace_field(arg, "mode", &f)) {
-			take_flags(im, f, &v, &sc->has, RIOT_HAS_MODE);
-			sc->mode = (uint32_t)v;
-		}
-		if (strace_field(arg, "resolve", &f))
-			take_flags(im, f, &sc->arg, &sc->has, RIOT_HAS_ARG);
+		if (strace_field(arg, "flags", &f) && take_flags(im, f, &v))
+			riot_put_arg(sc, RIOT_ARG_FLAGS, v);
+		if (strace_field(arg, "mode", &f) && take_flags(im, f, &v))
+			riot_put_arg(sc, RIOT_ARG_MODE, v);
+		if (strace_field(arg, "resolve", &f) && take_flags(im, f, &v))
+			riot_put_arg(sc, RIOT_ARG_ARG, v);
 		return 0;
 	case RIOT_ARG_CLONEARGS:
-		if (strace_field(arg, "flags", &f))
-			take_flags(im, f, &sc->flags, &sc->has, RIOT_HAS_FLAGS);
+		if (strace_field(arg, "flags", &f) && take_flags(im, f, &v))
+			riot_put_arg(sc, RIOT_ARG_FLAGS, v);
 		if (strace_field(arg, "exit_signal", &f) && !strace_flags(f, &v))
 			sc->flags |= v;
 		return 0;
 	case RIOT_ARG_STATBUF:
 		take_stat(arg, sc);
 		return 0;
-	default:	/* buffers, iovecs, absent arguments */
+	default:	/* buffers, iovecs, the asynchronous context, absent arguments */
 		return 0;
 	}
 }

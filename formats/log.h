@@ -56,6 +56,12 @@ struct riot_syscall;
 /* The open(2) flags of a record of class open: creat's are implied
  * (O_CREAT|O_WRONLY|O_TRUNC), the others' recorded. */
 uint64_t riot_open_flags(const struct riot_syscall *sc);
+/* Puts val, the argument of role role, in its field of sc and sets the
+ * field's RIOT_HAS_* bit: fds (as int32), counts, offsets, flags, modes,
+ * commands, plain arguments and addresses, iovec counts, uid, gid and the
+ * asynchronous context. false, sc untouched, for the other roles (paths,
+ * buffers, and the pointers whose contents the caller reads itself). */
+bool riot_put_arg(struct riot_syscall *sc, enum riot_arg role, uint64_t val);
 /* "data_read", "open", ...; "unknown" out of range. */
 const char *riot_class_name(unsigned cls);
 

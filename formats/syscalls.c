@@ -71,6 +71,29 @@ uint64_t riot_open_flags(const struct riot_syscall *sc)
 	return sc->sys == RIOT_SYS_creat ? O_CREAT | O_WRONLY | O_TRUNC : sc->flags;
 }
 
+bool riot_put_arg(struct riot_syscall *sc, enum riot_arg role, uint64_t val)
+{
+	switch (role) {
+	case RIOT_ARG_FD: sc->fd = (int32_t)val; sc->has |= RIOT_HAS_FD; break;
+	case RIOT_ARG_FD2: sc->fd2 = (int32_t)val; sc->has |= RIOT_HAS_FD2; break;
+	case RIOT_ARG_DFD: sc->dirfd = (int32_t)val; sc->has |= RIOT_HAS_DIRFD; break;
+	case RIOT_ARG_DFD2: sc->dirfd2 = (int32_t)val; sc->has |= RIOT_HAS_DIRFD2; break;
+	case RIOT_ARG_CNT: sc->count = val; sc->has |= RIOT_HAS_COUNT; break;
+	case RIOT_ARG_OFF: sc->off = val; sc->has |= RIOT_HAS_OFF; break;
+	case RIOT_ARG_FLAGS: sc->flags = val; sc->has |= RIOT_HAS_FLAGS; break;
+	case RIOT_ARG_MODE: sc->mode = (uint32_t)val; sc->has |= RIOT_HAS_MODE; break;
+	case RIOT_ARG_CMD: sc->cmd = (uint32_t)val; sc->has |= RIOT_HAS_CMD; break;
+	case RIOT_ARG_ARG:
+	case RIOT_ARG_ADDR: sc->arg = val; sc->has |= RIOT_HAS_ARG; break;
+	case RIOT_ARG_IOVCNT: sc->iovcnt = (uint32_t)val; sc->has |= RIOT_HAS_IOVCNT; break;
+	case RIOT_ARG_UID: sc->uid = (uint32_t)val; sc->has |= RIOT_HAS_UID; break;
+	case RIOT_ARG_GID: sc->gid = (uint32_t)val; sc->has |= RIOT_HAS_GID; break;
+	case RIOT_ARG_CTX: sc->ctx = val; sc->has |= RIOT_HAS_CTX; break;
+	default: return false;
+	}
+	return true;
+}
+
 const char *riot_class_name(unsigned cls)
 {
 	if (cls >= RIOT_CLASS_COUNT || !class_names[cls])
