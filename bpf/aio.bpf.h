@@ -292,7 +292,7 @@ static long aio_reap(__u64 i, void *data)
 	r.args[4] = q->flags;
 	r.args[5] = q->iovcnt;
 	bpf_map_delete_elem(&aio_inflight, &key);
-	async_emit(&r, NULL, 0);
+	async_emit(&r);
 	return 0;
 }
 

@@ -115,7 +115,7 @@ static __always_inline void mmap_record(__u32 sys, struct slot *s,
 	struct inode *host = BPF_CORE_READ(mapping, host);
 	struct async_req r = {};
 	struct fd_scratch *sc = NULL;
-	__u32 zero = 0, len = 0, s_dev;
+	__u32 zero = 0, len = 0, s_dev, mode;
 	__u8 pflags = 0;
 
 	if (!host || last < first)
@@ -131,12 +131,14 @@ static __always_inline void mmap_record(__u32 sys, struct slot *s,
 	r.args[2] = (last - first + 1) * PAGE_BYTES;
 	r.args[3] = first * PAGE_BYTES;
 	r.ret = r.args[2];
-	r.facts = 1;
-	r.size = BPF_CORE_READ(host, i_size);
-	r.mode = BPF_CORE_READ(host, i_mode);
-	r.ino = BPF_CORE_READ(host, i_ino);
+	r.flags = RIOT_EVF_FACTS;
+	r.x.size = BPF_CORE_READ(host, i_size);
+	mode = BPF_CORE_READ(host, i_mode);
+	r.x.ftype = mode & S_IFMT_BITS;
+	r.x.perm = mode & PERM_BITS;
+	r.x.ino = BPF_CORE_READ(host, i_ino);
 	s_dev = BPF_CORE_READ(host, i_sb, s_dev);
-	r.dev = encode_dev(s_dev >> 20, s_dev & 0xfffff);
+	r.x.dev = encode_dev(s_dev >> 20, s_dev & 0xfffff);
 	/* The mapping of the faulting address, when it maps this file (its
 	 * lock is only tried: busy, the record goes without path and ctx);
 	 * when it maps another, these pages are not the fault's own. */
@@ -150,11 +152,13 @@ static __always_inline void mmap_record(__u32 sys, struct slot *s,
 			return;	/* program text: no I/O of the workload's */
 		r.args[0] = v.start;
 		len = file_path(sc, (void *)v.dentry, (void *)v.mnt, &pflags);
-		len &= 2 * RIOT_PATH_MAX - 1;
-		if (len > RIOT_PATH_MAX || (pflags & RIOT_EVD_PATH_TRUNC))
-			len = 0;	/* a cut path would name another file */
+		/* a cut path would name another file */
+		if (len < RIOT_PATH_MAX && !(pflags & RIOT_EVD_PATH_TRUNC)) {
+			r.path1 = sc->path;
+			r.len1 = len;
+		}
 	}
-	async_emit(&r, sc ? sc->path : NULL, len);
+	async_emit(&r);
 }
 
 /* Pages first..last of mapping mapped in by a fault of the current task:

@@ -11,9 +11,10 @@
  * Before a recorded call uses an fd the capture did not see made, a
  * RIOT_EV_FD record introduces it with its path from the kernel (see
  * fd_check()). Asynchronous requests have files of their own, included at
- * the end: async.bpf.h sends their records, aio.bpf.h follows Linux AIO
- * from io_submit to the reaping of its completions, mmap.bpf.h the pages
- * faulted in and dirtied through file mappings.
+ * the end: async.bpf.h sends their records through emit_record(), as a
+ * syscall's; aio.bpf.h follows Linux AIO from io_submit to the reaping of
+ * its completions, mmap.bpf.h the pages faulted in and dirtied through
+ * file mappings, uring.bpf.h io_uring requests.
  *
  * Needs BTF-typed raw tracepoints (tp_btf, Linux 5.5), the BPF ring buffer
  * (5.8), task local storage usable from tracing programs (5.11) and BPF
@@ -960,21 +961,20 @@ static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
 	return (head & 255) + len1 + len2 + vlen;
 }
 
-/* An io_uring request at its completion (bpf/uring.bpf.h). */
-struct uring_req;
+/* An asynchronous request at its completion (bpf/async.bpf.h). */
+struct async_req;
 static __always_inline __u32 async_fill(struct riot_ev_syscall *ev,
-					struct uring_req *a, long ret,
-					__u64 now);
+					const struct async_req *r, __u64 now);
 
 /* The event of a syscall (a is NULL) or of an asynchronous request. */
 static __always_inline __u32 fill_any(struct riot_ev_syscall *ev,
 				      const struct slot *s,
 				      const struct sys_desc *d,
-				      struct uring_req *a, long ret,
+				      const struct async_req *a, long ret,
 				      __u64 now, int keeps_path)
 {
 	if (a)
-		return async_fill(ev, a, ret, now);
+		return async_fill(ev, a, now);
 	return fill_event(ev, s, d, ret, now, keeps_path);
 }
 
@@ -982,7 +982,7 @@ static __always_inline __u32 fill_any(struct riot_ev_syscall *ev,
  * one ring record, built in the per-CPU scratch. */
 static __always_inline int emit_direct(const struct slot *s,
 				       const struct sys_desc *d,
-				       struct uring_req *a, long ret,
+				       const struct async_req *a, long ret,
 				       __u64 now, int keeps_path)
 {
 	__u32 zero = 0, size;
@@ -1084,7 +1084,7 @@ static __always_inline void batch_put(struct batch *b)
  * the batch is held, or once the record is counted in b->direct: see
  * batch_flush(). One of s (a syscall) and a (an asynchronous request). */
 static __always_inline int emit_record(const struct slot *s,
-				       struct uring_req *a, long ret)
+				       const struct async_req *a, long ret)
 {
 	__u32 sys = s ? s->sys : 0, size;
 	__u64 off, now;

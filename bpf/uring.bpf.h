@@ -6,7 +6,8 @@
  * process. What the record needs is kept in async_reqs, keyed by the
  * request, until io_uring_complete posts its CQE; then one event with the
  * submission time, the time to completion and the CQE's res goes to the
- * batch like a syscall's (bpf/syscalls.def, RIOT_ASYNC_OP rows).
+ * batch like a syscall's (async_emit(); bpf/syscalls.def, RIOT_ASYNC_OP
+ * rows).
  *
  * Paths of the requests that take one (openat, statx, renameat, ...) are
  * read at submission from the kernel's copy (struct filename): the kernel
@@ -226,6 +227,27 @@ static __always_inline __u16 kernel_path(char *dst, struct filename *f,
 	return n;
 }
 
+/* A request of type T naming one path at a dirfd (fields dfd, filename):
+ * its dfd into a->dfd; its struct filename. */
+#define AT_PATH(T, req, a)                                                   \
+	({                                                                   \
+		(a)->dfd = BPF_CORE_READ((T *)(req), dfd);                   \
+		BPF_CORE_READ((T *)(req), filename);                         \
+	})
+
+/* A request of type T naming two paths at two dirfds, with flags
+ * (renameat, linkat: fields old_dfd, new_dfd, flags, oldpath, newpath). */
+#define OLD_NEW_PATHS(T, req, a, f1, f2)                                     \
+	do {                                                                 \
+		T *on = (void *)(req);                                       \
+                                                                             \
+		(a)->dfd = BPF_CORE_READ(on, old_dfd);                       \
+		(a)->dfd2 = BPF_CORE_READ(on, new_dfd);                      \
+		(a)->flags = BPF_CORE_READ(on, flags);                       \
+		(f1) = BPF_CORE_READ(on, oldpath);                           \
+		(f2) = BPF_CORE_READ(on, newpath);                           \
+	} while (0)
+
 /* The opcode's own arguments, from the request the kernel prepared; the
  * paths into *p (returns whether it has any). */
 static __always_inline int async_args(struct uring_req *a, struct io_kiocb *req,
@@ -315,57 +337,32 @@ static __always_inline int async_args(struct uring_req *a, struct io_kiocb *req,
 		}
 		break;
 	}
-	case IORING_OP_STATX: {
-		struct io_statx *sx = (void *)req;
-
-		a->dfd = BPF_CORE_READ(sx, dfd);
-		a->flags = BPF_CORE_READ(sx, flags);
-		a->cmd = BPF_CORE_READ(sx, mask);
-		f1 = BPF_CORE_READ(sx, filename);
+	case IORING_OP_STATX:
+		f1 = AT_PATH(struct io_statx, req, a);
+		a->flags = BPF_CORE_READ((struct io_statx *)req, flags);
+		a->cmd = BPF_CORE_READ((struct io_statx *)req, mask);
 		break;
-	}
-	case IORING_OP_RENAMEAT: {
-		struct io_rename *rn = (void *)req;
-
-		a->dfd = BPF_CORE_READ(rn, old_dfd);
-		a->dfd2 = BPF_CORE_READ(rn, new_dfd);
-		a->flags = BPF_CORE_READ(rn, flags);
-		f1 = BPF_CORE_READ(rn, oldpath);
-		f2 = BPF_CORE_READ(rn, newpath);
+	case IORING_OP_UNLINKAT:
+		f1 = AT_PATH(struct io_unlink, req, a);
+		a->flags = BPF_CORE_READ((struct io_unlink *)req, flags);
 		break;
-	}
-	case IORING_OP_UNLINKAT: {
-		struct io_unlink *un = (void *)req;
-
-		a->dfd = BPF_CORE_READ(un, dfd);
-		a->flags = BPF_CORE_READ(un, flags);
-		f1 = BPF_CORE_READ(un, filename);
+	case IORING_OP_MKDIRAT:
+		f1 = AT_PATH(struct io_mkdir, req, a);
+		a->mode = BPF_CORE_READ((struct io_mkdir *)req, mode);
 		break;
-	}
-	case IORING_OP_MKDIRAT: {
-		struct io_mkdir *mk = (void *)req;
-
-		a->dfd = BPF_CORE_READ(mk, dfd);
-		a->mode = BPF_CORE_READ(mk, mode);
-		f1 = BPF_CORE_READ(mk, filename);
+	case IORING_OP_RENAMEAT:
+		OLD_NEW_PATHS(struct io_rename, req, a, f1, f2);
 		break;
-	}
-	case IORING_OP_SYMLINKAT:
-	case IORING_OP_LINKAT: {
+	case IORING_OP_LINKAT:
+		OLD_NEW_PATHS(struct io_link, req, a, f1, f2);
+		break;
+	case IORING_OP_SYMLINKAT: {
 		struct io_link *ln = (void *)req;
 
-		if (opcode == IORING_OP_SYMLINKAT) {
-			/* path: the new link; path2: its target */
-			a->dfd = BPF_CORE_READ(ln, new_dfd);
-			f1 = BPF_CORE_READ(ln, newpath);
-			f2 = BPF_CORE_READ(ln, oldpath);
-		} else {
-			a->dfd = BPF_CORE_READ(ln, old_dfd);
-			a->dfd2 = BPF_CORE_READ(ln, new_dfd);
-			a->flags = BPF_CORE_READ(ln, flags);
-			f1 = BPF_CORE_READ(ln, oldpath);
-			f2 = BPF_CORE_READ(ln, newpath);
-		}
+		/* path: the new link; path2: its target */
+		a->dfd = BPF_CORE_READ(ln, new_dfd);
+		f1 = BPF_CORE_READ(ln, newpath);
+		f2 = BPF_CORE_READ(ln, oldpath);
 		break;
 	}
 	default:
@@ -469,75 +466,41 @@ static __always_inline __u64 async_val(const struct uring_req *a, __u8 role)
 	return 0;
 }
 
-/* A bounded copy of a kept path into dst; its length. */
-static __always_inline __u32 copy_path(char *dst, const char *src, __u32 len)
+/* Request a completed with ret, as async_emit() takes it: its row's
+ * arguments, the registered file's facts or an open's new file's, its
+ * paths (kept at submission, or the registered file's, walked). */
+static __always_inline void uring_emit(struct uring_req *a, long ret)
 {
-	len &= 2 * RIOT_PATH_MAX - 1;
-	if (len > RIOT_PATH_MAX)
-		return 0;
-	if (len && bpf_probe_read_kernel(dst, len, src))
-		return 0;
-	return len;
-}
-
-/* The event of request a completed with ret, into ev (room for
- * EVENT_ROOM bytes); its size. */
-static __always_inline __u32 async_fill(struct riot_ev_syscall *ev,
-					struct uring_req *a, long ret,
-					__u64 now)
-{
-	__u32 sys = a->sys, k = 0, head, len1 = 0, len2 = 0, zero = 0;
-	__u64 *out = (__u64 *)((char *)ev + RIOT_EV_SYSCALL_HDR);
-	struct riot_ev_ext *x;
+	__u32 sys = a->sys, zero = 0, len;
+	struct async_req r = {};
 	struct async_paths *p;
 	struct fd_scratch *fs;
 	struct opened m = {};
-	__u16 flags = 0;
-	char *data;
+	int open = sys == RIOT_SYS_uring_openat || sys == RIOT_SYS_uring_openat2;
 
 	if (sys >= RIOT_SYS_COUNT)
-		return 0;
-	for (int i = 0; i < 6; i++) {
-		__u8 role = async_roles[sys][i];
-
-		if (!RIOT_ARG_ON_WIRE(role))
-			continue;
-		out[k & 7] = async_val(a, role);
-		k++;
-	}
-	k &= 7;
-	ev->type = RIOT_EV_SYSCALL;
-	ev->nargs = k;
-	ev->sys = sys;
-	ev->value_len = 0;
-	ev->pid = a->pid;
-	ev->tid = a->tid;
-	ev->pad2 = 0;
-	ev->t = a->t;
-	ev->dur = now - a->t;
-	ev->ret = ret;
-	head = RIOT_EV_SYSCALL_HDR + k * 8;
-	x = (void *)((char *)ev + head);
-	__builtin_memset(x, 0, sizeof(*x));
+		return;
+	for (int i = 0; i < 6; i++)
+		r.args[i] = async_val(a, async_roles[sys][i]);
+	r.sys = sys;
+	r.pid = a->pid;
+	r.tid = a->tid;
+	r.t = a->t;
+	r.ret = ret;
 	if (a->fixed && a->file)
-		file_facts(x, &flags, (struct file *)a->file, &m);
-	else if ((sys == RIOT_SYS_uring_openat || sys == RIOT_SYS_uring_openat2) &&
-		 a->fd < 0 && !a->slot_alloc && ret >= 0)
-		fd_facts(x, &flags, ret, &m);
-	flags &= ~RIOT_EVF_CREATED | (sys == RIOT_SYS_uring_openat ||
-				       sys == RIOT_SYS_uring_openat2 ?
-				       RIOT_EVF_CREATED : 0);
-	if (flags & RIOT_EVF_FACTS) {
-		flags |= RIOT_EVF_EXT;
-		head += sizeof(*x);
-	}
-	data = (char *)ev + (head & 255);
+		file_facts(&r.x, &r.flags, (struct file *)a->file, &m);
+	else if (open && a->fd < 0 && !a->slot_alloc && ret >= 0)
+		fd_facts(&r.x, &r.flags, ret, &m);
+	if (!open)
+		r.flags &= ~RIOT_EVF_CREATED;
 	if (a->paths) {
 		p = bpf_map_lookup_elem(&async_path_map, &a->key);
 		if (p) {
-			flags |= p->flags;
-			len1 = copy_path(data, p->p1, p->len1);
-			len2 = copy_path(data + len1, p->p2, p->len2);
+			r.flags |= p->flags;
+			r.path1 = p->p1;
+			r.len1 = p->len1;
+			r.path2 = p->p2;
+			r.len2 = p->len2;
 		}
 	} else if (a->intro && a->file) {
 		/* the registered file's path, as an fd introduction has it */
@@ -546,23 +509,21 @@ static __always_inline __u32 async_fill(struct riot_ev_syscall *ev,
 
 		fs = bpf_map_lookup_elem(&fd_scratches, &zero);
 		if (fs) {
-			len1 = file_path(fs, BPF_CORE_READ(file, f_path.dentry),
-					 BPF_CORE_READ(file, f_path.mnt), &dflags);
+			len = file_path(fs, BPF_CORE_READ(file, f_path.dentry),
+					BPF_CORE_READ(file, f_path.mnt), &dflags);
 			if (dflags & RIOT_EVD_PATH_TRUNC)
-				flags |= RIOT_EVF_PATH_TRUNC;
-			len1 &= 2 * RIOT_PATH_MAX - 1;
-			if (len1 > RIOT_PATH_MAX) {
-				len1 = RIOT_PATH_MAX;
+				r.flags |= RIOT_EVF_PATH_TRUNC;
+			len &= 2 * RIOT_PATH_MAX - 1;
+			if (len > RIOT_PATH_MAX) {
+				len = RIOT_PATH_MAX;
 				fs->path[RIOT_PATH_MAX - 1] = 0;
-				flags |= RIOT_EVF_PATH_TRUNC;
+				r.flags |= RIOT_EVF_PATH_TRUNC;
 			}
-			len1 = copy_path(data, fs->path, len1);
+			r.path1 = fs->path;
+			r.len1 = len;
 		}
 	}
-	ev->flags = flags;
-	ev->path_len = len1;
-	ev->path2_len = len2;
-	return (head & 255) + len1 + len2;
+	async_emit(&r);
 }
 
 SEC("tp_btf/io_uring_complete")
@@ -595,7 +556,7 @@ int BPF_PROG(uring_complete, void *ring, void *req,
 		a->fd = res >= 0 ? res : -1;
 		a->slot_alloc = 0;
 	}
-	emit_record(0, a, res);
+	uring_emit(a, res);
 	/* an fd the ring opened is known from its record on */
 	if ((a->sys == RIOT_SYS_uring_openat || a->sys == RIOT_SYS_uring_openat2) &&
 	    a->fd < 0 && res >= 0)
