@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "anon/anon.h"
+#include "formats/devices.h"
 #include "formats/log.h"
 #include "model/model.h"
-#include "report/report.h"
 
 #define STR_BUF (RIOT_STR_LEN_MAX + 1)
 

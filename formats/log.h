@@ -258,7 +258,7 @@ int riot_writer_close(struct riot_writer *w);
  * stored after the end record's totals, so a log cut short has none. */
 enum riot_end_section_key {
 	RIOT_END_DEVICES = 1,	/* what reached the block devices
-				 * (report/device.c encodes it) */
+				 * (formats/devices.h encodes it) */
 	RIOT_END_SECTIONS_MAX = 8	/* sections a writer or reader keeps */
 };
 #define RIOT_END_SECTION_BYTES_MAX (512u << 10)

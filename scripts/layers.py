@@ -6,9 +6,11 @@
 
 A folder depends on another when one of its files includes one of the
 other's headers. Includes of the project's headers are spelled from the top
-of the tree ("formats/log.h"), so a grep finds every user of a header. Code flows one way (bpf -> formats -> model -> convert,
-capture, replay -> report, inspect -> riot.c), so the folder graph must have
-no cycle, and no header may reach itself through other headers.
+of the tree ("formats/log.h"), so a grep finds every user of a header. Code
+flows one way, down the layers of LAYERS: a folder includes only the
+headers of folders in layers below its own, never of one beside it or
+above (so the folder graph has no cycle), and no header may reach itself
+through other headers.
 """
 import os
 import re
@@ -16,6 +18,10 @@ import sys
 
 DIRS = ["lib", "bpf", "formats", "model", "convert", "anon", "capture", "replay", "report", "inspect",
         "tests/unit", "tests/bin", "tests/fuzz", "benchmarks"]
+# Lowest first; folders of one layer are independent of each other.
+LAYERS = [["lib"], ["bpf"], ["formats"], ["model"], ["convert", "anon", "report"],
+          ["capture", "inspect"], ["replay"], ["."], ["tests", "benchmarks"]]
+RANK = {d: i for i, layer in enumerate(LAYERS) for d in layer}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -113,6 +119,11 @@ def main():
     bad = len(spelling)
     for line in spelling:
         print(line)
+    for a in sorted(dedges):
+        for b in sorted(dedges[a]):
+            if a in RANK and b in RANK and RANK[b] >= RANK[a]:
+                bad += 1
+                print(f"against the layers: {a} may not include {b} ({why[(a, b)]})")
     for comp in sccs(set(dedges) | {b for v in dedges.values() for b in v}, dedges):
         if len(comp) > 1:
             bad += 1

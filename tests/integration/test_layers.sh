@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test_layers: code flows one way between riot's folders. The include graph
-# of the tree (scripts/layers.py) has no folder cycle and no header that
-# reaches itself, and every include of a project header is spelled from
-# the top of the tree; the check finds each when a tree has it.
+# of the tree (scripts/layers.py) has no include against its layers (a
+# folder including one beside it or above it, as anon/ including report/),
+# no folder cycle and no header that reaches itself, and every include of a
+# project header is spelled from the top of the tree; the check finds each
+# when a tree has it.
 . "$(dirname "$0")/lib.sh"
 TOP=$(cd "$IT_DIR/../.." && pwd)
 LAYERS=$TOP/scripts/layers.py
@@ -16,12 +18,15 @@ graph=$(python3 "$LAYERS" "$TOP" --graph)
 for e in "model -> formats" "convert -> model" "replay -> model" "report -> formats"; do
 	grep -qx "$e" <<<"$graph" || fail "no edge '$e' in the include graph"
 done
-for e in "formats -> model" "formats -> convert" "model -> replay" "lib -> formats"; do
+for e in "formats -> model" "formats -> convert" "model -> replay" "lib -> formats" \
+	"anon -> report" "convert -> report"; do
 	grep -qx "$e" <<<"$graph" && fail "edge '$e' runs against the flow"
 done
 
 # A tree with formats/ reaching back into model/: one folder cycle, named
-mkdir -p "$T/formats" "$T/model" "$T/lib"
+mkdir -p "$T/formats" "$T/model" "$T/lib" "$T/anon" "$T/report"
+printf '#include "report/r.h"\n' >"$T/anon/a.c"
+printf '#include "formats/f.h"\n' >"$T/report/r.h"
 printf '#include "model/m.h"\n' >"$T/formats/f.h"
 printf '#include "formats/f.h"\n' >"$T/model/m.h"
 printf '#include "a.h"\n' >"$T/lib/b.h"
@@ -30,6 +35,8 @@ printf '#include "lib/a.h"\n' >"$T/lib/c.c"
 out=$(python3 "$LAYERS" "$T") && fail "layers.py passed a tree with cycles"
 want="include spelled \"b.h\" in lib/a.h: write \"lib/b.h\"
 include spelled \"a.h\" in lib/b.h: write \"lib/a.h\"
+against the layers: anon may not include report (anon/a.c includes report/r.h)
+against the layers: formats may not include model (formats/f.h includes model/m.h)
 folder cycle: formats <-> model (formats/f.h includes model/m.h; model/m.h includes formats/f.h)
 header cycle: formats/f.h -> model/m.h
 header cycle: lib/a.h -> lib/b.h"

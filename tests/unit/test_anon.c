@@ -12,7 +12,7 @@
 
 #include "anon/anon.h"
 #include "formats/log.h"
-#include "report/report.h"
+#include "formats/devices.h"
 #include "tests/unit/unit.h"
 
 #define KEY "k3y\n"
