@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "convert/fio.h"
+#include "lib/grow.h"
 #include "lib/map.h"
 #include "formats/log.h"
 #include "model/model.h"
@@ -122,15 +123,8 @@ static struct job *job_get(struct exporter *x, uint32_t tid, int *rc)
 	if (!ix)
 		return NULL;
 	if (!*ix) {
-		if (x->njobs == x->jobs_cap) {
-			size_t cap = x->jobs_cap ? x->jobs_cap * 2 : 16;
-			struct job *n = realloc(x->jobs, cap * sizeof(*n));
-
-			if (!n)
-				return NULL;
-			x->jobs = n;
-			x->jobs_cap = cap;
-		}
+		if (GROW(x->jobs, x->jobs_cap, x->njobs + 1, 16))
+			return NULL;
 		x->jobs[x->njobs] = (struct job){ .tid = tid };
 		*ix = ++x->njobs;
 		fresh = true;

@@ -3,6 +3,7 @@
  * and against what is left before anything is allocated or read. */
 #include "formats/log.h"
 #include "formats/log_codec.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -132,14 +133,18 @@ static ssize_t src_read(struct riot_reader *r, void *buf, size_t n)
 	return (ssize_t)got;
 }
 
-static int grow(void *pp, size_t *cap, size_t need, size_t elem)
+/* A byte buffer of exactly need bytes at least (no doubling: it holds the
+ * largest block seen). */
+static int reserve(void *bufp, size_t *cap, size_t need)
 {
+	void *p;
+
 	if (*cap >= need)
 		return 0;
-	void *p = realloc(*(void **)pp, need * elem);
+	p = realloc(*(void **)bufp, need);
 	if (!p)
 		return -ENOMEM;
-	*(void **)pp = p;
+	*(void **)bufp = p;
 	*cap = need;
 	return 0;
 }
@@ -290,7 +295,7 @@ static int block_prepare(struct riot_reader *r, uint32_t nrec, uint64_t first_t)
 {
 	size_t blob = (size_t)(r->st[STREAM_BLOB].end - r->st[STREAM_BLOB].p);
 
-	if (grow(&r->arena, &r->arena_cap, blob + nrec + 1, 1))
+	if (reserve(&r->arena, &r->arena_cap, blob + nrec + 1))
 		return fail(r, -ENOMEM, "out of memory");
 	r->arena_len = 0;
 	r->nstr = 0;
@@ -316,8 +321,8 @@ static int block_load(struct riot_reader *r, const uint8_t *h)
 			       r->blk_no, r->size);
 		return 0;
 	}
-	if (grow(&r->comp, &r->comp_cap, clen ? clen : 1, 1) ||
-	    grow(&r->raw, &r->raw_cap, rlen ? rlen : 1, 1))
+	if (reserve(&r->comp, &r->comp_cap, clen ? clen : 1) ||
+	    reserve(&r->raw, &r->raw_cap, rlen ? rlen : 1))
 		return fail(r, -ENOMEM, "out of memory");
 	ssize_t got = src_read(r, r->comp, clen);
 	if (got < 0)
@@ -557,12 +562,8 @@ static int str_define(struct riot_reader *r, const struct rec_dec *d)
 		return BLK_FAIL(r, "string of %zu bytes", len);
 	if (len && memchr(d->blob, '\0', len))
 		return BLK_FAIL(r, "string %" PRIu32 " holds a NUL byte", r->nstr);
-	if (r->nstr == r->strs_cap) {
-		size_t cap = r->strs_cap;
-		if (grow(&r->strs, &cap, cap ? cap * 2 : 64, sizeof(*r->strs)))
-			return fail(r, -ENOMEM, "out of memory");
-		r->strs_cap = (uint32_t)cap;
-	}
+	if (GROW(r->strs, r->strs_cap, r->nstr + 1, 64))
+		return fail(r, -ENOMEM, "out of memory");
 	/* The arena holds blob + one NUL per record: it cannot overflow. */
 	memcpy(r->arena + r->arena_len, d->blob, len);
 	r->arena[r->arena_len + len] = '\0';

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/pathname.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
@@ -82,17 +83,11 @@ static void file_unref(struct model *m, uint32_t fi)
 
 	if (--f->refs)
 		return;
-	if (m->nreleased == m->released_cap) {
-		uint32_t cap = m->released_cap ? m->released_cap * 2 : 64;
-		uint32_t *r = realloc(m->released, sizeof(*r) * cap);
-
-		if (!r) {	/* free now: only model_file() of it is lost */
-			map_del(&m->file_by_id, f->pub.id, NULL);
-			pool_put(&m->files, fi);
-			return;
-		}
-		m->released = r;
-		m->released_cap = cap;
+	if (GROW(m->released, m->released_cap, m->nreleased + 1, 64)) {
+		/* free now: only model_file() of it is lost */
+		map_del(&m->file_by_id, f->pub.id, NULL);
+		pool_put(&m->files, fi);
+		return;
 	}
 	m->released[m->nreleased++] = fi;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/pathname.h"
 #include "model/model.h"
 
@@ -44,15 +45,8 @@ static char *paths_store(struct path_table *t, const char *s, size_t len)
 		size_t size = len + 1 > PATH_CHUNK ? len + 1 : PATH_CHUNK;
 		char *chunk;
 
-		if (t->nchunks == t->chunks_cap) {
-			uint32_t cap = t->chunks_cap ? t->chunks_cap * 2 : 16;
-			char **c = realloc(t->chunks, sizeof(*c) * cap);
-
-			if (!c)
-				return NULL;
-			t->chunks = c;
-			t->chunks_cap = cap;
-		}
+		if (GROW(t->chunks, t->chunks_cap, t->nchunks + 1, 16))
+			return NULL;
 		chunk = malloc(size);
 		if (!chunk)
 			return NULL;
@@ -72,13 +66,8 @@ static char *paths_store(struct path_table *t, const char *s, size_t len)
 static int paths_reserve(struct path_table *t)
 {
 	if (t->n + 1 >= t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct path_ent *e = realloc(t->ents, sizeof(*e) * cap);
-
-		if (!e || cap <= t->cap)
+		if (GROW(t->ents, t->cap, t->n + 2, 64))
 			return -ENOMEM;
-		t->ents = e;
-		t->cap = cap;
 		if (t->n == 0)
 			t->n = 1;	/* id 0 means none */
 	}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
+
 void pool_init(struct pool *p, size_t size)
 {
 	memset(p, 0, sizeof(*p));
@@ -22,17 +24,13 @@ void pool_fini(struct pool *p)
 
 static int pool_grow(struct pool *p)
 {
-	uint32_t cap = p->cap ? p->cap * 2 : 16;
-	char *items;
+	void *items = p->items;
+	size_t cap = p->cap;
+	int rc = grow_array(&items, &cap, cap + 1, p->size, 16, UINT32_MAX);
 
-	if (cap <= p->cap)
-		return -ENOMEM;
-	items = realloc(p->items, p->size * cap);
-	if (!items)
-		return -ENOMEM;
 	p->items = items;
-	p->cap = cap;
-	return 0;
+	p->cap = (uint32_t)cap;
+	return rc;
 }
 
 uint32_t pool_alloc(struct pool *p)
@@ -55,19 +53,12 @@ uint32_t pool_alloc(struct pool *p)
 
 void pool_put(struct pool *p, uint32_t i)
 {
-	if (p->nfree == p->free_cap) {
-		uint32_t cap = p->free_cap ? p->free_cap * 2 : 16;
-		uint32_t *f = realloc(p->free, sizeof(*f) * cap);
-
-		/* Without room on the free stack the slot is leaked, not
-		 * reused: harmless, and freeing must not fail. */
-		if (!f) {
-			memset(pool_at(p, i), 0, p->size);
-			p->live--;
-			return;
-		}
-		p->free = f;
-		p->free_cap = cap;
+	/* Without room on the free stack the slot is leaked, not reused:
+	 * harmless, and freeing must not fail. */
+	if (GROW(p->free, p->free_cap, p->nfree + 1, 16)) {
+		memset(pool_at(p, i), 0, p->size);
+		p->live--;
+		return;
 	}
 	memset(pool_at(p, i), 0, p->size);
 	p->free[p->nfree++] = i;

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "replay/engine.h"
 
 #define ASYNC_SPIN_NS 30000	/* as the sync engine: a thread per stream */
@@ -514,16 +515,9 @@ unsigned replay_async_route(void *eng, uint32_t stream, uint32_t pid)
 		l->info.contexts++;
 		return stream % ra->nlanes;
 	}
-	if (ra->nlanes == ra->cap) {
-		unsigned cap = ra->cap ? ra->cap * 2 : 16;
-		struct alane **a = realloc(ra->lanes, cap * sizeof(*a));
-
-		if (!a) {
-			ra->error = -ENOMEM;
-			return NO_LANE;
-		}
-		ra->lanes = a;
-		ra->cap = cap;
+	if (GROW(ra->lanes, ra->cap, (size_t)ra->nlanes + 1, 16)) {
+		ra->error = -ENOMEM;
+		return NO_LANE;
 	}
 	l = lane_new(ra, stream);
 	if (!l) {

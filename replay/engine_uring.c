@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "lib/map.h"
 #include "replay/engine.h"
 
@@ -187,33 +188,15 @@ static void uring_push(void *eng, unsigned lane, uint64_t seq)
 
 static struct ustream *stream_get(struct uworker *w, uint32_t i)
 {
-	if (i >= w->cap_streams) {
-		uint32_t cap = w->cap_streams ? w->cap_streams : 64;
-		struct ustream *s;
-
-		while (cap <= i)
-			cap *= 2;
-		s = realloc(w->streams, cap * sizeof(*s));
-		if (!s)
-			return NULL;
-		memset(s + w->cap_streams, 0, (cap - w->cap_streams) * sizeof(*s));
-		w->streams = s;
-		w->cap_streams = cap;
-	}
+	if (GROW(w->streams, w->cap_streams, (size_t)i + 1, 64))
+		return NULL;
 	return &w->streams[i];
 }
 
 static int ready_add(struct uworker *w, uint32_t stream)
 {
-	if (w->nready == w->cap_ready) {
-		uint32_t cap = w->cap_ready ? w->cap_ready * 2 : 64;
-		uint32_t *r = realloc(w->ready, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		w->ready = r;
-		w->cap_ready = cap;
-	}
+	if (GROW(w->ready, w->cap_ready, (size_t)w->nready + 1, 64))
+		return -ENOMEM;
 	w->ready[w->nready++] = stream;
 	w->streams[stream].listed = true;
 	return 0;

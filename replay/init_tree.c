@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "formats/log.h"
+#include "lib/grow.h"
 #include "lib/map.h"
 #include "model/model.h"
 #include "replay/init_tree.h"
@@ -100,15 +101,8 @@ static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *o
 	/* the parent first */
 	if (slash && slash > p && (rc = table_get(tt, p, (size_t)(slash - p), &parent)) < 0)
 		return rc;
-	if (tt->n + 1 >= tt->cap) {
-		uint32_t cap = tt->cap ? tt->cap * 2 : 1024;
-		struct tree_ent *ents = realloc(tt->ents, cap * sizeof(*ents));
-
-		if (!ents)
-			return -ENOMEM;
-		tt->ents = ents;
-		tt->cap = cap;
-	}
+	if (GROW(tt->ents, tt->cap, (size_t)tt->n + 2, 1024))
+		return -ENOMEM;
 	e = ENT(tt, ++tt->n);
 	memset(e, 0, sizeof(*e));
 	e->path = strndup(p, n);

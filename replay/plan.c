@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/fleet.h"
+#include "lib/grow.h"
 #include "lib/map.h"
 #include "model/model.h"
 #include "replay/plan.h"
@@ -262,34 +263,16 @@ const char *replay_plan_error(const struct replay_plan *p)
 
 /* ---- state tables ---- */
 
-static int grow(void **arr, uint64_t *n, uint64_t need, size_t elem)
-{
-	uint64_t cap = *n ? *n : 1024;
-	void *a;
-
-	if (need < *n)
-		return 0;
-	while (cap <= need)
-		cap *= 2;
-	a = realloc(*arr, cap * elem);
-	if (!a)
-		return -ENOMEM;
-	memset((char *)a + *n * elem, 0, (cap - *n) * elem);
-	*arr = a;
-	*n = cap;
-	return 0;
-}
-
 static struct file_state *file_state(struct replay_plan *p, uint64_t id)
 {
-	if (grow((void **)&p->files, &p->nfiles, id, sizeof(*p->files)) < 0)
+	if (GROW(p->files, p->nfiles, id + 1, 1024) < 0)
 		return NULL;
 	return &p->files[id];
 }
 
 static uint64_t *path_size(struct replay_plan *p, uint32_t id)
 {
-	if (!id || grow((void **)&p->path_size, &p->nsizes, id, sizeof(*p->path_size)) < 0)
+	if (!id || GROW(p->path_size, p->nsizes, id + 1, 1024) < 0)
 		return NULL;
 	return &p->path_size[id];
 }
@@ -306,7 +289,7 @@ static void size_is(struct replay_plan *p, uint32_t id, uint64_t size)
 
 static uint64_t *path_last(struct replay_plan *p, uint32_t id)
 {
-	if (grow((void **)&p->path_last, &p->npaths, id, sizeof(*p->path_last)) < 0)
+	if (GROW(p->path_last, p->npaths, id + 1, 1024) < 0)
 		return NULL;
 	return &p->path_last[id];
 }
@@ -381,7 +364,7 @@ static struct stream_key *skey_slot(struct replay_plan *p, uint32_t pid, uint32_
 		if (k->tid == tid && k->pid == pid && k->ctx == ctx)
 			return k;
 	}
-	if (grow((void **)&p->skeys, &p->skey_cap, p->nkeys, sizeof(*p->skeys)) < 0)
+	if (GROW(p->skeys, p->skey_cap, p->nkeys + 1, 1024) < 0)
 		return NULL;
 	if (map_add(&p->skey_ix, h, p->nkeys))
 		return NULL;
@@ -1163,7 +1146,7 @@ static void dep_parent(struct replay_plan *p, struct replay_op *op, const char *
 		return;
 	if (id < p->npaths && p->path_last[id] && !same_async_stream(p, op, p->path_last[id]))
 		dep_add(op, p->path_last[id]);
-	if (grow((void **)&p->child_last, &p->nchild, id, sizeof(*p->child_last)) == 0)
+	if (GROW(p->child_last, p->nchild, id + 1, 1024) == 0)
 		p->child_last[id] = op->seq;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/cli.h"
+#include "lib/grow.h"
 #include "lib/json.h"
 #include "lib/text.h"
 #include "replay/stats.h"
@@ -96,20 +97,7 @@ static void note_example(struct replay_sys_stats *ss, const struct replay_op *op
 
 static int ensure_seconds(struct replay_stats *s, uint64_t sec)
 {
-	uint64_t n = s->nseconds ? s->nseconds : 64;
-	uint64_t *a;
-
-	if (sec < s->nseconds)
-		return 0;
-	while (n <= sec)
-		n *= 2;
-	a = realloc(s->per_second, n * sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	memset(a + s->nseconds, 0, (n - s->nseconds) * sizeof(*a));
-	s->per_second = a;
-	s->nseconds = n;
-	return 0;
+	return GROW(s->per_second, s->nseconds, sec + 1, 64);
 }
 
 static void count_second(struct replay_stats *s, uint64_t end_ns)
