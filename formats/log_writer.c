@@ -380,6 +380,15 @@ static int set_str(struct riot_writer *w, struct rec_enc *e, unsigned k,
 	return rc;
 }
 
+/* The two string fields, F_PATH and F_PATH2 (NULL: left out). */
+static int set_paths(struct riot_writer *w, struct rec_enc *e, const struct riot_str *path,
+		     const struct riot_str *path2)
+{
+	int rc = path ? set_str(w, e, F_PATH, path) : 0;
+
+	return rc || !path2 ? rc : set_str(w, e, F_PATH2, path2);
+}
+
 static uint64_t sc_value(const struct riot_syscall *sc, unsigned field)
 {
 	switch (field) {
@@ -449,10 +458,8 @@ static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
 	    ((c.has & RIOT_HAS_VALUE) &&
 	     ((!c.value && c.value_len) || c.value_len > RIOT_VALUE_LEN_MAX)))
 		return -EINVAL;
-	if (c.has & RIOT_HAS_PATH)
-		rc = set_str(w, e, F_PATH, &c.path);
-	if (!rc && (c.has & RIOT_HAS_PATH2))
-		rc = set_str(w, e, F_PATH2, &c.path2);
+	rc = set_paths(w, e, c.has & RIOT_HAS_PATH ? &c.path : NULL,
+		       c.has & RIOT_HAS_PATH2 ? &c.path2 : NULL);
 	if (rc)
 		return rc;
 	struct task_slot *ts = enc_time(w, e, c.tid, c.t, c.dur, true);
@@ -475,10 +482,8 @@ static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
 static int enc_proc(struct riot_writer *w, const struct riot_proc *p,
 		    struct rec_enc *e)
 {
-	int rc = set_str(w, e, F_PATH, &p->path);
+	int rc = set_paths(w, e, &p->path, &p->comm);
 
-	if (!rc)
-		rc = set_str(w, e, F_PATH2, &p->comm);
 	if (rc)
 		return rc;
 	enc_time(w, e, p->tid, p->t, 0, false);
@@ -495,10 +500,8 @@ static int enc_proc(struct riot_writer *w, const struct riot_proc *p,
 static int enc_snap_proc(struct riot_writer *w, const struct riot_snap_proc *p,
 			 struct rec_enc *e)
 {
-	int rc = set_str(w, e, F_PATH, &p->cwd);
+	int rc = set_paths(w, e, &p->cwd, &p->comm);
 
-	if (!rc)
-		rc = set_str(w, e, F_PATH2, &p->comm);
 	if (rc)
 		return rc;
 	enc_time(w, e, p->pid, p->t, 0, false);

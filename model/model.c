@@ -338,6 +338,24 @@ static void task_exit(struct model *m, uint32_t ki)
 		proc_end(m, pi);
 }
 
+/* A new entry of pool found under key in by_key, owning the references fdt
+ * and fs; 0 + errno, the references then dropped. */
+static uint32_t keyed_new(struct model *m, struct pool *pool, struct u64map *by_key, uint64_t key,
+			 uint32_t fdt, uint32_t fs)
+{
+	uint32_t i = pool_alloc(pool);
+
+	if (!i || map_put(by_key, key, i)) {
+		if (i)
+			pool_put(pool, i);
+		fdt_unref(m, fdt);
+		fs_unref(m, fs);
+		errno = ENOMEM;
+		return 0;
+	}
+	return i;
+}
+
 /* A process for pid owning the given references; a live process of that
  * pid (its exit was lost) ends first. 0 + errno; the references are
  * dropped on failure. */
@@ -348,15 +366,9 @@ static uint32_t proc_new(struct model *m, uint32_t pid, uint32_t fdt, uint32_t f
 
 	if (v)
 		proc_end(m, *v);
-	pi = pool_alloc(&m->procs);
-	if (!pi || map_put(&m->proc_by_pid, pid, pi)) {
-		if (pi)
-			pool_put(&m->procs, pi);
-		fdt_unref(m, fdt);
-		fs_unref(m, fs);
-		errno = ENOMEM;
+	pi = keyed_new(m, &m->procs, &m->proc_by_pid, pid, fdt, fs);
+	if (!pi)
 		return 0;
-	}
 	*PROC(m, pi) = (struct proc){ .pid = pid, .fdt = fdt, .fs = fs };
 	m->st.processes++;
 	return pi;
@@ -402,15 +414,9 @@ static uint32_t task_add(struct model *m, uint32_t pi, uint32_t tid, uint32_t fd
 		if (opi != pi && PROC(m, opi)->ntasks == 0)
 			proc_end(m, opi);
 	}
-	ki = pool_alloc(&m->tasks);
-	if (!ki || map_put(&m->task_by_tid, tid, ki)) {
-		if (ki)
-			pool_put(&m->tasks, ki);
-		fdt_unref(m, fdt);
-		fs_unref(m, fs);
-		errno = ENOMEM;
+	ki = keyed_new(m, &m->tasks, &m->task_by_tid, tid, fdt, fs);
+	if (!ki)
 		return 0;
-	}
 	*TASK(m, ki) = (struct task){ .tid = tid, .pid = PROC(m, pi)->pid, .proc = pi,
 				      .fdt = fdt, .fs = fs };
 	PROC(m, pi)->ntasks++;
