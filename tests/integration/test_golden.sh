@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_golden: the logs kept in tests/golden read as they did when they were
-# written: `riot dump` and `riot info --json` print exactly the files
-# beside them, and each log is the one recorded (its SHA-256), so a writer
+# written: `riot dump`, `riot info` and `riot info --json` print exactly the
+# files beside them, and each log is the one recorded (its SHA-256), so a writer
 # change cannot quietly regenerate them.
 . "$(dirname "$0")/lib.sh"
 G=$(cd "$IT_DIR/../golden" && pwd)
@@ -16,6 +16,9 @@ while read -r sum name; do
 	"$RIOT" info --json "$name" >"$IT_TMP/$base.info.json" 2>"$IT_TMP/err" || fail "riot info $name: $(cat "$IT_TMP/err")"
 	diff -u "$base.info.json" "$IT_TMP/$base.info.json" >"$IT_TMP/diff" ||
 		fail "riot info --json $name differs: $(head -n 20 "$IT_TMP/diff")"
+	"$RIOT" info "$name" >"$IT_TMP/$base.info.txt" 2>"$IT_TMP/err" || fail "riot info $name: $(cat "$IT_TMP/err")"
+	diff -u "$base.info.txt" "$IT_TMP/$base.info.txt" >"$IT_TMP/diff" ||
+		fail "riot info $name differs: $(head -n 20 "$IT_TMP/diff")"
 	n=$((n + 1))
 done <<'EOF2'
 bf3dc989b3786ff6dca45907d7e44cad3a76119547d6518cec47f7b8c2b292df capture-1.5.riot
@@ -30,4 +33,8 @@ EOF2
 	fail "riot info of the segments: $(cat "$IT_TMP/err")"
 diff -u segments-1.6.info.json "$IT_TMP/segments.info.json" >"$IT_TMP/diff" ||
 	fail "riot info --json of the segments differs: $(head -n 20 "$IT_TMP/diff")"
+"$RIOT" info segments-1.6.00000[123].riot >"$IT_TMP/segments.info.txt" 2>"$IT_TMP/err" ||
+	fail "riot info of the segments: $(cat "$IT_TMP/err")"
+diff -u segments-1.6.info.txt "$IT_TMP/segments.info.txt" >"$IT_TMP/diff" ||
+	fail "riot info of the segments differs: $(head -n 20 "$IT_TMP/diff")"
 echo PASS
