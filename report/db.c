@@ -264,17 +264,15 @@ sqlite3 *report_db_open_ro(const char *path, char *err, size_t errlen)
 
 int report_db_reserve_run(sqlite3 *db, int64_t *id, char *err, size_t errlen)
 {
-	char sql[512];
+	char sql[1024];
 	int rc;
 
 	/* a unique placeholder label, replaced when the run is stored; the
 	 * caller's transaction hides it from readers */
 	snprintf(sql, sizeof(sql),
-		 "INSERT INTO runs (label, kind, created_unix, duration_ns, ops, errors, "
-		 "proc_events, bytes_read, bytes_written, busy_ns, dropped_events, "
-		 "unresolved_fds, unknown_cwd, truncated_paths, timeline_late, events_kept) "
-		 "VALUES ('(writing ' || hex(randomblob(8)) || ')', 'capture', %lld, "
-		 "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)", (long long)time(NULL));
+		 "INSERT INTO runs (label, kind, created_unix" RUN_COLUMNS(RC_NUMERIC_COL) ") "
+		 "VALUES ('(writing ' || hex(randomblob(8)) || ')', 'capture', %lld"
+		 RUN_COLUMNS(RC_NUMERIC_ZERO) ")", (long long)time(NULL));
 	rc = report_db_exec(db, sql, err, errlen);
 	if (!rc)
 		*id = sqlite3_last_insert_rowid(db);

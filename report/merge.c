@@ -248,29 +248,27 @@ static int copy_source(struct merge *m, const char *path)
 	       "THEN min(" c ") END"
 #define ALL_STARTS "count(start_unix_ns) = count(*)"
 
+/* The fleet run's value of a column (RUN_COLUMNS' fleet), from its runs'. */
+#define FLEET_ONE(c) ONE(#c)
+#define FLEET_SUM(c) "sum(" #c ")"
+#define FLEET_MIN(c) "min(" #c ")"
+#define FLEET_MAX(c) "max(" #c ")"
+#define FLEET_NONE(c) "NULL"
+#define FLEET_ZERO(c) "0"
+#define FLEET_LABEL(c) "?1"
+#define FLEET_CMDLINE(c) "?2"
+#define FLEET_START(c) "CASE WHEN " ALL_STARTS " THEN min(start_unix_ns) END"
+#define FLEET_DURATION(c) "CASE WHEN " ALL_STARTS " THEN max(start_unix_ns + duration_ns) - " \
+	"min(start_unix_ns) ELSE max(duration_ns) END"
+#define FLEET_COL(name, ...) ", " #name
+#define FLEET_VALUE(name, type, when, value, fleet) ", " FLEET_##fleet(name)
+
 static int64_t fleet_row(struct merge *m, const char *label, const char *cmdline)
 {
 	static const char sql[] =
-		"INSERT INTO runs (label, kind, created_unix, host, kernel, arch, cpu_model, "
-		"cpu_count, memory_bytes, fs_type, fs_device, fs_mount_point, fs_mount_options, "
-		"riot_version, cmdline, trace_file, trace_sha256, start_unix_ns, duration_ns, "
-		"replay_speed, replay_order, replay_workers, replay_engine, replay_fill, ops, "
-		"errors, proc_events, bytes_read, bytes_written, busy_ns, complete, "
-		"dropped_events, unresolved_fds, unknown_cwd, truncated_paths, timeline_late, "
-		"events_kept, timing_kept, late_ops, delay_max_ns, start_late_ns, fleet_runs) "
-		"SELECT ?1, min(kind), strftime('%s','now'), " ONE("host") ", " ONE("kernel") ", "
-		ONE("arch") ", " ONE("cpu_model") ", " ONE("cpu_count") ", " ONE("memory_bytes")
-		", " ONE("fs_type") ", " ONE("fs_device") ", " ONE("fs_mount_point") ", "
-		ONE("fs_mount_options") ", " ONE("riot_version") ", ?2, " ONE("trace_file") ", "
-		ONE("trace_sha256") ", CASE WHEN " ALL_STARTS " THEN min(start_unix_ns) END, "
-		"CASE WHEN " ALL_STARTS " THEN max(start_unix_ns + duration_ns) - "
-		"min(start_unix_ns) ELSE max(duration_ns) END, " ONE("replay_speed") ", "
-		ONE("replay_order") ", sum(replay_workers), " ONE("replay_engine") ", "
-		ONE("replay_fill") ", sum(ops), sum(errors), sum(proc_events), sum(bytes_read), "
-		"sum(bytes_written), sum(busy_ns), min(complete), sum(dropped_events), "
-		"sum(unresolved_fds), sum(unknown_cwd), sum(truncated_paths), "
-		"sum(timeline_late), 0, min(timing_kept), sum(late_ops), max(delay_max_ns), "
-		"max(start_late_ns), count(*) FROM runs WHERE id IN " FLEET_SET;
+		"INSERT INTO runs (created_unix, fleet_runs" RUN_COLUMNS(FLEET_COL) ") "
+		"SELECT strftime('%s','now'), count(*)" RUN_COLUMNS(FLEET_VALUE)
+		" FROM runs WHERE id IN " FLEET_SET;
 	sqlite3_stmt *st = prep(m, sql);
 
 	if (!st)

@@ -100,6 +100,88 @@ void run_acc_flush_timeline(struct run_acc *a);
 /* Bytes a successful call moved, by the rules of `riot info`. */
 void run_bytes(unsigned sys, int64_t ret, uint64_t *read, uint64_t *written);
 
+/* ---- the runs table ---- */
+
+/* The columns of schema.sql's runs table that a run stores, in one place:
+ * store.c writes them (run_acc_store()), view.c reads them back into the
+ * struct run_view fields of the same names (view.h), merge.c sums them
+ * into a fleet run, db.c reserves a run's row with them. A new column is
+ * its line here and its line in schema.sql (with the version's upgrade
+ * in db.c).
+ *
+ * RUN_COL(name, type, when, value, fleet):
+ * - type: RC_TEXT (char *; NULL or "" stored as NULL), RC_U64 (uint64_t),
+ *   RC_OPT (int64_t; 0 stored as NULL: unknown), RC_REAL (double; NULL
+ *   reads back as -1), RC_FLAG (int64_t; NULL reads back as -1);
+ * - when: the value is stored only when this holds, else NULL;
+ * - value: its expression in store.c, over m (the struct run_meta), f
+ *   (struct run_facts: this machine, the run's filesystem, label, trace
+ *   SHA-256), a (the struct run_acc) and t (struct run_totals);
+ * - fleet: how merge.c makes the fleet run's value of its runs' (SUM, MIN,
+ *   MAX, ONE: the value when every run has the same, else NULL; NONE:
+ *   NULL; the others are merge.c's own). */
+#define RUN_COLUMNS(X) \
+	X(label, RC_TEXT, 1, f->label, LABEL) \
+	X(kind, RC_TEXT, 1, t->replay ? "replay" : "capture", MIN) \
+	X(host, RC_TEXT, 1, m->host ? m->host : f->here.host, ONE) \
+	X(kernel, RC_TEXT, 1, m->kernel ? m->kernel : m->host ? NULL : f->here.kernel, ONE) \
+	X(arch, RC_TEXT, 1, m->arch ? m->arch : m->host ? NULL : f->here.arch, ONE) \
+	X(cpu_model, RC_TEXT, 1, t->cpu_model, ONE) \
+	X(cpu_count, RC_OPT, 1, t->cpu_count, ONE) \
+	X(memory_bytes, RC_OPT, 1, t->memory_bytes, ONE) \
+	X(fs_type, RC_TEXT, f->fs, f->fs->fs_type, ONE) \
+	X(fs_device, RC_TEXT, f->fs, f->fs->device, ONE) \
+	X(fs_mount_point, RC_TEXT, f->fs, f->fs->mount_point, ONE) \
+	X(fs_mount_options, RC_TEXT, f->fs, f->fs->mount_options, ONE) \
+	X(riot_version, RC_TEXT, 1, m->riot_version ? m->riot_version : RIOT_VERSION, ONE) \
+	X(cmdline, RC_TEXT, 1, m->cmdline, CMDLINE) \
+	X(trace_file, RC_TEXT, 1, m->trace_file, ONE) \
+	X(trace_sha256, RC_TEXT, 1, f->sha, ONE) \
+	X(start_unix_ns, RC_OPT, 1, m->start_unix_ns, START) \
+	X(duration_ns, RC_U64, 1, m->duration_ns ? m->duration_ns : a->max_end, DURATION) \
+	X(replay_speed, RC_REAL, t->replay, m->speed, ONE) \
+	X(replay_order, RC_TEXT, t->replay, m->order, ONE) \
+	X(replay_workers, RC_OPT, t->replay, m->workers, SUM) \
+	X(replay_engine, RC_TEXT, t->replay, m->engine, ONE) \
+	X(replay_fill, RC_TEXT, t->replay, m->fill, ONE) \
+	X(ops, RC_U64, 1, a->ops, SUM) \
+	X(errors, RC_U64, 1, t->errors, SUM) \
+	X(proc_events, RC_U64, 1, m->proc_events, SUM) \
+	X(bytes_read, RC_U64, 1, t->bytes_read, SUM) \
+	X(bytes_written, RC_U64, 1, t->bytes_written, SUM) \
+	X(busy_ns, RC_U64, 1, t->busy_ns, SUM) \
+	X(complete, RC_FLAG, 1, m->complete, MIN) \
+	X(dropped_events, RC_U64, 1, m->dropped_events, SUM) \
+	X(unresolved_fds, RC_U64, 1, m->unresolved_fds, SUM) \
+	X(unknown_cwd, RC_U64, 1, m->unknown_cwd, SUM) \
+	X(truncated_paths, RC_U64, 1, m->truncated_paths, SUM) \
+	X(timeline_late, RC_U64, 1, a->tl_late, SUM) \
+	X(events_kept, RC_FLAG, 1, a->ins_event != NULL, ZERO) \
+	X(timing_kept, RC_FLAG, t->timed, m->timing_kept, MIN) \
+	X(late_ops, RC_U64, t->timed, m->late_ops, SUM) \
+	X(delay_p99_ns, RC_U64, t->timed, m->delay_p99_ns, NONE) \
+	X(delay_max_ns, RC_U64, t->timed, m->delay_max_ns, MAX) \
+	X(start_late_ns, RC_U64, t->replay && m->start_at, m->start_late_ns, MAX) \
+	X(shard, RC_TEXT, t->replay && m->shard_n, t->shard, NONE)
+
+/* The C type of a column's value (struct run_view). */
+#define RC_TEXT_T char *
+#define RC_U64_T uint64_t
+#define RC_OPT_T int64_t
+#define RC_REAL_T double
+#define RC_FLAG_T int64_t
+
+/* Every numeric column as ", name" (and its placeholder ", 0"), none of
+ * the text ones: what a reserved row sets (the NOT NULL columns are
+ * numeric) until run_acc_store() writes the run. */
+#define RC_NUMERIC_COL(name, type, ...) type##_NUM(#name)
+#define RC_NUMERIC_ZERO(name, type, ...) type##_NUM("0")
+#define RC_TEXT_NUM(s)
+#define RC_U64_NUM(s) ", " s
+#define RC_OPT_NUM(s) ", " s
+#define RC_REAL_NUM(s) ", " s
+#define RC_FLAG_NUM(s) ", " s
+
 /* ---- database (store.c, db.c) ---- */
 
 /* Opens path as a riot report for writing (creating it with the schema

@@ -447,99 +447,87 @@ static const char *or_null(const char *a)
 	return a && *a ? a : NULL;
 }
 
-static void store_run(struct store *s, const struct run_acc *a, const struct run_meta *m,
-		      const struct run_facts *f)
-{
-	static const char sql[] =
-		"UPDATE runs SET label=?2, kind=?3, created_unix=strftime('%s','now'), "
-		"host=?4, kernel=?5, arch=?6, cpu_model=?7, cpu_count=?8, memory_bytes=?9, "
-		"fs_type=?10, fs_device=?11, fs_mount_point=?12, fs_mount_options=?13, "
-		"riot_version=?14, cmdline=?15, trace_file=?16, trace_sha256=?17, "
-		"start_unix_ns=?18, duration_ns=?19, replay_speed=?20, replay_order=?21, "
-		"replay_workers=?22, replay_engine=?23, replay_fill=?24, ops=?25, errors=?26, "
-		"proc_events=?27, bytes_read=?28, bytes_written=?29, busy_ns=?30, complete=?31, "
-		"dropped_events=?32, unresolved_fds=?33, unknown_cwd=?34, truncated_paths=?35, "
-		"timeline_late=?36, events_kept=?37, timing_kept=?38, late_ops=?39, "
-		"delay_p99_ns=?40, delay_max_ns=?41, start_late_ns=?42, shard=?43 WHERE id=?1";
-	bool replay = m->kind == RUN_REPLAY;
-	const char *cpu = m->cpu_model ? m->cpu_model : f->same_host ? or_null(f->here.cpu_model) : NULL;
-	uint64_t cpus = m->cpu_count ? m->cpu_count : f->same_host ? f->here.cpu_count : 0;
-	uint64_t mem = m->memory_bytes ? m->memory_bytes : f->same_host ? f->here.memory_bytes : 0;
-	uint64_t errors = 0, rd = 0, wr = 0, busy = 0;
-	sqlite3_stmt *st = prep(s, sql);
+/* What the runs columns' values are computed from besides the meta, the
+ * facts and the accumulator (RUN_COLUMNS' t). */
+struct run_totals {
+	bool replay;
+	bool timed;			/* a replay whose timing is known */
+	uint64_t errors, bytes_read, bytes_written, busy_ns;
+	const char *cpu_model;
+	uint64_t cpu_count, memory_bytes;
+	char shard[32];
+};
 
+static void run_totals(struct run_totals *t, const struct run_acc *a, const struct run_meta *m,
+		       const struct run_facts *f)
+{
+	memset(t, 0, sizeof(*t));
+	t->replay = m->kind == RUN_REPLAY;
+	t->timed = t->replay && m->timing_known;
+	t->cpu_model = m->cpu_model ? m->cpu_model : f->same_host ? or_null(f->here.cpu_model) : NULL;
+	t->cpu_count = m->cpu_count ? m->cpu_count : f->same_host ? f->here.cpu_count : 0;
+	t->memory_bytes = m->memory_bytes ? m->memory_bytes : f->same_host ? f->here.memory_bytes : 0;
 	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
 		if (!a->sys[i])
 			continue;
-		errors += a->sys[i]->errors;
-		busy += a->sys[i]->lat.sum;
+		t->errors += a->sys[i]->errors;
+		t->busy_ns += a->sys[i]->lat.sum;
 	}
 	for (uint32_t i = 0; i < a->nfiles; i++) {
-		rd += a->files[i].bytes_read;
-		wr += a->files[i].bytes_written;
+		t->bytes_read += a->files[i].bytes_read;
+		t->bytes_written += a->files[i].bytes_written;
 	}
+	snprintf(t->shard, sizeof(t->shard), "%u/%u", m->shard_k, m->shard_n);
+}
+
+/* Binding a column's value by its type (RUN_COLUMNS). */
+static void bind_RC_TEXT(sqlite3_stmt *st, int col, const char *v)
+{
+	sqlite3_bind_text(st, col, or_null(v), -1, SQLITE_TRANSIENT);
+}
+
+static void bind_RC_U64(sqlite3_stmt *st, int col, uint64_t v)
+{
+	sqlite3_bind_int64(st, col, (int64_t)v);
+}
+
+static void bind_RC_OPT(sqlite3_stmt *st, int col, int64_t v)
+{
+	if (v)
+		sqlite3_bind_int64(st, col, v);
+}
+
+static void bind_RC_REAL(sqlite3_stmt *st, int col, double v)
+{
+	sqlite3_bind_double(st, col, v);
+}
+
+static void bind_RC_FLAG(sqlite3_stmt *st, int col, int64_t v)
+{
+	sqlite3_bind_int64(st, col, v);
+}
+
+#define SET_COL(name, ...) ", " #name "=?"
+#define BIND_COL(name, type, when, value, fleet) \
+	col++; \
+	if (when) \
+		bind_##type(st, col, (value));
+
+/* The run's row: every column of RUN_COLUMNS, NULL where unknown. */
+static void store_run(struct store *s, const struct run_acc *a, const struct run_meta *m,
+		      const struct run_facts *f)
+{
+	static const char sql[] = "UPDATE runs SET created_unix=strftime('%s','now')"
+		RUN_COLUMNS(SET_COL) " WHERE id=?";
+	sqlite3_stmt *st = prep(s, sql);
+	struct run_totals tot, *t = &tot;
+	int col = 0;
+
 	if (!st)
 		return;
-	/* ?1 .. ?43 in order; NULL where unknown */
-	sqlite3_bind_int64(st, 1, s->run);
-	sqlite3_bind_text(st, 2, f->label, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, replay ? "replay" : "capture", -1, SQLITE_STATIC);
-#define BIND_T(i, v) sqlite3_bind_text(st, i, or_null(v), -1, SQLITE_TRANSIENT)
-#define BIND_U(i, v) do { if (v) sqlite3_bind_int64(st, i, (int64_t)(v)); } while (0)
-	BIND_T(4, m->host ? m->host : f->here.host);
-	BIND_T(5, m->kernel ? m->kernel : m->host ? NULL : f->here.kernel);
-	BIND_T(6, m->arch ? m->arch : m->host ? NULL : f->here.arch);
-	BIND_T(7, cpu);
-	BIND_U(8, cpus);
-	BIND_U(9, mem);
-	if (f->fs) {
-		BIND_T(10, f->fs->fs_type);
-		BIND_T(11, f->fs->device);
-		BIND_T(12, f->fs->mount_point);
-		BIND_T(13, f->fs->mount_options);
-	}
-	BIND_T(14, m->riot_version ? m->riot_version : RIOT_VERSION);
-	BIND_T(15, m->cmdline);
-	BIND_T(16, m->trace_file);
-	BIND_T(17, f->sha);
-	BIND_U(18, m->start_unix_ns);
-	sqlite3_bind_int64(st, 19, (int64_t)(m->duration_ns ? m->duration_ns : a->max_end));
-	if (replay) {
-		sqlite3_bind_double(st, 20, m->speed);
-		BIND_T(21, m->order);
-		BIND_U(22, m->workers);
-		BIND_T(23, m->engine);
-		BIND_T(24, m->fill);
-	}
-	sqlite3_bind_int64(st, 25, (int64_t)a->ops);
-	sqlite3_bind_int64(st, 26, (int64_t)errors);
-	sqlite3_bind_int64(st, 27, (int64_t)m->proc_events);
-	sqlite3_bind_int64(st, 28, (int64_t)rd);
-	sqlite3_bind_int64(st, 29, (int64_t)wr);
-	sqlite3_bind_int64(st, 30, (int64_t)busy);
-	sqlite3_bind_int(st, 31, m->complete);
-	sqlite3_bind_int64(st, 32, (int64_t)m->dropped_events);
-	sqlite3_bind_int64(st, 33, (int64_t)m->unresolved_fds);
-	sqlite3_bind_int64(st, 34, (int64_t)m->unknown_cwd);
-	sqlite3_bind_int64(st, 35, (int64_t)m->truncated_paths);
-	sqlite3_bind_int64(st, 36, (int64_t)a->tl_late);
-	sqlite3_bind_int(st, 37, a->ins_event != NULL);
-	if (replay && m->timing_known) {
-		sqlite3_bind_int(st, 38, m->timing_kept);
-		sqlite3_bind_int64(st, 39, (int64_t)m->late_ops);
-		sqlite3_bind_int64(st, 40, (int64_t)m->delay_p99_ns);
-		sqlite3_bind_int64(st, 41, (int64_t)m->delay_max_ns);
-	}
-	if (replay && m->start_at)
-		sqlite3_bind_int64(st, 42, (int64_t)m->start_late_ns);
-	if (replay && m->shard_n) {
-		char shard[32];
-
-		snprintf(shard, sizeof(shard), "%u/%u", m->shard_k, m->shard_n);
-		sqlite3_bind_text(st, 43, shard, -1, SQLITE_TRANSIENT);
-	}
-#undef BIND_T
-#undef BIND_U
+	run_totals(t, a, m, f);
+	RUN_COLUMNS(BIND_COL)
+	sqlite3_bind_int64(st, col + 1, s->run);
 	row(s, st, "");
 	sqlite3_finalize(st);
 }

@@ -82,56 +82,66 @@ int view_find_run(sqlite3 *db, const char *db_path, const char *spec, int64_t *i
 	return rc;
 }
 
-static const char run_cols[] =
-	"SELECT label, kind, host, kernel, arch, cpu_model, cpu_count, memory_bytes, "
-	"fs_type, fs_device, fs_mount_point, fs_mount_options, riot_version, cmdline, "
-	"trace_file, trace_sha256, start_unix_ns, duration_ns, replay_speed, replay_order, "
-	"replay_workers, replay_engine, replay_fill, ops, errors, proc_events, bytes_read, "
-	"bytes_written, busy_ns, complete, dropped_events, unresolved_fds, unknown_cwd, "
-	"truncated_paths, timeline_late FROM runs WHERE id = ?";
+/* Reading a column's value by its type (RUN_COLUMNS). */
+static char *load_RC_TEXT(sqlite3_stmt *st, int i)
+{
+	return col_str(st, i);
+}
+
+static uint64_t load_RC_U64(sqlite3_stmt *st, int i)
+{
+	return col_u64(st, i);
+}
+
+static int64_t load_RC_OPT(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_int64(st, i);
+}
+
+static double load_RC_REAL(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i);
+}
+
+static int64_t load_RC_FLAG(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+#define COL_NAME(name, ...) #name,
+static const char *const run_col_names[] = { RUN_COLUMNS(COL_NAME) };
+#define RUN_NCOLS (sizeof(run_col_names) / sizeof(run_col_names[0]))
+
+/* SELECT of every column of RUN_COLUMNS: NULL for those an older report
+ * lacks (it is read as it is). */
+static int run_select(sqlite3 *db, char *sql, size_t len, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	size_t n = (size_t)snprintf(sql, len, "SELECT ");
+	int rc = prep(db, "SELECT 1 FROM pragma_table_info('runs') WHERE name = ?", &st, err,
+		      errlen);
+
+	if (rc)
+		return rc;
+	for (size_t c = 0; c < RUN_NCOLS && n < len; c++) {
+		sqlite3_bind_text(st, 1, run_col_names[c], -1, SQLITE_STATIC);
+		n += (size_t)snprintf(sql + n, len - n, "%s, ", sqlite3_step(st) == SQLITE_ROW ?
+				      run_col_names[c] : "NULL");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (n < len)
+		n += (size_t)snprintf(sql + n, len - n, "id FROM runs WHERE id = ?");
+	return n < len ? 0 : -E2BIG;
+}
+
+#define LOAD_COL(name, type, ...) v->name = load_##type(st, i++);
 
 static void load_run_row(sqlite3_stmt *st, struct run_view *v)
 {
 	int i = 0;
 
-	v->label = col_str(st, i++);
-	v->kind = col_str(st, i++);
-	v->host = col_str(st, i++);
-	v->kernel = col_str(st, i++);
-	v->arch = col_str(st, i++);
-	v->cpu_model = col_str(st, i++);
-	v->cpu_count = sqlite3_column_int64(st, i++);
-	v->memory_bytes = sqlite3_column_int64(st, i++);
-	v->fs_type = col_str(st, i++);
-	v->fs_device = col_str(st, i++);
-	v->fs_mount_point = col_str(st, i++);
-	v->fs_mount_options = col_str(st, i++);
-	v->riot_version = col_str(st, i++);
-	v->cmdline = col_str(st, i++);
-	v->trace_file = col_str(st, i++);
-	v->trace_sha256 = col_str(st, i++);
-	v->start_unix_ns = sqlite3_column_int64(st, i++);
-	v->duration_ns = col_u64(st, i++);
-	v->replay_speed = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
-			  sqlite3_column_double(st, i);
-	i++;
-	v->replay_order = col_str(st, i++);
-	v->replay_workers = sqlite3_column_int64(st, i++);
-	v->replay_engine = col_str(st, i++);
-	v->replay_fill = col_str(st, i++);
-	v->ops = col_u64(st, i++);
-	v->errors = col_u64(st, i++);
-	v->proc_events = col_u64(st, i++);
-	v->bytes_read = col_u64(st, i++);
-	v->bytes_written = col_u64(st, i++);
-	v->busy_ns = col_u64(st, i++);
-	v->complete = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
-	i++;
-	v->dropped_events = col_u64(st, i++);
-	v->unresolved_fds = col_u64(st, i++);
-	v->unknown_cwd = col_u64(st, i++);
-	v->truncated_paths = col_u64(st, i++);
-	v->timeline_late = col_u64(st, i++);
+	RUN_COLUMNS(LOAD_COL)
 }
 
 static int load_syscalls(struct run_view *v, char *err, size_t errlen)
@@ -244,6 +254,7 @@ static int load_classes(struct run_view *v, char *err, size_t errlen)
 int view_load(sqlite3 *db, const char *db_path, int64_t id, struct run_view *v,
 	      char *err, size_t errlen)
 {
+	char sql[2048];
 	sqlite3_stmt *st;
 	int rc;
 
@@ -251,7 +262,9 @@ int view_load(sqlite3 *db, const char *db_path, int64_t id, struct run_view *v,
 	v->db = db;
 	v->db_path = db_path;
 	v->id = id;
-	rc = prep(db, run_cols, &st, err, errlen);
+	rc = run_select(db, sql, sizeof(sql), err, errlen);
+	if (!rc)
+		rc = prep(db, sql, &st, err, errlen);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -268,17 +281,22 @@ int view_load(sqlite3 *db, const char *db_path, int64_t id, struct run_view *v,
 	return rc;
 }
 
+static void free_RC_TEXT(char **s)
+{
+	free(*s);
+	*s = NULL;
+}
+
+#define FREE_COL(name, type, ...) type##_FREE(&v->name)
+#define RC_TEXT_FREE(p) free_RC_TEXT(p);
+#define RC_U64_FREE(p)
+#define RC_OPT_FREE(p)
+#define RC_REAL_FREE(p)
+#define RC_FLAG_FREE(p)
+
 void view_free(struct run_view *v)
 {
-	char **strs[] = { &v->label, &v->kind, &v->host, &v->kernel, &v->arch, &v->cpu_model,
-			  &v->fs_type, &v->fs_device, &v->fs_mount_point, &v->fs_mount_options,
-			  &v->riot_version, &v->cmdline, &v->trace_file, &v->trace_sha256,
-			  &v->replay_order, &v->replay_engine, &v->replay_fill };
-
-	for (unsigned i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		free(*strs[i]);
-		*strs[i] = NULL;
-	}
+	RUN_COLUMNS(FREE_COL)
 	for (unsigned i = 0; i < v->nsys; i++) {
 		free(v->sys[i].name);
 		free(v->sys[i].cls);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "lib/hist.h"
+#include "report/report_int.h"
 
 struct sys_view {
 	char *name, *cls;
@@ -30,18 +31,16 @@ struct class_view {
 	uint64_t count, errors, bytes, lat_sum, p50, p90, p99, p999, lat_max;
 };
 
+#define RUN_VIEW_FIELD(name, type, ...) type##_T name;
+
+/* A run: its runs row as the columns of RUN_COLUMNS (report_int.h), by
+ * name (replay_speed < 0: not a replay; complete < 0: unknown), and its
+ * syscalls and classes. */
 struct run_view {
 	sqlite3 *db;			/* not owned */
 	const char *db_path;
 	int64_t id;
-	char *label, *kind, *host, *kernel, *arch, *cpu_model;
-	char *fs_type, *fs_device, *fs_mount_point, *fs_mount_options;
-	char *riot_version, *cmdline, *trace_file, *trace_sha256;
-	char *replay_order, *replay_engine, *replay_fill;
-	double replay_speed;		/* < 0: not a replay */
-	int64_t replay_workers, cpu_count, memory_bytes, start_unix_ns, complete;
-	uint64_t duration_ns, ops, errors, proc_events, bytes_read, bytes_written, busy_ns;
-	uint64_t dropped_events, unresolved_fds, unknown_cwd, truncated_paths, timeline_late;
+	RUN_COLUMNS(RUN_VIEW_FIELD)
 	struct sys_view *sys;
 	unsigned nsys;
 	struct class_view cls[VIEW_CLASSES];
