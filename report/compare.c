@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report_int.h"
 #include "lib/cli.h"
+#include "lib/fields.h"
 #include "lib/json.h"
 #include "lib/text.h"
 #include "report/view.h"
@@ -463,52 +465,106 @@ static void json_left_out(struct json *j, const struct cmp_ctx *c)
 	json_arr_close(j);
 }
 
-/* A replay's fidelity against the capture of its own log. */
+/* ---- fidelity: a replay against the capture of its own log ---- */
+
+/* A syscall's row and a class's, described once for text and JSON. */
+struct fid_sys {
+	uint64_t captured, replayed, cap_bytes, rep_bytes, diverged, skipped;
+	uint64_t delay_count, delay_p50, delay_p99, delay_max;
+};
+
+struct fid_class {
+	uint64_t captured, replayed, cap_time, rep_time, cap_p50, rep_p50;
+	double time_ratio, p50_ratio;	/* NaN: the capture's is 0 */
+};
+
+#define FSYS(m) offsetof(struct fid_sys, m)
+#define FCLS(m) offsetof(struct fid_class, m), 0
+
+static const struct field fid_sys_fields[] = {
+	{ "captured", "captured", 9, FIELD_U64, FSYS(captured), 0 },
+	{ "replayed", "replayed", 9, FIELD_U64, FSYS(replayed), 0 },
+	{ "captured_bytes", "cap bytes", 10, FIELD_BYTES, FSYS(cap_bytes), 0 },
+	{ "replayed_bytes", "rep bytes", 10, FIELD_BYTES, FSYS(rep_bytes), 0 },
+	{ "diverged", "diverged", 9, FIELD_U64, FSYS(diverged), 0 },
+	{ "skipped", "skipped", 9, FIELD_U64, FSYS(skipped), 0 },
+	{ "delay_p50_ns", "delay p50", 9, FIELD_NS_IF, FSYS(delay_p50), FSYS(delay_count) },
+	{ "delay_p99_ns", "delay p99", 9, FIELD_NS_IF, FSYS(delay_p99), FSYS(delay_count) },
+	{ "delay_max_ns", "delay max", 9, FIELD_NS_IF, FSYS(delay_max), FSYS(delay_count) },
+};
+
+static const struct field fid_class_fields[] = {
+	{ "captured", "captured", 9, FIELD_U64, FCLS(captured) },
+	{ "replayed", "replayed", 9, FIELD_U64, FCLS(replayed) },
+	{ "captured_time_ns", "cap time", 10, FIELD_NS, FCLS(cap_time) },
+	{ "replayed_time_ns", "rep time", 10, FIELD_NS, FCLS(rep_time) },
+	{ "time_ratio", "ratio", 9, FIELD_RATIO, FCLS(time_ratio) },
+	{ "captured_p50_ns", "cap p50", 9, FIELD_NS, FCLS(cap_p50) },
+	{ "replayed_p50_ns", "rep p50", 9, FIELD_NS, FCLS(rep_p50) },
+	{ "p50_ratio", "ratio", 9, FIELD_RATIO, FCLS(p50_ratio) },
+};
+
+static struct fid_sys fid_sys_row(const struct sys_view *c, const struct run_view *rep)
+{
+	const struct sys_view *r = view_sys(rep, c->name);
+	static const struct sys_view none;
+
+	r = r ? r : &none;
+	return (struct fid_sys){
+		.captured = c->count, .replayed = r->count, .cap_bytes = c->bytes,
+		.rep_bytes = r->bytes, .diverged = SYS_DIVERGED(r), .skipped = r->div[2],
+		.delay_count = r->delay_count, .delay_p50 = r->delay_p50,
+		.delay_p99 = r->delay_p99, .delay_max = r->delay_max,
+	};
+}
+
+/* v / base, or NaN when base is 0. */
+static double ratio(uint64_t v, uint64_t base)
+{
+	return base ? (double)v / (double)base : NAN;
+}
+
+static struct fid_class fid_class_row(const struct class_view *c, const struct class_view *r)
+{
+	return (struct fid_class){
+		.captured = c->count, .replayed = r->count, .cap_time = c->lat_sum,
+		.rep_time = r->lat_sum, .time_ratio = ratio(r->lat_sum, c->lat_sum),
+		.cap_p50 = c->p50, .rep_p50 = r->p50, .p50_ratio = ratio(r->p50, c->p50),
+	};
+}
+
 static void print_fidelity(FILE *out, const struct run_view *cap, const struct run_view *rep)
 {
-	char b[6][24];
+	char b[4][24];
 
 	fprintf(out, "\nfidelity of %s against %s (its log, sha256 %.16s...)\n", rep->label,
 		cap->label, cap->trace_sha256);
-	fprintf(out, "  %-*s %9s %9s %10s %10s %9s %9s %9s %9s %9s\n", NAME_W, "syscall",
-		"captured", "replayed", "cap bytes", "rep bytes", "diverged", "skipped",
-		"delay p50", "delay p99", "delay max");
+	fprintf(out, "  %-*s", NAME_W, "syscall");
+	fields_head(out, fid_sys_fields, FIELDS_N(fid_sys_fields));
+	fprintf(out, "\n");
 	for (unsigned i = 0; i < cap->nsys; i++) {
-		const struct sys_view *c = &cap->sys[i], *r = view_sys(rep, c->name);
-		struct sys_view none = { 0 };
+		struct fid_sys row = fid_sys_row(&cap->sys[i], rep);
 
-		if (!r)
-			r = &none;
-		fprintf(out, "  %-*s %9" PRIu64 " %9" PRIu64 " %10s %10s %9" PRIu64
-			" %9" PRIu64 " %9s %9s %9s\n", NAME_W, c->name, c->count, r->count,
-			riot_fmt_bytes(c->bytes, b[0], 24), riot_fmt_bytes(r->bytes, b[1], 24),
-			SYS_DIVERGED(r), r->div[2],
-			r->delay_count ? riot_fmt_ns(r->delay_p50, b[2], 24) : "-",
-			r->delay_count ? riot_fmt_ns(r->delay_p99, b[3], 24) : "-",
-			r->delay_count ? riot_fmt_ns(r->delay_max, b[4], 24) : "-");
+		fprintf(out, "  %-*s", NAME_W, cap->sys[i].name);
+		fields_text(out, fid_sys_fields, FIELDS_N(fid_sys_fields), &row);
+		fprintf(out, "\n");
 	}
 	fprintf(out, "  total: %" PRIu64 " of %" PRIu64 " operations replayed; read %s of %s, "
 		"written %s of %s\n", rep->ops, cap->ops,
 		riot_fmt_bytes(rep->bytes_read, b[0], 24), riot_fmt_bytes(cap->bytes_read, b[1], 24),
 		riot_fmt_bytes(rep->bytes_written, b[2], 24),
 		riot_fmt_bytes(cap->bytes_written, b[3], 24));
-	fprintf(out, "  %-*s %9s %9s %10s %10s %9s %9s %9s %9s\n", NAME_W, "class", "captured",
-		"replayed", "cap time", "rep time", "ratio", "cap p50", "rep p50", "ratio");
+	fprintf(out, "  %-*s", NAME_W, "class");
+	fields_head(out, fid_class_fields, FIELDS_N(fid_class_fields));
+	fprintf(out, "\n");
 	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
-		const struct class_view *c = &cap->cls[k], *r = &rep->cls[k];
+		struct fid_class row = fid_class_row(&cap->cls[k], &rep->cls[k]);
 
-		if (!c->count && !r->count)
+		if (!row.captured && !row.replayed)
 			continue;
-		snprintf(b[0], 24, "-");
-		snprintf(b[1], 24, "-");
-		if (c->lat_sum)
-			snprintf(b[0], 24, "%.3f", (double)r->lat_sum / (double)c->lat_sum);
-		if (c->p50)
-			snprintf(b[1], 24, "%.3f", (double)r->p50 / (double)c->p50);
-		fprintf(out, "  %-*s %9" PRIu64 " %9" PRIu64 " %10s %10s %9s %9s %9s %9s\n", NAME_W,
-			view_class_names[k], c->count, r->count, riot_fmt_ns(c->lat_sum, b[2], 24),
-			riot_fmt_ns(r->lat_sum, b[3], 24), b[0], riot_fmt_ns(c->p50, b[4], 24),
-			riot_fmt_ns(r->p50, b[5], 24), b[1]);
+		fprintf(out, "  %-*s", NAME_W, view_class_names[k]);
+		fields_text(out, fid_class_fields, FIELDS_N(fid_class_fields), &row);
+		fprintf(out, "\n");
 	}
 	fprintf(out, "  (time: total time in syscalls of the class; ratios replay over capture)\n");
 }
@@ -667,15 +723,6 @@ static void json_table(const struct cmp_ctx *c, struct json *j, const char *key,
 	json_obj_close(j);
 }
 
-/* v / base, or null when base is 0. */
-static void json_ratio(struct json *j, const char *key, uint64_t v, uint64_t base)
-{
-	if (base)
-		json_double(j, key, (double)v / (double)base);
-	else
-		json_null(j, key);
-}
-
 static void json_fidelity(struct json *j, const struct run_view *cap, const struct run_view *rep)
 {
 	json_obj_open(j, NULL);
@@ -684,36 +731,19 @@ static void json_fidelity(struct json *j, const struct run_view *cap, const stru
 	json_str(j, "trace_sha256", cap->trace_sha256);
 	json_obj_open(j, "syscalls");
 	for (unsigned i = 0; i < cap->nsys; i++) {
-		const struct sys_view *c = &cap->sys[i], *r = view_sys(rep, c->name);
-		struct sys_view none = { 0 };
+		struct fid_sys row = fid_sys_row(&cap->sys[i], rep);
 
-		r = r ? r : &none;
-		json_obj_open(j, c->name);
-		json_u64(j, "captured", c->count);
-		json_u64(j, "replayed", r->count);
-		json_u64(j, "captured_bytes", c->bytes);
-		json_u64(j, "replayed_bytes", r->bytes);
-		json_u64(j, "diverged", SYS_DIVERGED(r));
-		json_u64(j, "skipped", r->div[2]);
-		json_u64(j, "delay_p50_ns", r->delay_p50);
-		json_u64(j, "delay_p99_ns", r->delay_p99);
-		json_u64(j, "delay_max_ns", r->delay_max);
+		json_obj_open(j, cap->sys[i].name);
+		fields_json(j, fid_sys_fields, FIELDS_N(fid_sys_fields), &row);
 		json_obj_close(j);
 	}
 	json_obj_close(j);
 	json_obj_open(j, "classes");
 	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
-		const struct class_view *c = &cap->cls[k], *r = &rep->cls[k];
+		struct fid_class row = fid_class_row(&cap->cls[k], &rep->cls[k]);
 
 		json_obj_open(j, view_class_names[k]);
-		json_u64(j, "captured", c->count);
-		json_u64(j, "replayed", r->count);
-		json_u64(j, "captured_time_ns", c->lat_sum);
-		json_u64(j, "replayed_time_ns", r->lat_sum);
-		json_ratio(j, "time_ratio", r->lat_sum, c->lat_sum);
-		json_u64(j, "captured_p50_ns", c->p50);
-		json_u64(j, "replayed_p50_ns", r->p50);
-		json_ratio(j, "p50_ratio", r->p50, c->p50);
+		fields_json(j, fid_class_fields, FIELDS_N(fid_class_fields), &row);
 		json_obj_close(j);
 	}
 	json_obj_close(j);

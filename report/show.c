@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "report/report_int.h"
 #include "lib/cli.h"
+#include "lib/fields.h"
 #include "lib/json.h"
 #include "lib/text.h"
 #include "report/view.h"
@@ -68,6 +70,76 @@ static void print_header(const struct run_view *v)
 	       v->unresolved_fds, v->unknown_cwd, v->truncated_paths);
 }
 
+/* ---- the tables: each described once, printed as text or JSON ---- */
+
+/* where a field's value is (and no second offset) */
+#define SYS(m) offsetof(struct sys_view, m), 0
+#define CLS(m) offsetof(struct class_view, m), 0
+
+/* A syscall's counts and latency ("syscall" table; its JSON object). */
+static const struct field sys_fields[] = {
+	{ "class", NULL, 0, FIELD_STR, SYS(cls) },
+	{ "count", "count", 11, FIELD_U64, SYS(count) },
+	{ "errors", "errors", 8, FIELD_U64, SYS(errors) },
+	{ "bytes", "bytes", 10, FIELD_BYTES, SYS(bytes) },
+	{ "lat_sum_ns", NULL, 0, FIELD_NS, SYS(lat_sum) },
+	{ "lat_mean_ns", "mean", 10, FIELD_MEAN_NS, SYS(mean) },
+	{ "lat_min_ns", NULL, 0, FIELD_NS, SYS(lat_min) },
+	{ "lat_p50_ns", "p50", 10, FIELD_NS, SYS(p50) },
+	{ "lat_p90_ns", "p90", 10, FIELD_NS, SYS(p90) },
+	{ "lat_p99_ns", "p99", 10, FIELD_NS, SYS(p99) },
+	{ "lat_p999_ns", "p99.9", 10, FIELD_NS, SYS(p999) },
+	{ "lat_max_ns", "max", 10, FIELD_NS, SYS(lat_max) },
+};
+
+/* A replayed syscall's issue delays and divergences. */
+static const struct field delay_fields[] = {
+	{ "delay_count", "ops", 11, FIELD_U64, SYS(delay_count) },
+	{ "delay_p50_ns", "p50", 10, FIELD_NS, SYS(delay_p50) },
+	{ "delay_p99_ns", "p99", 10, FIELD_NS, SYS(delay_p99) },
+	{ "delay_max_ns", "max", 10, FIELD_NS, SYS(delay_max) },
+};
+
+static const struct field div_fields[] = {
+	{ "result", "result", 8, FIELD_U64, SYS(div[0]) },
+	{ "bytes", "bytes", 8, FIELD_U64, SYS(div[1]) },
+	{ "skipped", "skipped", 8, FIELD_U64, SYS(div[2]) },
+	{ "other", "other", 8, FIELD_U64, SYS(div[3]) },
+};
+
+/* A class's ("class" table). */
+static const struct field class_fields[] = {
+	{ "count", "count", 11, FIELD_U64, CLS(count) },
+	{ "errors", "errors", 8, FIELD_U64, CLS(errors) },
+	{ "bytes", "bytes", 10, FIELD_BYTES, CLS(bytes) },
+	{ "lat_sum_ns", NULL, 0, FIELD_NS, CLS(lat_sum) },
+	{ "lat_p50_ns", "p50", 10, FIELD_NS, CLS(p50) },
+	{ "lat_p90_ns", NULL, 0, FIELD_NS, CLS(p90) },
+	{ "lat_p99_ns", "p99", 10, FIELD_NS, CLS(p99) },
+	{ "lat_p999_ns", NULL, 0, FIELD_NS, CLS(p999) },
+	{ "lat_max_ns", "max", 10, FIELD_NS, CLS(lat_max) },
+	{ NULL, "total", 10, FIELD_NS, CLS(lat_sum) },
+};
+
+/* A table's heading line: its name column, then fields' headings. */
+static void table_head(const char *name, const struct field *f, size_t n,
+		       const struct field *f2, size_t n2)
+{
+	printf("\n  %-18s", name);
+	fields_head(stdout, f, n);
+	fields_head(stdout, f2, n2);
+	printf("\n");
+}
+
+static void table_row(const char *name, const struct field *f, size_t n, const struct field *f2,
+		      size_t n2, const void *row)
+{
+	printf("  %-18s", name);
+	fields_text(stdout, f, n, row);
+	fields_text(stdout, f2, n2, row);
+	printf("\n");
+}
+
 static bool diverged(const struct sys_view *s)
 {
 	return s->div[0] || s->div[1] || s->div[2] || s->div[3];
@@ -79,72 +151,36 @@ static bool diverged(const struct sys_view *s)
 static void print_replay_table(const struct run_view *v)
 {
 	bool paced = v->replay_speed > 0, any = false;
-	char c[3][24];
+	size_t nd = paced ? FIELDS_N(delay_fields) : 0;
 
 	for (unsigned i = 0; i < v->nsys; i++)
 		any |= diverged(&v->sys[i]);
 	if (!paced && !any)
 		return;
-	if (paced)
-		printf("\n  %-18s %11s %10s %10s %10s %8s %8s %8s %8s\n", "issue delay", "ops",
-		       "p50", "p99", "max", "result", "bytes", "skipped", "other");
-	else
-		printf("\n  %-18s %8s %8s %8s %8s\n", "divergences", "result", "bytes", "skipped",
-		       "other");
-	for (unsigned i = 0; i < v->nsys; i++) {
-		const struct sys_view *s = &v->sys[i];
-
-		if (paced)
-			printf("  %-18s %11" PRIu64 " %10s %10s %10s", s->name, s->delay_count,
-			       riot_fmt_ns(s->delay_p50, c[0], 24), riot_fmt_ns(s->delay_p99, c[1], 24),
-			       riot_fmt_ns(s->delay_max, c[2], 24));
-		else if (diverged(s))
-			printf("  %-18s", s->name);
-		else
-			continue;
-		printf(" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
-		       s->div[0], s->div[1], s->div[2], s->div[3]);
-	}
+	table_head(paced ? "issue delay" : "divergences", delay_fields, nd, div_fields,
+		   FIELDS_N(div_fields));
+	for (unsigned i = 0; i < v->nsys; i++)
+		if (paced || diverged(&v->sys[i]))
+			table_row(v->sys[i].name, delay_fields, nd, div_fields,
+				  FIELDS_N(div_fields), &v->sys[i]);
 }
 
 static void print_syscalls(const struct run_view *v)
 {
-	bool delays = view_is_replay(v);
-	char c[7][24];
-
-	printf("\n  %-18s %11s %8s %10s %10s %10s %10s %10s %10s %10s\n", "syscall", "count", "errors",
-	       "bytes", "mean", "p50", "p90", "p99", "p99.9", "max");
-	for (unsigned i = 0; i < v->nsys; i++) {
-		const struct sys_view *s = &v->sys[i];
-
-		printf("  %-18s %11" PRIu64 " %8" PRIu64 " %10s %10s %10s %10s %10s %10s %10s\n",
-		       s->name, s->count, s->errors, riot_fmt_bytes(s->bytes, c[0], sizeof(c[0])),
-		       riot_fmt_ns((uint64_t)(s->mean + 0.5), c[1], sizeof(c[1])),
-		       riot_fmt_ns(s->p50, c[2], sizeof(c[2])), riot_fmt_ns(s->p90, c[3], sizeof(c[3])),
-		       riot_fmt_ns(s->p99, c[4], sizeof(c[4])), riot_fmt_ns(s->p999, c[5], sizeof(c[5])),
-		       riot_fmt_ns(s->lat_max, c[6], sizeof(c[6])));
-	}
-	if (delays)
+	table_head("syscall", sys_fields, FIELDS_N(sys_fields), NULL, 0);
+	for (unsigned i = 0; i < v->nsys; i++)
+		table_row(v->sys[i].name, sys_fields, FIELDS_N(sys_fields), NULL, 0, &v->sys[i]);
+	if (view_is_replay(v))
 		print_replay_table(v);
 }
 
 static void print_classes(const struct run_view *v)
 {
-	char c[5][24];
-
-	printf("\n  %-18s %11s %8s %10s %10s %10s %10s %10s\n", "class", "count", "errors",
-	       "bytes", "p50", "p99", "max", "total");
-	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
-		const struct class_view *x = &v->cls[k];
-
-		if (!x->count)
-			continue;
-		printf("  %-18s %11" PRIu64 " %8" PRIu64 " %10s %10s %10s %10s %10s\n",
-		       view_class_names[k], x->count, x->errors,
-		       riot_fmt_bytes(x->bytes, c[0], 24), riot_fmt_ns(x->p50, c[1], 24),
-		       riot_fmt_ns(x->p99, c[2], 24), riot_fmt_ns(x->lat_max, c[3], 24),
-		       riot_fmt_ns(x->lat_sum, c[4], 24));
-	}
+	table_head("class", class_fields, FIELDS_N(class_fields), NULL, 0);
+	for (unsigned k = 0; k < VIEW_CLASSES; k++)
+		if (v->cls[k].count)
+			table_row(view_class_names[k], class_fields, FIELDS_N(class_fields), NULL,
+				  0, &v->cls[k]);
 }
 
 /* Runs sql (one ?1 = run id) and prints each row under title: column i
@@ -247,28 +283,11 @@ static void json_run_header(struct json *j, const struct run_view *v)
 static void json_sys(struct json *j, const struct sys_view *s, bool replay)
 {
 	json_obj_open(j, s->name);
-	json_str(j, "class", s->cls);
-	json_u64(j, "count", s->count);
-	json_u64(j, "errors", s->errors);
-	json_u64(j, "bytes", s->bytes);
-	json_u64(j, "lat_sum_ns", s->lat_sum);
-	json_double(j, "lat_mean_ns", s->mean);
-	json_u64(j, "lat_min_ns", s->lat_min);
-	json_u64(j, "lat_p50_ns", s->p50);
-	json_u64(j, "lat_p90_ns", s->p90);
-	json_u64(j, "lat_p99_ns", s->p99);
-	json_u64(j, "lat_p999_ns", s->p999);
-	json_u64(j, "lat_max_ns", s->lat_max);
+	fields_json(j, sys_fields, FIELDS_N(sys_fields), s);
 	if (replay) {
-		json_u64(j, "delay_count", s->delay_count);
-		json_u64(j, "delay_p50_ns", s->delay_p50);
-		json_u64(j, "delay_p99_ns", s->delay_p99);
-		json_u64(j, "delay_max_ns", s->delay_max);
+		fields_json(j, delay_fields, FIELDS_N(delay_fields), s);
 		json_obj_open(j, "divergences");
-		json_u64(j, "result", s->div[0]);
-		json_u64(j, "bytes", s->div[1]);
-		json_u64(j, "skipped", s->div[2]);
-		json_u64(j, "other", s->div[3]);
+		fields_json(j, div_fields, FIELDS_N(div_fields), s);
 		json_obj_close(j);
 	}
 	json_obj_close(j);
@@ -305,20 +324,10 @@ static void json_run(struct json *j, const struct run_view *v)
 	json_obj_close(j);
 	json_obj_open(j, "classes");
 	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
-		const struct class_view *c = &v->cls[k];
-
-		if (!c->count)
+		if (!v->cls[k].count)
 			continue;
 		json_obj_open(j, view_class_names[k]);
-		json_u64(j, "count", c->count);
-		json_u64(j, "errors", c->errors);
-		json_u64(j, "bytes", c->bytes);
-		json_u64(j, "lat_sum_ns", c->lat_sum);
-		json_u64(j, "lat_p50_ns", c->p50);
-		json_u64(j, "lat_p90_ns", c->p90);
-		json_u64(j, "lat_p99_ns", c->p99);
-		json_u64(j, "lat_p999_ns", c->p999);
-		json_u64(j, "lat_max_ns", c->lat_max);
+		fields_json(j, class_fields, FIELDS_N(class_fields), &v->cls[k]);
 		json_obj_close(j);
 	}
 	json_obj_close(j);
