@@ -12,6 +12,7 @@
 #include "inspect/emit.h"
 #include "formats/log.h"
 #include "inspect/inspect.h"
+#include "inspect/inspect_int.h"
 #include "lib/cli.h"
 #include "model/model.h"
 
@@ -316,7 +317,6 @@ int cmd_dump(int argc, char **argv)
 	struct riot_reader *rd;
 	struct riot_logs logs;
 	struct dump d;
-	char err[512];
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "f:n:", opts, NULL)) != -1) {
@@ -338,14 +338,9 @@ int cmd_dump(int argc, char **argv)
 			return riot_usage("unknown option");
 		}
 	}
-	if (argc - optind < 1)
-		return riot_usage("needs a FILE (or the segments of one, in order)");
-	logs = (struct riot_logs){ (const char *const *)argv + optind, (unsigned)(argc - optind) };
-	rd = riot_reader_open_logs(&logs, err, sizeof(err));
-	if (!rd) {
-		riot_err("%s", err);
-		return RIOT_EXIT_FAIL;
-	}
+	rd = inspect_open_logs(argc, argv, &logs, &c);
+	if (!rd)
+		return c;
 	memset(&d, 0, sizeof(d));
 	d.types = types;
 	d.t0 = riot_reader_header(rd)->start_t;
@@ -356,7 +351,7 @@ int cmd_dump(int argc, char **argv)
 		return RIOT_EXIT_FAIL;
 	}
 	emit_init(&d.e, fmt, stdout);
-	rc = dump_log(&d, rd, argv[optind], limit);
+	rc = dump_log(&d, rd, logs.paths[0], limit);
 	emit_fini(&d.e);
 	model_free(d.model);
 	riot_reader_close(rd);

@@ -12,6 +12,7 @@
 
 #include "formats/log.h"
 #include "inspect/inspect.h"
+#include "inspect/inspect_int.h"
 #include "lib/cli.h"
 #include "lib/text.h"
 #include "lib/json.h"
@@ -306,7 +307,6 @@ int cmd_info(int argc, char **argv)
 	struct riot_logs logs;
 	struct model *m = NULL;
 	bool as_json = false;
-	char err[512];
 	int c, status = RIOT_EXIT_FAIL;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -314,23 +314,18 @@ int cmd_info(int argc, char **argv)
 			return riot_usage("unknown option");
 		as_json = true;
 	}
-	if (argc - optind < 1)
-		return riot_usage("needs a FILE (or the segments of one, in order)");
-	logs = (struct riot_logs){ (const char *const *)argv + optind, (unsigned)(argc - optind) };
-	rd = riot_reader_open_logs(&logs, err, sizeof(err));
-	if (!rd) {
-		riot_err("%s", err);
-		return RIOT_EXIT_FAIL;
-	}
+	rd = inspect_open_logs(argc, argv, &logs, &c);
+	if (!rd)
+		return c;
 	in = calloc(1, sizeof(*in));
 	m = model_new();
 	if (!in || !m) {
 		riot_err("out of memory");
 		goto out;
 	}
-	if (scan_log(rd, argv[optind], in, m) == 0) {
+	if (scan_log(rd, logs.paths[0], in, m) == 0) {
 		struct info_view v = {
-			.file = argv[optind],
+			.file = logs.paths[0],
 			.h = riot_reader_header(rd),
 			.in = in,
 			.ms = model_stats(m),
