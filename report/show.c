@@ -76,13 +76,18 @@ static void print_header(const struct run_view *v)
 #define SYS(m) offsetof(struct sys_view, m), 0
 #define CLS(m) offsetof(struct class_view, m), 0
 
+/* The counts a syscall's row and a class's both begin with (S: SYS or
+ * CLS). */
+#define COUNT_FIELDS(S) \
+	{ "count", "count", 11, FIELD_U64, S(count) }, \
+	{ "errors", "errors", 8, FIELD_U64, S(errors) }, \
+	{ "bytes", "bytes", 10, FIELD_BYTES, S(bytes) }, \
+	{ "lat_sum_ns", NULL, 0, FIELD_NS, S(lat_sum) }
+
 /* A syscall's counts and latency ("syscall" table; its JSON object). */
 static const struct field sys_fields[] = {
 	{ "class", NULL, 0, FIELD_STR, SYS(cls) },
-	{ "count", "count", 11, FIELD_U64, SYS(count) },
-	{ "errors", "errors", 8, FIELD_U64, SYS(errors) },
-	{ "bytes", "bytes", 10, FIELD_BYTES, SYS(bytes) },
-	{ "lat_sum_ns", NULL, 0, FIELD_NS, SYS(lat_sum) },
+	COUNT_FIELDS(SYS),
 	{ "lat_mean_ns", "mean", 10, FIELD_MEAN_NS, SYS(mean) },
 	{ "lat_min_ns", NULL, 0, FIELD_NS, SYS(lat_min) },
 	{ "lat_p50_ns", "p50", 10, FIELD_NS, SYS(p50) },
@@ -109,10 +114,7 @@ static const struct field div_fields[] = {
 
 /* A class's ("class" table). */
 static const struct field class_fields[] = {
-	{ "count", "count", 11, FIELD_U64, CLS(count) },
-	{ "errors", "errors", 8, FIELD_U64, CLS(errors) },
-	{ "bytes", "bytes", 10, FIELD_BYTES, CLS(bytes) },
-	{ "lat_sum_ns", NULL, 0, FIELD_NS, CLS(lat_sum) },
+	COUNT_FIELDS(CLS),
 	{ "lat_p50_ns", "p50", 10, FIELD_NS, CLS(p50) },
 	{ "lat_p90_ns", NULL, 0, FIELD_NS, CLS(p90) },
 	{ "lat_p99_ns", "p99", 10, FIELD_NS, CLS(p99) },
