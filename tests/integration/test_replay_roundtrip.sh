@@ -128,9 +128,9 @@ roundtrip shell "$IT_TMP/sh"
 
 # One captured thread alone on its worker: the uring engine runs its calls
 # itself, as the blocking syscalls the program made (opens, which keep a
-# real fd of the file, so reads and writes, the namespace calls, readlink,
-# mknod, stat by path), closes of direct descriptors aside, and counts
-# each; the tree and the counts stay those of the capture.
+# real fd of the file, so reads, writes and closes, the namespace calls,
+# readlink, mknod, stat by path), and counts each; the tree and the counts
+# stay those of the capture.
 capture_workload rw ns
 "$RIOT" info --json "$LOG" >"$IT_TMP/one.info" || fail "riot info (rw ns)"
 replay_json "$LOG" "$IT_TMP/root-one" --engine uring --workers 1
@@ -140,9 +140,10 @@ python3 - "$IT_TMP/replay.json" <<'PY' || fail "rw ns (uring): wrong calls run i
 import json, sys
 r = json.load(open(sys.argv[1]))
 got = {k: v["inline"] for k, v in r["syscalls"].items() if v.get("inline")}
-# rw: its three opens, three writes and three reads (the open keeps a real
-# fd); ns: every namespace call, readlink and mknod.
-want = {"read": 3, "write": 3, "open": 1, "openat": 2, "mkdir": 1, "mkdirat": 1, "rename": 1,
+# rw: its three opens, three writes, three reads and three closes (the
+# open keeps a real fd); ns: every namespace call, readlink and mknod.
+want = {"read": 3, "write": 3, "open": 1, "openat": 2, "close": 3, "mkdir": 1, "mkdirat": 1,
+        "rename": 1,
         "renameat": 1, "renameat2": 1, "link": 1, "linkat": 1, "symlink": 1, "symlinkat": 1,
         "unlink": 5, "unlinkat": 3, "rmdir": 1, "readlink": 1, "readlinkat": 1, "mknod": 1,
         "mknodat": 1}
@@ -155,4 +156,4 @@ tree_of "$IT_TMP/root-one$W" >"$IT_TMP/one.uring"
 diff -u "$IT_TMP/one.orig" "$IT_TMP/one.uring" >&2 || fail "rw ns (uring): the replayed tree differs"
 replay_json "$LOG" "$IT_TMP/root-one-sync" --engine sync
 [ "$(jget inline)" = 0 ] || fail "rw ns (sync): calls counted as run inline"
-echo "rw ns: 31 calls run inline by the uring worker, tree and counts as captured"
+echo "rw ns: 34 calls run inline by the uring worker, tree and counts as captured"
