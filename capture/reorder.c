@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "capture/capture_int.h"
+#include "lib/grow.h"
 
 struct item {
 	uint64_t key;
@@ -123,20 +124,11 @@ static void sort_items(struct item *a, size_t n)
 static int index_run(struct run *run, reorder_key_fn key_of,
 		     reorder_size_fn size_of, size_t len)
 {
-	size_t off = 0, cap = 64, n;
+	size_t off = 0, cap = 0, n;
 
-	run->items = malloc(cap * sizeof(*run->items));
-	if (!run->items)
-		return -ENOMEM;
 	while (off < len && (n = size_of(run->data + off, len - off))) {
-		if (run->n == cap) {
-			struct item *items = realloc(run->items,
-						     2 * cap * sizeof(*items));
-			if (!items)
-				return -ENOMEM;
-			run->items = items;
-			cap *= 2;
-		}
+		if (GROW(run->items, cap, run->n + 1, 64) < 0)
+			return -ENOMEM;
 		run->items[run->n++] = (struct item){
 			key_of(run->data + off, n), (uint32_t)off, (uint32_t)n };
 		off += (n + 7) & ~(size_t)7;
@@ -147,15 +139,8 @@ static int index_run(struct run *run, reorder_key_fn key_of,
 
 static int add_run(struct reorder *r, struct run *run)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 256;
-		struct run **heap = realloc(r->heap, cap * sizeof(*heap));
-
-		if (!heap)
-			return -ENOMEM;
-		r->heap = heap;
-		r->cap = cap;
-	}
+	if (GROW(r->heap, r->cap, r->n + 1, 256) < 0)
+		return -ENOMEM;
 	run->seq = r->seq++;
 	r->heap[r->n++] = run;
 	sift_up(r, r->n - 1);

@@ -169,16 +169,9 @@ static uint32_t ent_of_path(struct builder *b, uint32_t pid, const char *path, b
 
 	if (!pid || !path || path[0] != '/' || b->err)
 		return 0;
-	if (pid >= tt->npid) {
-		uint32_t np = pid * 2 + 64, *bp = realloc(tt->by_pid, np * sizeof(*bp));
-
-		if (!bp) {
-			b->err = -ENOMEM;
-			return 0;
-		}
-		memset(bp + tt->npid, 0, (np - tt->npid) * sizeof(*bp));
-		tt->by_pid = bp;
-		tt->npid = np;
+	if (GROW(tt->by_pid, tt->npid, (size_t)pid + 1, 64) < 0) {
+		b->err = -ENOMEM;
+		return 0;
 	}
 	if (!tt->by_pid[pid]) {
 		if ((b->err = table_get(tt, path, strlen(path), &i)) < 0)

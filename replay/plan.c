@@ -313,19 +313,15 @@ static int stream_add(struct replay_plan *p, uint32_t pid, uint32_t tid, bool as
 	uint32_t idx;
 
 	if (p->nstreams == p->cap_streams) {
-		uint32_t cap = p->cap_streams ? p->cap_streams * 2 : 64;
-		struct replay_stream *s = realloc(p->streams, cap * sizeof(*s));
-		uint32_t *l = s ? realloc(p->stream_lane, cap * sizeof(*l)) : NULL;
-		struct async_state *a = l ? realloc(p->astate, cap * sizeof(*a)) : NULL;
+		/* three arrays of one capacity: each grows the same way from
+		 * it, which moves only once all three have */
+		uint32_t cs = p->cap_streams, cl = cs, ca = cs;
 
-		if (s)
-			p->streams = s;
-		if (l)
-			p->stream_lane = l;
-		if (!a)
+		if (GROW(p->streams, cs, (size_t)p->nstreams + 1, 64) < 0 ||
+		    GROW(p->stream_lane, cl, (size_t)p->nstreams + 1, 64) < 0 ||
+		    GROW(p->astate, ca, (size_t)p->nstreams + 1, 64) < 0)
 			return -ENOMEM;
-		p->astate = a;
-		p->cap_streams = cap;
+		p->cap_streams = cs;
 	}
 	p->astate[p->nstreams] = (struct async_state){ 0 };
 	if (async && !(p->astate[p->nstreams].ends =

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/log.h"
+#include "lib/grow.h"
 #include "report/report_int.h"
 
 const char *const tl_class_names[TL_COUNT] = {
@@ -132,20 +133,9 @@ static struct sys_acc *sys_get(struct run_acc *a, unsigned sys)
 
 static struct usage *file_get(struct run_acc *a, uint32_t path_id)
 {
-	if (path_id >= a->nfiles) {
-		uint32_t cap = a->nfiles ? a->nfiles : 1024;
-		struct usage *f;
-
-		while (cap <= path_id)
-			cap *= 2;
-		f = realloc(a->files, sizeof(*f) * cap);
-		if (!f) {
-			a->oom = -ENOMEM;
-			return NULL;
-		}
-		memset(f + a->nfiles, 0, sizeof(*f) * (cap - a->nfiles));
-		a->files = f;
-		a->nfiles = cap;
+	if (GROW(a->files, a->nfiles, (size_t)path_id + 1, 1024) < 0) {
+		a->oom = -ENOMEM;
+		return NULL;
 	}
 	return &a->files[path_id];
 }
@@ -161,16 +151,9 @@ static struct proc_acc *proc_get(struct run_acc *a, uint32_t pid)
 	ix = map_get(&a->proc_ix, pid);
 	if (ix)
 		return &a->procs[*ix];
-	if (a->procs_len == a->procs_cap) {
-		uint32_t cap = a->procs_cap ? a->procs_cap * 2 : 64;
-		struct proc_acc *n = realloc(a->procs, sizeof(*n) * cap);
-
-		if (!n) {
-			a->oom = -ENOMEM;
-			return NULL;
-		}
-		a->procs = n;
-		a->procs_cap = cap;
+	if (GROW(a->procs, a->procs_cap, (size_t)a->procs_len + 1, 64) < 0) {
+		a->oom = -ENOMEM;
+		return NULL;
 	}
 	if (map_put(&a->proc_ix, pid, a->procs_len)) {
 		a->oom = -ENOMEM;
@@ -242,15 +225,8 @@ static struct tl_row *tl_row_of(struct run_acc *a, int64_t sec)
 
 	if (ix)
 		return &a->tl[*ix];
-	if (a->tl_used == a->tl_cap) {
-		uint64_t cap = a->tl_cap ? a->tl_cap * 2 : 64;
-		struct tl_row *t = realloc(a->tl, sizeof(*t) * cap);
-
-		if (!t)
-			return NULL;
-		a->tl = t;
-		a->tl_cap = cap;
-	}
+	if (GROW(a->tl, a->tl_cap, a->tl_used + 1, 64) < 0)
+		return NULL;
 	if (map_put(&a->tl_ix, (uint64_t)sec, a->tl_used))
 		return NULL;
 	r = &a->tl[a->tl_used++];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats/log.h"
+#include "lib/grow.h"
 #include "report/report_int.h"
 #include "report/view.h"
 
@@ -42,15 +43,10 @@ int view_run_ids(sqlite3 *db, int64_t **ids, unsigned *n)
 	if (sqlite3_prepare_v2(db, "SELECT id FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (*n == cap) {
-			int64_t *nv = realloc(v, sizeof(*v) * (cap = cap ? cap * 2 : 16));
-
-			if (!nv) {
-				free(v);
-				sqlite3_finalize(st);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (GROW(v, cap, (size_t)*n + 1, 16) < 0) {
+			free(v);
+			sqlite3_finalize(st);
+			return -ENOMEM;
 		}
 		v[(*n)++] = sqlite3_column_int64(st, 0);
 	}
@@ -168,15 +164,10 @@ static int load_syscalls(struct run_view *v, char *err, size_t errlen)
 		struct sys_view *s;
 		const char *div;
 
-		if (v->nsys == cap) {
-			struct sys_view *n = realloc(v->sys, sizeof(*n) * (cap = cap ? cap * 2 : 32));
-
-			if (!n) {
-				sqlite3_finalize(st);
-				snprintf(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			v->sys = n;
+		if (GROW(v->sys, cap, (size_t)v->nsys + 1, 32) < 0) {
+			sqlite3_finalize(st);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
 		}
 		s = &v->sys[v->nsys++];
 		memset(s, 0, sizeof(*s));
