@@ -5,7 +5,10 @@
 # 16 and 64, 4 KiB random reads and writes on a SIZE_MB file:
 #
 #   IOPS      fio untraced, fio under riot capture (fio's JSON), and the
-#             replay's (its asynchronous requests over its elapsed time)
+#             replay's (the io_uring and AIO requests over the time from
+#             their streams' first issue to their last completion: the
+#             replay of fio's start-up before them is not in it, as it is
+#             not in fio's own rate)
 #   cost      capture cost per request: 1/IOPS captured - 1/IOPS untraced
 #   bytes     fio's io_bytes (read + written), the capture's asynchronous
 #             requests' (riot info), the replay's (riot replay --json)
@@ -77,7 +80,10 @@ r = json.load(open(sys.argv[1]))
 mine = {k: v for k, v in r["syscalls"].items() if k.startswith(("io_uring:", "aio:"))}
 n = sum(v["issued"] for v in mine.values())
 nbytes = sum(v["bytes"] for v in mine.values())
-secs = r["elapsed_ns"] / 1e9
+# the rings' and AIO contexts' streams (a process's mmap pages: ctx all ones)
+rings = [s for s in r.get("async_streams", []) if s["ctx"] != 2**64 - 1]
+span = (max(s["last_ns"] for s in rings) - min(s["first_ns"] for s in rings)) if rings else 0
+secs = (span or r["elapsed_ns"]) / 1e9
 print("%.0f %d %d %d %d %d" % (n / secs if secs and n else 0, nbytes,
       r.get("async_depth_captured_max", 0), r.get("async_depth_captured_p50", 0),
       r.get("async_depth_replayed_max", 0), r.get("async_depth_replayed_p50", 0)))

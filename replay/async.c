@@ -135,6 +135,17 @@ static void account_depth(struct alane *l, const struct replay_op *op, unsigned 
 		l->info.replayed_max = replayed;
 }
 
+/* The stream's span: from its first issue to its last completion. */
+static void note_span(struct alane *l, const struct replay_done *d)
+{
+	if (!d->issued)
+		return;
+	if (!l->info.last_ns || d->t_ns < l->info.first_ns)
+		l->info.first_ns = d->t_ns;
+	if (d->t_ns + d->lat_ns > l->info.last_ns)
+		l->info.last_ns = d->t_ns + d->lat_ns;
+}
+
 /* Reaps the oldest completion (waiting up to wait_ns for one, forever
  * when wait_ns is UINT64_MAX): 1, or 0 when none came. */
 static int retire_one(struct alane *l, uint64_t wait_ns)
@@ -165,6 +176,7 @@ static int retire_one(struct alane *l, uint64_t wait_ns)
 	r = &l->reqs[cqe->user_data];
 	replay_drive_issued(ra->cx, &r->d, r->t0, r->seen ? r->seen : replay_now_ns(),
 			    r->fail ? r->fail : cqe->res);
+	note_span(l, &r->d);
 	io_uring_cqe_seen(&l->ring, cqe);
 	replay_drive_end(ra->cx, &l->stats, NULL, r->op, &r->d);
 	l->free_ids[l->nfree++] = (uint32_t)(r - l->reqs);
@@ -352,6 +364,7 @@ static void issue_here(struct alane *l, struct replay_op *op, struct replay_done
 			close((int)rc);
 	}
 	replay_drive_issued(l->ra->cx, d, is.t0, is.t1, rc);
+	note_span(l, d);
 	replay_drive_end(l->ra->cx, &l->stats, NULL, op, d);
 }
 

@@ -553,6 +553,8 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 		json_u64(&j, "requests", s->astreams[i].requests);
 		json_u64(&j, "depth_captured_max", s->astreams[i].captured_max);
 		json_u64(&j, "depth_replayed_max", s->astreams[i].replayed_max);
+		json_u64(&j, "first_ns", s->astreams[i].first_ns);
+		json_u64(&j, "last_ns", s->astreams[i].last_ns);
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);

@@ -53,6 +53,9 @@ struct replay_async_stream {
 	uint32_t contexts;
 	uint64_t requests;	/* issued */
 	uint32_t captured_max, replayed_max;
+	uint64_t first_ns, last_ns;	/* its first issue and last completion,
+					 * ns after the run's start: the
+					 * stream's own time, for its rate */
 };
 
 struct replay_stats {

@@ -88,6 +88,12 @@ streams = sorted((s["ctx"], s["requests"], s["depth_captured_max"], s["depth_rep
                  for s in r.get("async_streams", []))
 if streams != [(7, 16, 16, 16), (8, 5, 4, 4), (9, 3, 1, 1)]:
     bad.append("async_streams %r" % streams)
+# each stream's span, from its first issue to its last completion, lies
+# within the run
+for s in r.get("async_streams", []):
+    if not 0 <= s["first_ns"] < s["last_ns"] <= r["elapsed_ns"]:
+        bad.append("stream %r: span %r..%r in a run of %r" % (s["ctx"], s["first_ns"],
+                                                             s["last_ns"], r["elapsed_ns"]))
 for name, n in (("io_uring:write", 16), ("aio:pwrite", 4), ("aio:fsync", 1), ("io_uring:read", 3)):
     s = r["syscalls"].get(name, {})
     if s.get("issued") != n or s.get("errors"):
