@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/report.h"
+#include "formats/devices.h"
 
 #define BLOCK_DEVS_MAX 8
 

@@ -19,6 +19,7 @@
 #include "capture/capture_int.h"
 #include "lib/cli.h"
 #include "model/model.h"
+#include "report/report.h"
 
 #define DEFAULT_RING_MIB 16
 #define POLL_MS 10
