@@ -598,10 +598,13 @@ static void test_order_resource_children(void)
 	CHECK(!has_dep(replay_plan_op(p, 7), 6));
 	DEPS(p, 8, 1, 7 | REPLAY_DEP_PREFIX);	/* all ops up to 7, and the mkdir */
 	DEPS(p, 9, 8);		/* the barrier was used up by the rmdir */
-	/* the barrier holds until every op up to 7 is done, 6 included */
-	for (uint64_t seq = 1; seq <= 7; seq++)
-		if (seq != 6)
-			replay_op_complete(p, replay_plan_op(p, seq));
+	/* the barrier holds until every op up to 7 is done, 6 included; while
+	 * 7 itself is not done, 7 is what the rmdir waits for (one wake-up,
+	 * not one per op of the prefix as each completes) */
+	for (uint64_t seq = 1; seq <= 5; seq++)
+		replay_op_complete(p, replay_plan_op(p, seq));
+	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 8)), 7);
+	replay_op_complete(p, replay_plan_op(p, 7));
 	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 8)), 6);
 	replay_op_complete(p, replay_plan_op(p, 6));
 	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 8)), 0);
