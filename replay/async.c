@@ -146,6 +146,18 @@ static void note_span(struct alane *l, const struct replay_done *d)
 		l->info.last_ns = d->t_ns + d->lat_ns;
 }
 
+/* Accounts and completes op, then tells the engine: its threads may wait
+ * for it (replay_ctx's notify). */
+static void end_op(struct replay_ctx *cx, struct replay_stats *s, pthread_mutex_t *lock,
+		   struct replay_op *op, const struct replay_done *d)
+{
+	uint64_t seq = op->seq;	/* op's slot is reused once complete */
+
+	replay_drive_end(cx, s, lock, op, d);
+	if (cx->notify)
+		cx->notify(cx->notify_arg, seq);
+}
+
 /* Reaps the oldest completion (waiting up to wait_ns for one, forever
  * when wait_ns is UINT64_MAX): 1, or 0 when none came. */
 static int retire_one(struct alane *l, uint64_t wait_ns)
@@ -178,7 +190,7 @@ static int retire_one(struct alane *l, uint64_t wait_ns)
 			    r->fail ? r->fail : cqe->res);
 	note_span(l, &r->d);
 	io_uring_cqe_seen(&l->ring, cqe);
-	replay_drive_end(ra->cx, &l->stats, NULL, r->op, &r->d);
+	end_op(ra->cx, &l->stats, NULL, r->op, &r->d);
 	l->free_ids[l->nfree++] = (uint32_t)(r - l->reqs);
 	l->inflight--;
 	return 1;
@@ -365,7 +377,7 @@ static void issue_here(struct alane *l, struct replay_op *op, struct replay_done
 	}
 	replay_drive_issued(l->ra->cx, d, is.t0, is.t1, rc);
 	note_span(l, d);
-	replay_drive_end(l->ra->cx, &l->stats, NULL, op, d);
+	end_op(l->ra->cx, &l->stats, NULL, op, d);
 }
 
 static void run_op(struct alane *l, struct replay_op *op)
@@ -395,7 +407,7 @@ static void run_op(struct alane *l, struct replay_op *op)
 				replay_wait_until(&l->ra->pace, what);
 			continue;
 		case STEP_DONE:
-			replay_drive_end(cx, &l->stats, NULL, op, &d);
+			end_op(cx, &l->stats, NULL, op, &d);
 			return;
 		case STEP_ISSUE:
 			break;
@@ -405,7 +417,7 @@ static void run_op(struct alane *l, struct replay_op *op)
 	if (l->error) {
 		d.result = l->error;
 		replay_drive_issued(cx, &d, replay_now_ns(), replay_now_ns(), l->error);
-		replay_drive_end(cx, &l->stats, NULL, op, &d);
+		end_op(cx, &l->stats, NULL, op, &d);
 	} else if (in_ring(op)) {
 		issue_ring(l, op, &d);
 	} else {
@@ -547,7 +559,7 @@ static void lose(struct replay_async *ra, uint64_t seq)
 	struct replay_op *op = replay_plan_op(ra->cx->plan, seq);
 	struct replay_done d = { .delay_ns = -1 };
 
-	replay_drive_end(ra->cx, &ra->lost, &ra->lost_lock, op, &d);
+	end_op(ra->cx, &ra->lost, &ra->lost_lock, op, &d);
 }
 
 void replay_async_push(void *eng, unsigned lane, uint64_t seq)

@@ -51,6 +51,12 @@ struct replay_ctx {
 	_Atomic uint64_t completed;	/* ops accounted, for progress */
 	_Atomic uint32_t started;	/* the gate: no op is issued before it
 					 * (a futex word: 0 closed, 1 open) */
+	/* Set by an engine whose threads wait for ops elsewhere than on the
+	 * ops themselves (uring's workers sleep in their rings): called when
+	 * a thread outside the engine (an asynchronous stream) completed op
+	 * seq, so the engine wakes whoever waits for it. NULL: none. */
+	void (*notify)(void *arg, uint64_t seq);
+	void *notify_arg;
 };
 
 /* Opens the gate (start_ns is set) / waits for it, in engine threads. */

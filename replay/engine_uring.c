@@ -140,6 +140,8 @@ struct uring_engine {
 	struct u64map pid_worker;	/* pid -> worker; producer only */
 	uint32_t next_worker;
 	_Atomic bool stop;
+	_Atomic uint64_t outside;	/* ops completed by the asynchronous
+					 * streams (uring_notify()) */
 	struct replay_pace pace;
 	pthread_t pool[POOL_THREADS];
 	unsigned npool;
@@ -996,6 +998,25 @@ static int issue(struct uworker *w, struct replay_op *op, uint64_t due)
 	return 1;
 }
 
+/* An asynchronous stream completed op seq (replay_ctx's notify): a worker
+ * whose streams wait for it sleeps in its ring, where no futex wake-up
+ * reaches it. Counted first, against a worker about to sleep: it stores
+ * dep_wait then reads the count (seq_cst both sides), so one of the two
+ * sees the other. */
+static void uring_notify(void *arg, uint64_t seq)
+{
+	struct uring_engine *e = arg;
+
+	atomic_fetch_add(&e->outside, 1);
+	for (unsigned i = 0; i < e->n; i++) {
+		struct uworker *o = &e->w[i];
+		uint64_t s = atomic_load(&o->dep_wait);
+
+		if (s && seq >= s && atomic_compare_exchange_strong(&o->dep_wait, &s, 0))
+			wake(o);
+	}
+}
+
 /* ---- the worker loop ---- */
 
 /* Runs one ready stream as far as it goes: 1 keep it listed (blocked:
@@ -1094,11 +1115,11 @@ static void publish(struct uworker *w)
 	w->done_max = 0;
 }
 
-/* What every other worker has completed: changes whenever one completes
- * an op (the sum only grows). */
+/* What every other worker and the asynchronous streams have completed:
+ * changes whenever one completes an op (the sum only grows). */
 static uint64_t others_activity(struct uworker *w)
 {
-	uint64_t sum = 0;
+	uint64_t sum = atomic_load(&w->e->outside);
 
 	for (unsigned i = 0; i < w->e->n; i++)
 		if (i != w->id)
@@ -1155,7 +1176,10 @@ static void submit_and_wait(struct uworker *w, uint64_t next_due, uint64_t await
 	if (wait && inbound_empty(w) && others_activity(w) == seen) {
 		ts.tv_sec = (long long)(wait / 1000000000u);
 		ts.tv_nsec = (long long)(wait % 1000000000u);
-		io_uring_submit_and_wait_timeout(&w->ring, &cqe, 1, &ts, NULL);
+		if (io_uring_submit_and_wait_timeout(&w->ring, &cqe, 1, &ts, NULL) == -ETIME &&
+		    wait == BACKSTOP_NS && awaited && atomic_load(&w->dep_wait) == awaited &&
+		    replay_plan_op_done(w->e->cx->plan, awaited))
+			w->stats.missed_wakeups++;
 	} else {
 		io_uring_submit(&w->ring);
 	}
@@ -1317,6 +1341,8 @@ static void *uring_create(struct replay_ctx *cx, char *err, size_t errlen)
 		return NULL;
 	}
 	e->cx = cx;
+	cx->notify = uring_notify;
+	cx->notify_arg = e;
 	e->n = cx->workers;
 	e->slots = slot_count();
 	replay_pace_init(&e->pace, cx, SPIN_NS);

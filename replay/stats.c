@@ -265,6 +265,7 @@ int replay_stats_merge(struct replay_stats *into, const struct replay_stats *fro
 	into->bytes_read += from->bytes_read;
 	into->bytes_written += from->bytes_written;
 	into->reopened += from->reopened;
+	into->missed_wakeups += from->missed_wakeups;
 	into->released += from->released;
 	into->released_failed += from->released_failed;
 	into->skipped_read += from->skipped_read;
@@ -524,6 +525,7 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 	json_u64(&j, "skipped", SUM(s, skipped));
 	json_u64(&j, "unreplayable", SUM(s, unreplayable));
 	json_u64(&j, "reopened", s->reopened);
+	json_u64(&j, "missed_wakeups", s->missed_wakeups);
 	json_u64(&j, "implicit_closes", s->released);
 	json_u64(&j, "implicit_closes_failed", s->released_failed);
 	json_u64(&j, "delay_count", s->delay.count);

@@ -65,6 +65,10 @@ struct replay_stats {
 	uint64_t ops, issued, bytes_read, bytes_written;
 	uint64_t skip_by[SKIP_COUNT];
 	uint64_t reopened;	/* files a worker opened again by path */
+	uint64_t missed_wakeups;	/* uring: waits a worker ended at its
+					 * backstop timer with the op it waited
+					 * for complete (no one woke it: up to
+					 * 10 ms of elapsed time each) */
 	uint64_t released;	/* implicit closes issued (OPF_RELEASE): not
 				 * in ops, no captured syscall of their own */
 	uint64_t released_failed;	/* of those, failed other than EBADF */
