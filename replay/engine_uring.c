@@ -21,7 +21,10 @@
  * A worker serving one stream alone runs the ops io_uring would hand to
  * io-wq, and those without an opcode, itself (run_here()): there is
  * nothing to overlap them with, and the hand-off would be measured as
- * the call's latency.
+ * the call's latency. Alone means no other stream of the worker can run:
+ * the others are idle or wait for an op of another stream (a process
+ * whose threads take turns, processes run one after another); it then
+ * runs one op and looks at them again.
  */
 #include <errno.h>
 #include <limits.h>
@@ -87,6 +90,8 @@ struct ustream {
 	uint64_t head, tail;	/* seqs of the FIFO, 0: empty (then idle) */
 	bool busy;		/* head in flight */
 	bool listed;		/* in the ready list */
+	bool waiting;		/* its head waits for another op to complete:
+				 * it cannot run before then */
 };
 
 struct uworker {
@@ -122,6 +127,8 @@ struct uworker {
 	uint32_t nfree;
 	uint32_t nreal;		/* real fds held in files */
 	uint32_t nbusy;		/* streams with ops queued or in flight */
+	uint32_t nwaiting;	/* ... of which waiting for an op (their
+				 * last look): run_here() runs beside them */
 	unsigned inflight;
 	struct ureq *free_reqs;
 	void *scratch;
@@ -224,6 +231,12 @@ static int pull_inbound(struct uworker *w)
 		} else {
 			s->head = seq;
 			w->nbusy++;
+			/* a new stream that must wait does not keep the
+			 * others from running alone */
+			if (replay_op_blocker(p, op) && !s->waiting) {
+				s->waiting = true;
+				w->nwaiting++;
+			}
 		}
 		s->tail = seq;
 		if (!s->busy && !s->listed && ready_add(w, op->stream) < 0)
@@ -905,10 +918,10 @@ static int64_t open_keep(struct uworker *w, struct ureq *r, int64_t fd)
  * worker threads (io-wq): opens that create or miss the dentry cache, the
  * namespace calls, stat, fsync, buffered writes where the filesystem
  * cannot write without blocking (ext4); and ops without an opcode go to
- * riot's pool. When this worker serves one captured thread alone, with
- * nothing else in flight, that hand-off only adds two context switches
- * (more when the other thread runs on another CPU) to what the captured
- * thread did: a blocking call. Such an op runs here, as that call, and is
+ * riot's pool. When this worker serves one captured thread alone (its
+ * other streams idle or waiting for an op), with nothing in flight, that
+ * hand-off only adds two context switches (more when the other thread
+ * runs on another CPU) to what the captured thread did: a blocking call. Such an op runs here, as that call, and is
  * counted as run inline. An op on a file needs a real fd of it: the first
  * one goes through the ring while an install fetches it. Returns true
  * when r is done. */
@@ -920,7 +933,7 @@ static bool run_here(struct uworker *w, struct ureq *r)
 	uint64_t t1;
 	int64_t res;
 
-	if (w->nbusy != 1 || w->inflight || ring_only(w, op))
+	if (w->nbusy - w->nwaiting != 1 || w->inflight || ring_only(w, op))
 		return false;
 	if (op->act == ACT_OPEN) {
 		/* an O_PATH fd cannot be registered: the ring installs it */
@@ -1020,13 +1033,17 @@ static void uring_notify(void *arg, uint64_t seq)
 /* ---- the worker loop ---- */
 
 /* Runs one ready stream as far as it goes: 1 keep it listed (blocked:
- * *awaited set to the seq it waits for; or not due: *due set), 0 drop it
- * (in flight or empty). */
+ * *awaited set to the seq it waits for; not due, or yielding to the
+ * streams that wait: *due set), 0 drop it (in flight or empty). */
 static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *awaited)
 {
 	struct replay_ctx *cx = w->e->cx;
 	struct ustream *s = &w->streams[i];
 
+	if (s->waiting) {
+		s->waiting = false;
+		w->nwaiting--;
+	}
 	while (s->head && !s->busy) {
 		struct replay_op *op = replay_plan_op(cx->plan, s->head);
 		struct replay_done d;
@@ -1035,6 +1052,8 @@ static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *aw
 		switch (replay_drive_begin(cx, op, &w->e->pace, false, &d, &what)) {
 		case STEP_BLOCKED:
 			*awaited = what;
+			s->waiting = true;
+			w->nwaiting++;
 			return 1;
 		case STEP_NOT_DUE:
 			*due = what;
@@ -1047,6 +1066,15 @@ static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *aw
 		}
 		if (issue(w, op, d.due_ns))
 			return 0;
+		/* run here beside streams that wait: one op, then they are
+		 * looked at again, as the op may be what they waited for
+		 * (unless this stream's next op waits itself: the loop then
+		 * marks it waiting) */
+		if (w->nwaiting && s->head &&
+		    !replay_op_blocker(cx->plan, replay_plan_op(cx->plan, s->head))) {
+			*due = replay_now_ns();
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -1115,11 +1143,13 @@ static void publish(struct uworker *w)
 	w->done_max = 0;
 }
 
-/* What every other worker and the asynchronous streams have completed:
- * changes whenever one completes an op (the sum only grows). */
-static uint64_t others_activity(struct uworker *w)
+/* What this worker, every other and the asynchronous streams have
+ * completed: changes whenever one completes an op (the sum only grows).
+ * A worker sleeps only when it has not changed since it last looked at its
+ * streams: an op it ran itself may be what one of them waited for. */
+static uint64_t activity(struct uworker *w)
 {
-	uint64_t sum = atomic_load(&w->e->outside);
+	uint64_t sum = atomic_load(&w->e->outside) + w->ncomplete;
 
 	for (unsigned i = 0; i < w->e->n; i++)
 		if (i != w->id)
@@ -1173,7 +1203,7 @@ static void submit_and_wait(struct uworker *w, uint64_t next_due, uint64_t await
 	atomic_store(&w->sleeping, 1);
 	if (awaited)
 		atomic_store(&w->dep_wait, awaited);
-	if (wait && inbound_empty(w) && others_activity(w) == seen) {
+	if (wait && inbound_empty(w) && activity(w) == seen) {
 		ts.tv_sec = (long long)(wait / 1000000000u);
 		ts.tv_nsec = (long long)(wait % 1000000000u);
 		if (io_uring_submit_and_wait_timeout(&w->ring, &cqe, 1, &ts, NULL) == -ETIME &&
@@ -1205,7 +1235,7 @@ static void *uworker_main(void *arg)
 	replay_ctx_wait_gate(cx);
 	arm_efd(w);
 	for (;;) {
-		uint64_t seen = others_activity(w);
+		uint64_t seen = activity(w);
 		uint64_t next_due, awaited;
 
 		if (pull_inbound(w) < 0)

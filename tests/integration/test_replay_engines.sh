@@ -47,3 +47,30 @@ print("\n".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
 echo "uring, 8 streams on one worker: stat, rename, unlink, create all on blocking threads"
+
+# Two threads of one process taking turns on one file (each pwrite64 of the
+# same block waits for the other thread's before it): on one uring worker only one of them
+# can run at a time, so each write runs on the worker as the blocking call
+# (inline), none on the pool: a stream waiting for an op does not make the
+# worker serve several streams at once.
+{
+	echo "snap_proc pid=100 cwd=/d"
+	echo "mkdir path=/d/w mode=0755 ret=0"
+	echo "openat dirfd=AT_FDCWD path=/d/w/f flags=O_RDWR|O_CREAT mode=0644 ret=3 size=0 ftype=reg created=1"
+	for i in $(seq 0 49); do
+		echo "pwrite64 tid=100 fd=3 off=0 count=4096 ret=4096"
+		echo "pwrite64 tid=101 fd=3 off=0 count=4096 ret=4096"
+	done
+} >"$IT_TMP/turns.mklog"
+"$BIN/mklog" -o "$IT_TMP/turns.riot" "$IT_TMP/turns.mklog" || fail "mklog turns"
+replay_json "$IT_TMP/turns.riot" "$IT_TMP/turns-u" --engine uring --workers 1 --no-block
+python3 - "$IT_TMP/replay.json" <<'PY' || fail "uring, two threads in turns: writes left the worker"
+import json, sys
+r = json.load(open(sys.argv[1]))
+w = r["syscalls"]["pwrite64"]
+if (w["issued"], w.get("inline", 0), w.get("fallbacks", 0), r["divergences"]) != (100, 100, 0, 0):
+    sys.exit("pwrite64 %r, divergences %d: want 100 issued, 100 inline, 0 on the pool"
+             % (w, r["divergences"]))
+PY
+[ "$(stat -c %s "$IT_TMP/turns-u/d/w/f")" = 4096 ] || fail "uring, two threads in turns: /d/w/f is not 4096 bytes"
+echo "uring, two threads in turns on one worker: 100 writes, all run inline"
