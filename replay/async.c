@@ -387,7 +387,7 @@ static void run_op(struct alane *l, struct replay_op *op)
 	uint64_t what, now;
 
 	for (;;) {
-		switch (replay_drive_begin(cx, op, &l->ra->pace, false, &d, &what)) {
+		switch (replay_drive_begin(cx, op, false, &d, &what)) {
 		case STEP_BLOCKED:
 			/* what it waits for may be one of ours in flight */
 			submit(l);
@@ -403,7 +403,7 @@ static void run_op(struct alane *l, struct replay_op *op)
 			now = replay_now_ns();
 			if (l->inflight && what > now + l->ra->pace.spin_ns)
 				retire_done(l, what - now - l->ra->pace.spin_ns);
-			else if (!l->inflight)
+			else
 				replay_wait_until(&l->ra->pace, what);
 			continue;
 		case STEP_DONE:

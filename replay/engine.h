@@ -142,7 +142,9 @@ enum replay_step {
 	STEP_DONE,	/* nothing to issue (state only, unreplayable, or
 			 * skipped: d->skip): account it with replay_drive_end() */
 	STEP_BLOCKED,	/* a dependency is not complete: *what is its seq */
-	STEP_NOT_DUE,	/* due later than spin_ns from now: *what is when */
+	STEP_NOT_DUE,	/* due later than now: *what is when; the caller
+			 * waits (replay_wait_until()) for the earliest of
+			 * its ops, or does other work meanwhile */
 };
 
 /* How the threads of an engine wait for ops' due times: each sleeps
@@ -168,11 +170,11 @@ void replay_pace_init(struct replay_pace *p, const struct replay_ctx *cx, uint64
 void replay_wait_until(struct replay_pace *p, uint64_t due_ns);
 
 /* Steps 1 to 4 of op: dependencies, paths, data, due time. With wait,
- * sleeps on dependencies and until due and never returns BLOCKED or
- * NOT_DUE; without, returns them for the caller's loop to come back.
- * d is reset here. */
-enum replay_step replay_drive_begin(const struct replay_ctx *cx, struct replay_op *op,
-				    struct replay_pace *pace, bool wait,
+ * sleeps on dependencies and never returns BLOCKED or NOT_DUE (the wait
+ * until due is the issue's: replay_issue_start(), after its lookups);
+ * without, returns them for the caller's loop to come back. d is reset
+ * here. */
+enum replay_step replay_drive_begin(const struct replay_ctx *cx, struct replay_op *op, bool wait,
 				    struct replay_done *d, uint64_t *what);
 /* Step 5's measurement around an issue that has finished: t0 when the
  * call was made, t1 when it returned, result its return value. */

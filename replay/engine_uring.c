@@ -1088,7 +1088,7 @@ static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *aw
 		struct replay_done d;
 		uint64_t what = 0;
 
-		switch (replay_drive_begin(cx, op, &w->e->pace, false, &d, &what)) {
+		switch (replay_drive_begin(cx, op, false, &d, &what)) {
 		case STEP_BLOCKED:
 			*awaited = what;
 			s->waiting = true;
@@ -1105,11 +1105,12 @@ static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *aw
 		}
 		if (issue(w, op, d.due_ns))
 			return 0;
-		/* run here beside streams that wait: one op, then they are
-		 * looked at again, as the op may be what they waited for
-		 * (unless this stream's next op waits itself: the loop then
-		 * marks it waiting) */
-		if (w->nwaiting && s->head &&
+		/* run here beside other streams: one op, then they are looked
+		 * at again, as the op may be what they waited for, and the
+		 * ones that can run take their turn, as threads would (unless
+		 * this stream's next op waits itself: the loop then marks it
+		 * waiting) */
+		if (w->nbusy > 1 && s->head &&
 		    !replay_op_blocker(cx->plan, replay_plan_op(cx->plan, s->head))) {
 			*due = replay_now_ns();
 			return 1;
@@ -1230,15 +1231,15 @@ static void submit_and_wait(struct uworker *w, uint64_t next_due, uint64_t await
 {
 	struct __kernel_timespec ts;
 	struct io_uring_cqe *cqe;
-	uint64_t now, wait = BACKSTOP_NS;
+	uint64_t now, wait = BACKSTOP_NS, spin = w->e->pace.spin_ns;
 
 	if (io_uring_cq_ready(&w->ring)) {
 		io_uring_submit(&w->ring);
 		return;
 	}
 	now = replay_now_ns();
-	if (next_due && next_due - SPIN_NS < now + wait)
-		wait = next_due - SPIN_NS > now ? next_due - SPIN_NS - now : 0;
+	if (next_due && next_due - spin < now + wait)
+		wait = next_due - spin > now ? next_due - spin - now : 0;
 	atomic_store(&w->sleeping, 1);
 	if (awaited)
 		atomic_store(&w->dep_wait, awaited);
@@ -1284,6 +1285,14 @@ static void *uworker_main(void *arg)
 		if (atomic_load(&w->e->stop) && inbound_empty(w) && !w->inflight && !w->nready) {
 			io_uring_submit(&w->ring);
 			break;
+		}
+		/* the earliest op of its streams is due soon: wait for it
+		 * (spinning, within the engine's budget of spinners) */
+		if (next_due && next_due <= replay_now_ns() + w->e->pace.spin_ns) {
+			io_uring_submit(&w->ring);
+			replay_wait_until(&w->e->pace, next_due);
+			reap(w);
+			continue;
 		}
 		submit_and_wait(w, next_due, awaited, seen);
 		reap(w);
