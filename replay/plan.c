@@ -154,9 +154,15 @@ static bool seq_done(const struct replay_plan *p, uint64_t seq)
 					    memory_order_acquire) >= seq;
 }
 
-/* Whether every op up to seq is done; else the first one that is not.
- * Advances the shared watermark as far as it can: it only grows, and a
- * slot reused by a later op reads as done, so racing callers agree. */
+/* Whether every op up to seq is done; else one that is not, as late in
+ * the prefix as a few probes find (seq, seq - 1, seq - 3, seq - 7, ...):
+ * a stream completes its ops in order, so when that one is done so are
+ * its stream's ops before it, and a waiter wakes about once per stream
+ * the prefix holds, not once per op (waiting on the first op not done,
+ * a dd reading a file another dd wrote woke 9,000 times, a context
+ * switch each). Advances the shared watermark as far as it can: it only
+ * grows, and a slot reused by a later op reads as done, so racing
+ * callers agree. */
 static uint64_t prefix_blocker(const struct replay_plan *cp, uint64_t seq)
 {
 	struct replay_plan *p = (struct replay_plan *)cp;
@@ -164,11 +170,17 @@ static uint64_t prefix_blocker(const struct replay_plan *cp, uint64_t seq)
 
 	while (w < seq) {
 		if (!seq_done(p, w + 1))
-			return w + 1;
+			break;
 		if (atomic_compare_exchange_weak(&p->low, &w, w + 1))
 			w++;
 	}
-	return 0;
+	if (w >= seq)
+		return 0;
+	/* w + 1 is not done; probe the ops above it from the top */
+	for (uint64_t back = 0; back < seq - w - 1; back = 2 * back + 1)
+		if (!seq_done(p, seq - back))
+			return seq - back;
+	return w + 1;
 }
 
 uint64_t replay_op_blocker(const struct replay_plan *p, const struct replay_op *op)

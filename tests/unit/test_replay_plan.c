@@ -611,6 +611,47 @@ static void test_order_resource_children(void)
 	replay_plan_free(p);
 }
 
+/* (c'') a barrier over a long prefix whose own op is done before the ops
+ * of another stream in it: the waiter waits for a late op of the prefix
+ * not done (probing down from the barrier), not for the first, which
+ * would wake it once per op of that stream. */
+static void test_order_prefix_probe(void)
+{
+	struct replay_plan *p;
+	char path[16];
+
+	log_begin();
+	op_path(RIOT_SYS_mkdir, 100, 100, "/d", NULL, 0);		/* 1 A */
+	for (int i = 0; i < 10; i++) {					/* 2-11 B */
+		snprintf(path, sizeof(path), "/d/s%d", i);
+		op_path(RIOT_SYS_mkdir, 100, 101, path, NULL, 0);
+	}
+	op_path(RIOT_SYS_rmdir, 100, 100, "/d", NULL, 0);		/* 12 A */
+	log_end();
+
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 12);
+	CHECK_EQ(replay_plan_op(p, 12)->act, ACT_RMDIR);
+	DEPS(p, 12, 1, 11 | REPLAY_DEP_PREFIX);
+	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 12)), 11);
+	replay_op_complete(p, replay_plan_op(p, 1));
+	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 12)), 11);
+	/* the barrier's op done first (as another stream's can be): probes
+	 * 11, 10 and finds 10, where the first op not done is 2 */
+	replay_op_complete(p, replay_plan_op(p, 11));
+	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 12)), 10);
+	/* probes 11, 10, 8 */
+	replay_op_complete(p, replay_plan_op(p, 10));
+	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 12)), 8);
+	/* all but 2 done: 11, 10, 8 and 4 are, so 2 */
+	for (uint64_t seq = 3; seq <= 9; seq++)
+		replay_op_complete(p, replay_plan_op(p, seq));
+	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 12)), 2);
+	replay_op_complete(p, replay_plan_op(p, 2));
+	CHECK_U64(replay_op_blocker(p, replay_plan_op(p, 12)), 0);
+	replay_plan_free(p);
+}
+
 /* (d) rename /a -> /b in A, then B opens /b. */
 static void test_order_resource_rename(void)
 {
@@ -840,6 +881,7 @@ int main(void)
 	test_order_resource_two_opens();
 	test_order_resource_parent();
 	test_order_resource_children();
+	test_order_prefix_probe();
 	test_order_resource_rename();
 	test_streams();
 	test_skips();
