@@ -921,10 +921,10 @@ static int64_t open_keep(struct uworker *w, struct ureq *r, int64_t fd)
  * riot's pool. When this worker serves one captured thread alone (its
  * other streams idle or waiting for an op), with nothing in flight, that
  * hand-off only adds two context switches (more when the other thread
- * runs on another CPU) to what the captured thread did: a blocking call. Such an op runs here, as that call, and is
- * counted as run inline. An op on a file needs a real fd of it: the first
- * one goes through the ring while an install fetches it. Returns true
- * when r is done. */
+ * runs on another CPU) to what the captured thread did: a blocking call.
+ * Such an op runs here, as that call, and is counted as run inline. An op
+ * on a file needs a real fd of it: the first one goes through the ring
+ * while an install fetches it. Returns true when r is done. */
 static bool run_here(struct uworker *w, struct ureq *r)
 {
 	struct replay_op *op = r->op;
@@ -1570,11 +1570,14 @@ const struct replay_engine replay_engine_uring = {
 	.alias = "io_uring",
 	.report_name = "io_uring",
 	.help = "--workers threads, each with its own io_uring ring and\n"
-		"registered files, multiplexing the streams; calls the\n"
-		"kernel would hand to its io-wq threads run on the worker\n"
-		"when it serves one thread alone, others go to a small\n"
-		"pool (counted as fallbacks). Hand-offs add their cost to\n"
-		"the measured latency: see replay/ENGINES.md",
+		"registered files, multiplexing the streams (the threads\n"
+		"of a process share one). A call runs on the worker as\n"
+		"the program's syscall while its other streams wait;\n"
+		"beside streams that can run, reads try RWF_NOWAIT and\n"
+		"calls that would block go to a pool of blocking threads,\n"
+		"timed there (counted as fallbacks). Not the default: a\n"
+		"multi-threaded process's calls reach the filesystem less\n"
+		"concurrently than the program's did (replay/ENGINES.md)",
 	.threads = uring_threads,
 	.create = uring_create,
 	.route = uring_route,
