@@ -65,6 +65,7 @@ struct creation {
 	const struct init_tree *t;
 	struct init_result *res;
 	atomic_size_t next_file;	/* index into the files group */
+	atomic_size_t next_read;	/* ... for read_worker() */
 	atomic_size_t files_done;
 	atomic_uint_fast64_t bytes_done;
 	atomic_uint_fast64_t failed;
@@ -380,6 +381,50 @@ static void *file_worker(void *arg)
 	return NULL;
 }
 
+/* A file init made has its atime equal to its mtime and ctime, so under
+ * relatime (the default mount option) a replay's first read of it wrote
+ * its atime, which the captured program's read of a file read before
+ * since it last changed did not: git add's reads, 1.5 us p50 when
+ * captured, were replayed at 2.4 us, and at 0.9 us on a noatime mount
+ * (ext4). Once every file is made, and the coarse clock the kernel stamps
+ * inodes with has moved past the last change, each file is read once, so
+ * its atime is newer than its mtime and ctime. Best effort: a file that
+ * cannot be read here (its write failed and was counted, or its mode
+ * keeps a non-root init out) stays as it is. */
+static void *read_worker(void *arg)
+{
+	struct creation *c = arg;
+	const struct init_tree *t = c->t;
+	size_t first = t->ndirs + t->nsymlinks, i;
+	char byte;
+
+	while ((i = atomic_fetch_add(&c->next_read, 1)) < t->nfiles) {
+		int fd = replay_root_open_path(c->root, t->ents[first + i].path,
+					       O_RDONLY | O_NOFOLLOW, 0);
+
+		if (fd < 0)
+			continue;
+		if (pread(fd, &byte, 1, 0) < 0) {
+			/* nothing to do: the atime stays equal to the mtime */
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+/* Returns once the coarse real-time clock has ticked (at most one tick,
+ * 1-10 ms, after the call). */
+static void next_coarse_tick(void)
+{
+	struct timespec t0, t, ms = { 0, 1000000 };
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
+	do {
+		nanosleep(&ms, NULL);
+		clock_gettime(CLOCK_REALTIME_COARSE, &t);
+	} while (t.tv_sec == t0.tv_sec && t.tv_nsec == t0.tv_nsec);
+}
+
 static unsigned thread_count(const struct init_opts *o)
 {
 	long n = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
@@ -427,6 +472,14 @@ static int make_files(struct creation *c)
 		pthread_join(tids[i], NULL);
 	if (c->o->progress)
 		draw_progress(c, true);
+	next_coarse_tick();
+	for (n = started, started = 0; started < n; started++)
+		if (pthread_create(&tids[started], NULL, read_worker, c) != 0)
+			break;
+	if (started == 0)
+		read_worker(c);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
 	return 0;
 }
 

@@ -37,6 +37,25 @@ cmp -s -n 4194304 "$IT_TMP/zero/f/big" /dev/zero || fail "--fill zero wrote non-
 [ "$(props "$IT_TMP/zero/f/big")" = "100 1 1024 1" ] || fail "zero props: $(props "$IT_TMP/zero/f/big")"
 
 init_with "$IT_TMP/rnd"
+# each file was read once after the tree was made: under relatime its atime
+# is newer than its mtime and ctime, so a replay's first read of it does
+# not write its atime (noatime: no read changes it, the three stay equal)
+case ",$(findmnt -no OPTIONS -T "$IT_TMP/rnd")," in
+*,noatime,*) want_atime=equal ;;
+*) want_atime=newer ;;
+esac
+python3 - "$IT_TMP/rnd" "$want_atime" <<'PY' || fail "init's atimes"
+import os, sys
+root, want = sys.argv[1], sys.argv[2]
+names = ("f/big", "f/odd", "f/twin")
+for n in names:
+    s = os.stat(os.path.join(root, n))
+    newer = s.st_atime_ns > s.st_mtime_ns and s.st_atime_ns > s.st_ctime_ns
+    equal = s.st_atime_ns == s.st_mtime_ns
+    if (want == "newer" and not newer) or (want == "equal" and not equal):
+        sys.exit("%s: atime %d mtime %d ctime %d, want atime %s" %
+                 (n, s.st_atime_ns, s.st_mtime_ns, s.st_ctime_ns, want))
+PY
 read -r saved distinct total zero <<<"$(props "$IT_TMP/rnd/f/big")"
 [ "$saved" -le 0 ] || fail "random data compressed by $saved %"
 [ "$distinct" -eq 1024 ] && [ "$total" -eq 1024 ] || fail "random: $distinct distinct of $total blocks"
