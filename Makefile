@@ -72,9 +72,13 @@ DEPFLAGS  := -MMD -MP
 all: riot tools
 
 # Installs what is missing of the packages given, and does nothing when all
-# is there.
+# is there. One make at a time (flock): a `make check` and a `make asan`
+# started together would otherwise both run apt-get, and one fails on its
+# lock.
 define install_missing
-	@missing=""; for p in $(1); do \
+	@if command -v flock >/dev/null && { : >>/tmp/riot-deps.lock; } 2>/dev/null && \
+		exec 9</tmp/riot-deps.lock; then flock 9; fi; \
+	missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
