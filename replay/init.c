@@ -381,34 +381,41 @@ static void *file_worker(void *arg)
 	return NULL;
 }
 
-/* A file init made has its atime equal to its mtime and ctime, so under
- * relatime (the default mount option) a replay's first read of it wrote
- * its atime, which the captured program's read of a file read before
- * since it last changed did not: git add's reads, 1.5 us p50 when
- * captured, were replayed at 2.4 us, and at 0.9 us on a noatime mount
- * (ext4). Once every file is made, and the coarse clock the kernel stamps
- * inodes with has moved past the last change, each file is read once, so
- * its atime is newer than its mtime and ctime. Best effort: a file that
- * cannot be read here (its write failed and was counted, or its mode
- * keeps a non-root init out) stays as it is. */
+/* A file init made has its atime equal to its mtime and ctime, and a
+ * directory an atime older than the entries made in it, so under relatime
+ * (the default mount option) a replay's first read of each file and
+ * first listing of each directory wrote its atime, which the captured
+ * program's read of a file read before since it last changed did not:
+ * git add's reads, 1.5 us p50 when captured, were replayed at 2.4 us, and
+ * at 0.9 us on a noatime mount (ext4). Once the tree is made, and the
+ * coarse clock the kernel stamps inodes with has moved past the last
+ * change, each file is read once and each directory listed once, so its
+ * atime is newer than its mtime and ctime. Best effort: what cannot be
+ * read here (its making failed and was counted, or its mode keeps a
+ * non-root init out) stays as it is. */
+static void read_entry(const struct replay_root *root, const struct init_entry *e)
+{
+	bool dir = e->kind == INIT_DIR;
+	int fd = replay_root_open_path(root, e->path,
+				       O_RDONLY | O_NOFOLLOW | (dir ? O_DIRECTORY : 0), 0);
+	char buf[1024];
+
+	if (fd < 0)
+		return;
+	if ((dir ? getdents64(fd, buf, sizeof(buf)) : pread(fd, buf, 1, 0)) < 0) {
+		/* nothing to do: the atime stays as it was */
+	}
+	close(fd);
+}
+
 static void *read_worker(void *arg)
 {
 	struct creation *c = arg;
 	const struct init_tree *t = c->t;
-	size_t first = t->ndirs + t->nsymlinks, i;
-	char byte;
+	size_t i;
 
-	while ((i = atomic_fetch_add(&c->next_read, 1)) < t->nfiles) {
-		int fd = replay_root_open_path(c->root, t->ents[first + i].path,
-					       O_RDONLY | O_NOFOLLOW, 0);
-
-		if (fd < 0)
-			continue;
-		if (pread(fd, &byte, 1, 0) < 0) {
-			/* nothing to do: the atime stays equal to the mtime */
-		}
-		close(fd);
-	}
+	while ((i = atomic_fetch_add(&c->next_read, 1)) < t->ndirs + t->nfiles)
+		read_entry(c->root, &t->ents[i < t->ndirs ? i : i + t->nsymlinks]);
 	return NULL;
 }
 
@@ -472,15 +479,23 @@ static int make_files(struct creation *c)
 		pthread_join(tids[i], NULL);
 	if (c->o->progress)
 		draw_progress(c, true);
+	return 0;
+}
+
+/* read_worker() over the tree, once every time of it is set. */
+static void read_tree(struct creation *c)
+{
+	pthread_t tids[INIT_MAX_THREADS];
+	unsigned n = thread_count(c->o), started = 0;
+
 	next_coarse_tick();
-	for (n = started, started = 0; started < n; started++)
+	for (; started < n; started++)
 		if (pthread_create(&tids[started], NULL, read_worker, c) != 0)
 			break;
 	if (started == 0)
 		read_worker(c);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
-	return 0;
 }
 
 /* Flushes every root's file system, so the write-back of init's data does
@@ -633,6 +648,7 @@ int replay_init_run(const struct riot_logs *logs, const struct replay_root *root
 		snprintf(err, errlen, "cannot start file threads: %s", strerror(-rc));
 	} else {
 		set_dir_modes(&c);
+		read_tree(&c);
 		sync_roots(root, &t);
 	}
 	res->failed = atomic_load(&c.failed);
