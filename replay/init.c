@@ -458,17 +458,27 @@ static void draw_progress(struct creation *c, bool last)
 	fflush(stderr);
 }
 
+/* Starts thread_count() threads of fn(c) in tids: how many started, 0
+ * with *rc the error of the first that did not. */
+static unsigned start_workers(struct creation *c, void *(*fn)(void *), pthread_t *tids, int *rc)
+{
+	unsigned n = thread_count(c->o), started = 0;
+
+	*rc = 0;
+	for (; started < n; started++)
+		if ((*rc = -pthread_create(&tids[started], NULL, fn, c)) < 0)
+			break;
+	return started;
+}
+
 /* Runs the file workers; this thread draws the progress bar meanwhile. */
 static int make_files(struct creation *c)
 {
 	pthread_t tids[INIT_MAX_THREADS];
-	unsigned n = thread_count(c->o), started = 0;
 	struct timespec tick = { 0, 200 * 1000 * 1000 };
-	int rc = 0;
+	int rc;
+	unsigned started = start_workers(c, file_worker, tids, &rc);
 
-	for (; started < n; started++)
-		if ((rc = -pthread_create(&tids[started], NULL, file_worker, c)) < 0)
-			break;
 	if (started == 0)
 		return rc;
 	while (c->o->progress && atomic_load(&c->files_done) < c->t->nfiles) {
@@ -486,14 +496,15 @@ static int make_files(struct creation *c)
 static void read_tree(struct creation *c)
 {
 	pthread_t tids[INIT_MAX_THREADS];
-	unsigned n = thread_count(c->o), started = 0;
+	unsigned started;
+	int rc;
 
+	if (!c->t->ndirs && !c->t->nfiles)
+		return;
 	next_coarse_tick();
-	for (; started < n; started++)
-		if (pthread_create(&tids[started], NULL, read_worker, c) != 0)
-			break;
+	started = start_workers(c, read_worker, tids, &rc);
 	if (started == 0)
-		read_worker(c);
+		read_worker(c);	/* no thread: this one reads it all */
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 }
