@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,8 +65,9 @@ const char cmd_replay_help[] =
 	"  --order O         thread: per-thread order only; resource (default):\n"
 	"                    also the captured order of ops of different threads on\n"
 	"                    the same file or path; strict: one global order\n"
-	"  --workers N       uring engine: worker threads (default: online CPUs);\n"
-	"                    the threads of one captured process share a worker\n"
+	"  --workers N       uring engine: at most N worker threads (default: one\n"
+	"                    per captured thread, up to 1024); beyond N, captured\n"
+	"                    threads share them\n"
 	"  --engine E        how ops are issued: see Engines below; the default is\n"
 	"                    the one whose latencies are the filesystem's own\n"
 	"  --fill KIND       random (default), zero, compress:PCT\n"
@@ -191,8 +191,8 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 		return 0;
 	case 'o': return parse_order(a, arg);
 	case 'w':
-		if (riot_parse_u64(arg, &n) < 0 || n < 1 || n > 256)
-			return riot_usage("--workers wants 1..256");
+		if (riot_parse_u64(arg, &n) < 0 || n < 1 || n > REPLAY_MAX_THREADS)
+			return riot_usage("--workers wants 1..%u", REPLAY_MAX_THREADS);
 		a->workers = (unsigned)n;
 		return 0;
 	case 'e':
@@ -266,8 +266,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		return riot_usage("--label names a run in --report DB: give --report too");
 	if (replay_map_check(a->maps, a->nmaps, err, sizeof(err)) < 0)
 		return riot_usage("%s", err);
-	if (!a->workers)
-		a->workers = (unsigned)(get_nprocs() > 0 ? get_nprocs() : 1);
 	return 0;
 }
 
@@ -658,7 +656,7 @@ static int store_report(struct replay_run *r, int argc, char **argv)
 		.shard_k = a->shard.k, .shard_n = a->shard.n,
 		.duration_ns = r->elapsed_ns,
 		.complete = replay_plan_log_complete(r->cx.plan), .speed = a->speed,
-		.order = order_names[a->order], .workers = a->workers,
+		.order = order_names[a->order], .workers = a->engine->threads(r->eng),
 		.engine = a->engine->report_name,
 		.fill = a->fill_name, .block = r->dev.recorded ? &r->dev.res : NULL,
 	};

@@ -5,9 +5,9 @@
  * engine is one file plus one entry there; `riot replay --engine` and its
  * help come from that table. `sync` (the default) gives every stream an OS
  * thread issuing plain blocking syscalls, as the captured threads did;
- * `uring` multiplexes the streams over a few workers, each with its own
- * io_uring ring and registered (direct) file table. replay/ENGINES.md says
- * which measurements chose the default.
+ * `uring` gives each one a worker thread with an io_uring ring, which
+ * multiplexes streams when there are more than --workers. replay/ENGINES.md
+ * says which measurements chose the default.
  *
  * Every op goes the same way whatever the engine (drive.c): wait for its
  * dependencies, resolve its paths, prepare its data, wait until it is due,
@@ -37,12 +37,17 @@
 #include "replay/root.h"
 #include "replay/stats.h"
 
+/* An engine gives each stream a thread of its own, up to this many; beyond
+ * it streams share them. Their stacks are this size. */
+#define REPLAY_MAX_THREADS 1024
+#define REPLAY_THREAD_STACK (256u << 10)
+
 struct replay_ctx {
 	struct replay_plan *plan;
 	const struct replay_root *root;
 	struct fill fill;
 	double speed;		/* 0: as fast as possible */
-	unsigned workers;
+	unsigned workers;	/* uring: --workers, 0: one per stream */
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start */
 	uint64_t clock_bias_ns;	/* taken off every call's latency:
 				 * replay_clock_bias() */
@@ -298,6 +303,22 @@ int64_t replay_fdmap_take(struct replay_fdmap *m, uint64_t id);	/* get + clear *
 /* Calls fn on every value still set. */
 void replay_fdmap_drain(struct replay_fdmap *m, void (*fn)(int64_t v, void *arg), void *arg);
 void replay_fdmap_free(struct replay_fdmap *m);
+
+/* The real fds of a replay's file objects, one table for all the threads of
+ * an engine: the file a captured thread opened is the one every thread of
+ * its process uses, and its close drops the file's last reference, as the
+ * program's did. A file object whose replayed open failed holds
+ * REPLAY_OPEN_FAILED. */
+#define REPLAY_OPEN_FAILED ((int64_t)INT32_MAX + 1)
+/* The real fd of op's file (second: file2), opened by path when this run
+ * has not opened it (an fd from before the capture: *reopened set true);
+ * -EBADF when its replayed open failed, or -errno. */
+int replay_files_fd(const struct replay_ctx *cx, struct replay_fdmap *fds,
+		    const struct replay_op *op, bool second, bool *reopened);
+/* Keeps what open op returned (fd or -errno) as its file object's. */
+void replay_files_opened(struct replay_fdmap *fds, const struct replay_op *op, int64_t rc);
+/* Closes every fd still held (the end of a replay). */
+void replay_files_close_all(struct replay_fdmap *fds);
 
 /* The kernel moves at most MAX_RW_COUNT (INT_MAX & PAGE_MASK) bytes in one
  * read or write call, whatever count it is given; a replayed data op moves

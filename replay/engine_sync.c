@@ -1,7 +1,7 @@
 /* replay/engine_sync.c: the baseline engine (engine.h). One OS thread per
  * stream issues its ops with plain blocking syscalls on real fds, under the
  * same plan, ordering and schedule as the io_uring engine. A log with more
- * streams than SYNC_MAX_THREADS shares threads between streams (each
+ * streams than REPLAY_MAX_THREADS shares threads between streams (each
  * thread still issues in log order, so dependencies cannot deadlock); the
  * summary says so. */
 #include <errno.h>
@@ -18,11 +18,9 @@
  * starve each other and every op is late. */
 #define SYNC_SPIN_NS 30000
 
-#define SYNC_MAX_THREADS 1024
 /* The first SYNC_SHARDS threads keep statistics of their own, without a
  * lock; threads beyond them share SYNC_SHARDS more, under locks. */
 #define SYNC_SHARDS 8
-#define SYNC_STACK (256u << 10)
 
 /* A thread and its queue of op seqs, in log order. */
 struct sync_lane {
@@ -40,10 +38,11 @@ struct sync_shard {
 
 struct sync_engine {
 	struct replay_ctx *cx;
-	struct sync_lane *lanes[SYNC_MAX_THREADS];
+	struct sync_lane *lanes[REPLAY_MAX_THREADS];
 	unsigned nlanes;
 	struct sync_shard shards[2 * SYNC_SHARDS];
-	struct replay_fdmap *fds;	/* file object -> real fd */
+	struct replay_fdmap *fds;	/* file object -> real fd (engine.h) */
+	_Atomic uint64_t reopened;
 	struct replay_pace pace;
 	int thread_error;
 };
@@ -56,27 +55,15 @@ static void sync_push(void *eng, unsigned lane, uint64_t seq)
 		e->thread_error = -ENOMEM;
 }
 
-/* The fdmap value of a file object whose replayed open failed. */
-#define OPEN_FAILED ((int64_t)INT32_MAX + 1)
-
-/* The real fd of a file object, opened by path when this run has not
- * opened it (an fd from before the capture); -EBADF when its open failed
- * (engine.h). */
+/* The real fd of op's file (second: file2): engine.h. */
 static int file_fd(struct sync_engine *e, const struct replay_op *op, bool second)
 {
-	uint64_t id = second ? op->file2 : op->file;
-	int64_t fd = replay_fdmap_get(e->fds, id);
+	bool reopened = false;
+	int fd = replay_files_fd(e->cx, e->fds, op, second, &reopened);
 
-	if (fd == OPEN_FAILED)
-		return -EBADF;
-	if (fd >= 0)
-		return (int)fd;
-	fd = replay_reopen(e->cx, op, second);
-	if (fd >= 0 && replay_fdmap_set(e->fds, id, fd) < 0) {
-		close((int)fd);
-		return -ENOMEM;
-	}
-	return (int)fd;
+	if (reopened)
+		atomic_fetch_add(&e->reopened, 1);
+	return fd;
 }
 
 /* Everything but the call itself happens before the clock starts: the
@@ -94,7 +81,7 @@ static int64_t sync_issue(void *arg, const struct replay_op *op, struct replay_i
 		f = replay_fdmap_take(e->fds, op->file);
 		/* a file this run never opened (an fd from before the
 		 * capture, never used): nothing to close */
-		rc = f == OPEN_FAILED ? -EBADF : 0;
+		rc = f == REPLAY_OPEN_FAILED ? -EBADF : 0;
 		fd = (int)f;
 	} else {
 		if (op->file && op->act != ACT_OPEN)
@@ -108,13 +95,8 @@ static int64_t sync_issue(void *arg, const struct replay_op *op, struct replay_i
 		return rc;
 	}
 	rc = replay_exec_timed(e->cx, op, fd, fd2, is);
-	if (op->act == ACT_OPEN && rc >= 0) {
-		/* a failed capture has no file object: keep nothing */
-		if (!op->file || replay_fdmap_set(e->fds, op->file, rc) < 0)
-			close((int)rc);
-	} else if (op->act == ACT_OPEN && op->file) {
-		replay_fdmap_set(e->fds, op->file, OPEN_FAILED);
-	}
+	if (op->act == ACT_OPEN)
+		replay_files_opened(e->fds, op, rc);
 	return rc;
 }
 
@@ -157,7 +139,7 @@ static struct sync_lane *lane_new(struct sync_engine *e, unsigned i)
 	if (replay_queue_init(&l->q) < 0)
 		goto fail;
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, SYNC_STACK);
+	pthread_attr_setstacksize(&attr, REPLAY_THREAD_STACK);
 	l->started = pthread_create(&l->th, &attr, sync_thread, l) == 0;
 	pthread_attr_destroy(&attr);
 	if (l->started)
@@ -174,7 +156,7 @@ static unsigned sync_route(void *eng, uint32_t stream, uint32_t pid)
 
 	if (stream == 0)
 		return 0;
-	if (e->nlanes < SYNC_MAX_THREADS) {
+	if (e->nlanes < REPLAY_MAX_THREADS) {
 		struct sync_lane *l = lane_new(e, e->nlanes);
 
 		if (l) {
@@ -229,13 +211,8 @@ static int sync_finish(void *eng, struct replay_stats *total)
 		pthread_join(e->lanes[i]->th, NULL);
 	for (unsigned i = 0; i < 2 * SYNC_SHARDS && !rc; i++)
 		rc = replay_stats_merge(total, &e->shards[i].stats);
+	total->reopened += atomic_load(&e->reopened);
 	return rc ? rc : e->thread_error;
-}
-
-static void close_fd(int64_t fd, void *arg)
-{
-	if (fd != OPEN_FAILED)
-		close((int)fd);
 }
 
 static void sync_destroy(void *eng)
@@ -250,7 +227,7 @@ static void sync_destroy(void *eng)
 	}
 	for (unsigned i = 0; i < 2 * SYNC_SHARDS; i++)
 		replay_stats_free(&e->shards[i].stats);
-	replay_fdmap_drain(e->fds, close_fd, NULL);
+	replay_files_close_all(e->fds);
 	replay_fdmap_free(e->fds);
 	free(e->fds);
 	free(e);

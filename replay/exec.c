@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -789,4 +790,51 @@ void replay_fdmap_drain(struct replay_fdmap *m, void (*fn)(int64_t v, void *arg)
 			if (chunk[i])
 				fn(chunk[i] - 1, arg);
 	}
+}
+
+/* Two threads reopening the same file at once would both keep an fd. */
+static pthread_mutex_t reopen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int replay_files_fd(const struct replay_ctx *cx, struct replay_fdmap *fds,
+		    const struct replay_op *op, bool second, bool *reopened)
+{
+	uint64_t id = second ? op->file2 : op->file;
+	int64_t fd = replay_fdmap_get(fds, id);
+
+	if (fd == REPLAY_OPEN_FAILED)
+		return -EBADF;
+	if (fd >= 0)
+		return (int)fd;
+	pthread_mutex_lock(&reopen_lock);
+	fd = replay_fdmap_get(fds, id);
+	if (fd < 0) {
+		fd = replay_reopen(cx, op, second);
+		if (fd >= 0 && replay_fdmap_set(fds, id, fd) < 0) {
+			close((int)fd);
+			fd = -ENOMEM;
+		}
+		*reopened = fd >= 0;
+	}
+	pthread_mutex_unlock(&reopen_lock);
+	return fd == REPLAY_OPEN_FAILED ? -EBADF : (int)fd;
+}
+
+void replay_files_opened(struct replay_fdmap *fds, const struct replay_op *op, int64_t rc)
+{
+	if (rc >= 0 && (!op->file || replay_fdmap_set(fds, op->file, rc) < 0))
+		close((int)rc);	/* a failed capture has no file object */
+	else if (rc < 0 && op->file)
+		replay_fdmap_set(fds, op->file, REPLAY_OPEN_FAILED);
+}
+
+static void close_fd(int64_t fd, void *arg)
+{
+	(void)arg;
+	if (fd != REPLAY_OPEN_FAILED)
+		close((int)fd);
+}
+
+void replay_files_close_all(struct replay_fdmap *fds)
+{
+	replay_fdmap_drain(fds, close_fd, NULL);
 }

@@ -106,3 +106,46 @@ if got != want or r["divergences"]:
     sys.exit("(issued, inline, bytes) %r, divergences %d: want %r" % (got, r["divergences"], want))
 PY
 echo "uring, two threads reading at once on one worker: 32 preads and 2 closes run inline"
+
+# Threads of one process sharing files. Under uring each captured thread
+# gets a worker of its own by default, and a file one thread opened is the
+# one the other uses, renamed or unlinked meanwhile (opened again by its
+# path, it would be missed): thread 100 creates /d/a and /d/u, renames /d/a
+# to /d/b and unlinks /d/u; thread 101 then writes 8 blocks to each, thread
+# 102 a ninth to /d/b; thread 100 closes both. Strict order, so the writes
+# come after the rename.
+{
+	echo "snap_proc pid=100 cwd=/d"
+	echo "openat tid=100 dirfd=AT_FDCWD path=/d/a flags=O_RDWR|O_CREAT mode=0644 ret=3 size=0 ftype=reg created=1"
+	echo "openat tid=100 dirfd=AT_FDCWD path=/d/u flags=O_RDWR|O_CREAT mode=0644 ret=4 size=0 ftype=reg created=1"
+	echo "rename tid=100 path=/d/a path2=/d/b ret=0"
+	echo "unlink tid=100 path=/d/u ret=0"
+	for i in $(seq 0 7); do
+		echo "pwrite64 tid=101 fd=3 off=$((i * 4096)) count=4096 ret=4096"
+		echo "pwrite64 tid=101 fd=4 off=$((i * 4096)) count=4096 ret=4096"
+	done
+	echo "pwrite64 tid=102 fd=3 off=32768 count=4096 ret=4096"
+	echo "close tid=100 fd=3 ret=0"
+	echo "close tid=100 fd=4 ret=0"
+} >"$IT_TMP/share.mklog"
+"$BIN/mklog" -o "$IT_TMP/share.riot" "$IT_TMP/share.mklog" || fail "mklog share"
+for e in sync uring; do
+	rm -rf "$IT_TMP/share-$e"
+	replay_json "$IT_TMP/share.riot" "$IT_TMP/share-$e" --engine $e --order strict --no-block
+	python3 - "$IT_TMP/replay.json" $e <<'PY' || fail "$e, threads sharing files: wrong counts"
+import json, sys
+r, e = json.load(open(sys.argv[1])), sys.argv[2]
+s = r["syscalls"]
+got = (r["workers"], r["divergences"], r.get("reopened", 0), s["pwrite64"]["issued"],
+       s["pwrite64"]["bytes"], s["close"]["issued"])
+want = (3, 0, 0, 17, 17 * 4096, 2)
+if got != want:
+    sys.exit("%s: (workers, divergences, reopened, pwrite64 issued, bytes, closes) %r, want %r"
+             % (e, got, want))
+PY
+	[ "$(cd "$IT_TMP/share-$e/d" && ls | tr '\n' ' ')" = "b " ] ||
+		fail "$e, threads sharing files: /d holds $(ls "$IT_TMP/share-$e/d"), expected b"
+	[ "$(stat -c %s "$IT_TMP/share-$e/d/b")" = 36864 ] ||
+		fail "$e, threads sharing files: /d/b is $(stat -c %s "$IT_TMP/share-$e/d/b") bytes, expected 36864"
+done
+echo "sync and uring, 3 threads sharing a renamed and an unlinked file: a worker each, 17 writes, /d/b 36864 bytes"
