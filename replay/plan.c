@@ -123,7 +123,7 @@ static const char *const skip_names[SKIP_COUNT] = {
 	[SKIP_TRUNCATED] = "truncated path", [SKIP_NOT_A_PATH] = "pipe or socket",
 	[SKIP_PSEUDO] = "under /proc, /sys or /dev", [SKIP_HOSTILE] = "refused path",
 	[SKIP_DEVICE] = "device, fifo or socket", [SKIP_NO_VALUE] = "xattr value not in the log",
-	[SKIP_BADF] = "fd not open (EBADF)",
+	[SKIP_BADF] = "fd not open (EBADF)", [SKIP_NO_MAPPING] = "mmap page of an unknown mapping",
 };
 
 const char *replay_act_name(unsigned act)
@@ -966,7 +966,9 @@ static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
 		op->file = 0;
 		op->file_flags = O_RDWR;
 	} else {
-		set_skip(p, op, SKIP_UNRESOLVED);
+		/* a page capture could not find the mapping of (the process's
+		 * mm was locked) has neither: nothing the log lacks */
+		set_skip(p, op, sc->ctx || op->path ? SKIP_UNRESOLVED : SKIP_NO_MAPPING);
 		return;
 	}
 	twin.sys = (uint16_t)sys;

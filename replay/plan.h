@@ -103,6 +103,8 @@ enum replay_skip {
 				 * syntax (system., security.) without its
 				 * whole value in the log: never invented */
 	SKIP_BADF,		/* the fd was not open: the capture got EBADF */
+	SKIP_NO_MAPPING,	/* an mmap page whose mapping the capture
+				 * could not look up (its mm was locked) */
 	SKIP_COUNT
 };
 

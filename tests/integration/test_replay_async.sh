@@ -163,7 +163,9 @@ done
 # through a symlink to the top, on files and names reached through a
 # symlink to a directory outside the root: refused or kept inside the
 # root; nothing outside changes. Registered files (IOSQE_FIXED_FILE) and
-# mmap pages the model cannot name are skipped as unresolved.
+# mmap pages the model cannot name are skipped as unresolved; an mmap page
+# capture found no mapping for (no ctx, no path) as a page of an unknown
+# mapping.
 mkdir -p "$IT_TMP/outside"
 echo keep >"$IT_TMP/outside/victim"
 cat >"$IT_TMP/hostile.mklog" <<EOF
@@ -182,13 +184,15 @@ io_uring:unlinkat ctx=1 dirfd=AT_FDCWD path=/e/out/victim flags=0 ret=0
 io_uring:renameat ctx=1 dirfd=AT_FDCWD path=/e/out/new dirfd2=AT_FDCWD path2=/e/out/victim flags=0 ret=0
 io_uring:write ctx=1 fd=0 off=0 count=4096 flags=IOSQE_FIXED_FILE ret=4096
 mmap:write ctx=140000000 off=0 count=4096 ret=4096 ino=5 dev=7
+mmap:read ctx=0 off=0 count=4096 ret=4096 ino=6 dev=7
 EOF
 mk hostile
 for e in sync uring; do
 	root=$IT_TMP/root-hostile-$e
 	replay_json "$IT_TMP/hostile.riot" "$root" --engine "$e" --no-block
 	jcheck "$e: hostile asynchronous requests" <<'PY'
-want = {"under /proc, /sys or /dev": 2, "refused path": 3, "unresolved fd or cwd": 2}
+want = {"under /proc, /sys or /dev": 2, "refused path": 3, "unresolved fd or cwd": 2,
+        "mmap page of an unknown mapping": 1}
 got = {k: r["skip_reasons"].get(k, 0) for k in want}
 if got != want:
     bad.append("skip reasons %r, want %r" % (got, want))
