@@ -44,7 +44,6 @@
 #include "lib/grow.h"
 #include "replay/engine.h"
 
-#define ASYNC_SPIN_NS 30000	/* as the sync engine: a thread per stream */
 #define ASYNC_POLL_NS 1000000	/* a blocked or idle stream with requests in
 				 * flight looks at its ring this often */
 #define ASYNC_STACK (256u << 10)
@@ -581,7 +580,7 @@ struct replay_async *replay_async_new(struct replay_ctx *cx)
 	if (!ra)
 		return NULL;
 	ra->cx = cx;
-	replay_pace_init(&ra->pace, cx, ASYNC_SPIN_NS);
+	replay_pace_init(&ra->pace, cx, REPLAY_SPIN_NS);
 	pthread_mutex_init(&ra->lost_lock, NULL);
 	replay_stats_init(&ra->lost);
 	return ra;

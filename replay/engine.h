@@ -41,6 +41,10 @@
  * it streams share them. Their stacks are this size. */
 #define REPLAY_MAX_THREADS 1024
 #define REPLAY_THREAD_STACK (256u << 10)
+/* What such a thread spins before a due time (replay_wait_until()): more
+ * threads than CPUs must not spin long, or they starve each other and
+ * every op is late. */
+#define REPLAY_SPIN_NS 30000
 
 struct replay_ctx {
 	struct replay_plan *plan;

@@ -14,9 +14,6 @@
 
 #include "replay/engine.h"
 
-/* A thread per stream: more threads than CPUs must not spin long, or they
- * starve each other and every op is late. */
-#define SYNC_SPIN_NS 30000
 
 /* The first SYNC_SHARDS threads keep statistics of their own, without a
  * lock; threads beyond them share SYNC_SHARDS more, under locks. */
@@ -178,7 +175,7 @@ static void *sync_create(struct replay_ctx *cx, char *err, size_t errlen)
 		return NULL;
 	}
 	e->cx = cx;
-	replay_pace_init(&e->pace, cx, SYNC_SPIN_NS);
+	replay_pace_init(&e->pace, cx, REPLAY_SPIN_NS);
 	for (unsigned i = 0; i < 2 * SYNC_SHARDS; i++) {
 		pthread_mutex_init(&e->shards[i].lock, NULL);
 		replay_stats_init(&e->shards[i].stats);
