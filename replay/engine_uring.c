@@ -50,6 +50,15 @@
 
 enum req_phase { PH_ISSUE, PH_POOL };
 
+/* A worker's inbound queue is a list of these: it holds the seqs pushed
+ * and not yet pulled, so all the workers' queues together hold at most
+ * the plan's window. */
+#define QCHUNK_SEQS 511
+struct qchunk {
+	_Atomic(struct qchunk *) next;
+	uint64_t seq[QCHUNK_SEQS];
+};
+
 struct ureq {
 	struct replay_op *op;
 	struct uworker *w;
@@ -85,8 +94,10 @@ struct uworker {
 	struct io_uring ring;
 	bool ring_ok;
 	bool ring_disabled;	/* enabled by the worker: its single issuer */
-	uint64_t *q;		/* inbound seqs from the producer (SPSC) */
-	_Atomic uint64_t qhead, qtail;
+	struct qchunk *qin;	/* inbound seqs from the producer (SPSC): the
+				 * chunk it writes to (producer only) */
+	struct qchunk *qout;	/* ... and the one the worker reads */
+	_Atomic uint64_t qhead, qtail;	/* seqs pulled, pushed */
 	int efd;
 	uint64_t efd_val;
 	_Atomic int sleeping;
@@ -128,6 +139,7 @@ struct uring_engine {
 					 * it has not moved since it looked at
 					 * its streams */
 	_Atomic unsigned ndep;	/* workers with dep_wait set */
+	int push_error;		/* an op the producer could not queue */
 	struct replay_pace pace;
 	pthread_t pool[POOL_THREADS];
 	unsigned npool;
@@ -213,9 +225,24 @@ static void uring_push(void *eng, unsigned lane, uint64_t seq)
 	struct uworker *w = e->w[lane];
 	uint64_t t = atomic_load_explicit(&w->qtail, memory_order_relaxed);
 
-	w->q[t & (REPLAY_WINDOW - 1)] = seq;
+	if (t && t % QCHUNK_SEQS == 0) {
+		struct qchunk *c = malloc(sizeof(*c));
+
+		if (!c) {	/* the op is lost to this run: say so */
+			e->push_error = -ENOMEM;
+			return;
+		}
+		atomic_init(&c->next, NULL);
+		/* released with qtail below, before the worker looks */
+		atomic_store_explicit(&w->qin->next, c, memory_order_release);
+		w->qin = c;
+	}
+	w->qin->seq[t % QCHUNK_SEQS] = seq;
 	atomic_store_explicit(&w->qtail, t + 1, memory_order_seq_cst);
-	if (atomic_load(&w->sleeping))
+	/* one wake-up per sleep, not one per op pushed until the worker runs
+	 * (16 workers each woken by a write(2) for every op of a refilled
+	 * window: 0.57-0.60 s where the sync engine took 0.31-0.36 s) */
+	if (atomic_load(&w->sleeping) && atomic_exchange(&w->sleeping, 0))
 		wake(w);
 }
 
@@ -245,7 +272,14 @@ static int pull_inbound(struct uworker *w)
 	uint64_t t = atomic_load_explicit(&w->qtail, memory_order_acquire);
 
 	for (; h != t; h++) {
-		uint64_t seq = w->q[h & (REPLAY_WINDOW - 1)];
+		if (h && h % QCHUNK_SEQS == 0) {
+			struct qchunk *next = atomic_load_explicit(&w->qout->next,
+								  memory_order_acquire);
+
+			free(w->qout);
+			w->qout = next;
+		}
+		uint64_t seq = w->qout->seq[h % QCHUNK_SEQS];
 		struct replay_op *op = replay_plan_op(p, seq);
 		uint32_t i = local_of(w, op->stream);
 		struct ustream *s = stream_get(w, i);
@@ -1037,8 +1071,8 @@ static int worker_init(struct uring_engine *e, struct uworker *w, unsigned id, c
 	w->efd = -1;
 	pthread_mutex_init(&w->done_lock, NULL);
 	replay_stats_init(&w->stats);
-	w->q = malloc(REPLAY_WINDOW * sizeof(*w->q));
-	if (!w->q || posix_memalign(&w->scratch, 4096, SCRATCH_BYTES) != 0) {
+	w->qin = w->qout = calloc(1, sizeof(*w->qin));
+	if (!w->qin || posix_memalign(&w->scratch, 4096, SCRATCH_BYTES) != 0) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -1130,7 +1164,7 @@ static int uring_finish(void *eng, struct replay_stats *total)
 	stop_workers(e);
 	for (unsigned i = 0; i < n && !rc; i++)
 		rc = replay_stats_merge(total, &e->w[i]->stats);
-	return rc;
+	return rc ? rc : e->push_error;
 }
 
 static void pool_stop(struct uring_engine *e)
@@ -1158,7 +1192,12 @@ static void worker_free(struct uworker *w)
 		free(r->iov);
 		free(r);
 	}
-	free(w->q);
+	while (w->qout) {
+		struct qchunk *next = atomic_load(&w->qout->next);
+
+		free(w->qout);
+		w->qout = next;
+	}
 	free(w->scratch);
 	free(w->streams);
 	free(w->ready);
