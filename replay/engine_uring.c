@@ -15,15 +15,14 @@
  * call's latency. Alone means no other stream of the worker can run: the
  * others are idle or wait for an op of another stream; it then runs one op
  * and looks at them again. Beside streams that can run, a read first tries
- * RWF_NOWAIT on the worker, reads that would block, fadvise, O_DIRECT
- * writes and O_PATH opens go through the ring, and everything else goes to
- * a small pool of threads issuing the blocking syscall, timed there. The
- * pool hands results back through the worker's eventfd, which the worker
- * always has a read pending on.
+ * RWF_NOWAIT on the worker, reads that would block, fadvise and O_DIRECT
+ * writes go through the ring, closes run on the worker, and everything
+ * else goes to a small pool of threads issuing the blocking syscall, timed
+ * there. The pool hands results back through the worker's eventfd, which
+ * the worker always has a read pending on.
  */
 #include <errno.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -74,8 +73,6 @@ struct ureq {
 	uint64_t t_call, t_ret;	/* the pool: its call's clock, 0: none */
 	int64_t res;
 	bool fallback;
-	struct open_how how;
-	char rel[PATH_MAX];
 };
 
 struct ustream {
