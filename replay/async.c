@@ -46,7 +46,6 @@
 
 #define ASYNC_POLL_NS 1000000	/* a blocked or idle stream with requests in
 				 * flight looks at its ring this often */
-#define ASYNC_STACK (256u << 10)
 #define ASYNC_MAX_THREADS 256	/* beyond, contexts share threads (and
 				 * their rings: their depths add up) */
 #define FD_FAILED ((int64_t)INT32_MAX + 1)	/* the stream's open failed */
@@ -497,7 +496,6 @@ static struct alane *lane_new(struct replay_async *ra, uint32_t stream)
 {
 	const struct replay_stream *st = replay_plan_stream(ra->cx->plan, stream);
 	struct alane *l = calloc(1, sizeof(*l));
-	pthread_attr_t attr;
 
 	if (!l)
 		return NULL;
@@ -515,10 +513,7 @@ static struct alane *lane_new(struct replay_async *ra, uint32_t stream)
 	for (unsigned i = 0; i < REPLAY_ASYNC_DEPTH_MAX; i++)
 		l->free_ids[i] = REPLAY_ASYNC_DEPTH_MAX - 1 - i;
 	l->nfree = REPLAY_ASYNC_DEPTH_MAX;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, ASYNC_STACK);
-	l->started = pthread_create(&l->th, &attr, alane_main, l) == 0;
-	pthread_attr_destroy(&attr);
+	l->started = replay_thread_start(&l->th, REPLAY_THREAD_STACK, alane_main, l);
 	if (l->started)
 		return l;
 fail:

@@ -41,6 +41,8 @@
  * it streams share them. Their stacks are this size. */
 #define REPLAY_MAX_THREADS 1024
 #define REPLAY_THREAD_STACK (256u << 10)
+/* Starts an engine thread with a stack of stack bytes: true when it runs. */
+bool replay_thread_start(pthread_t *th, size_t stack, void *(*fn)(void *), void *arg);
 /* What such a thread spins before a due time (replay_wait_until()): more
  * threads than CPUs must not spin long, or they starve each other and
  * every op is late. */

@@ -127,7 +127,6 @@ static void *sync_thread(void *arg)
 static struct sync_lane *lane_new(struct sync_engine *e, unsigned i)
 {
 	struct sync_lane *l = calloc(1, sizeof(*l));
-	pthread_attr_t attr;
 
 	if (!l)
 		return NULL;
@@ -135,10 +134,7 @@ static struct sync_lane *lane_new(struct sync_engine *e, unsigned i)
 	l->shard = i < SYNC_SHARDS ? i : SYNC_SHARDS + i % SYNC_SHARDS;
 	if (replay_queue_init(&l->q) < 0)
 		goto fail;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, REPLAY_THREAD_STACK);
-	l->started = pthread_create(&l->th, &attr, sync_thread, l) == 0;
-	pthread_attr_destroy(&attr);
+	l->started = replay_thread_start(&l->th, REPLAY_THREAD_STACK, sync_thread, l);
 	if (l->started)
 		return l;
 fail:

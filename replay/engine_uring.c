@@ -158,7 +158,6 @@ static void *uworker_main(void *arg);
 static struct uworker *worker_new(struct uring_engine *e, unsigned id, char *err, size_t errlen)
 {
 	struct uworker *w = calloc(1, sizeof(*w));
-	pthread_attr_t attr;
 
 	if (!w) {
 		snprintf(err, errlen, "out of memory");
@@ -166,10 +165,7 @@ static struct uworker *worker_new(struct uring_engine *e, unsigned id, char *err
 	}
 	if (worker_init(e, w, id, err, errlen) < 0)
 		goto fail;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, REPLAY_THREAD_STACK);
-	w->started = pthread_create(&w->th, &attr, uworker_main, w) == 0;
-	pthread_attr_destroy(&attr);
+	w->started = replay_thread_start(&w->th, REPLAY_THREAD_STACK, uworker_main, w);
 	if (w->started)
 		return w;
 	snprintf(err, errlen, "cannot start worker thread %u", id);

@@ -838,3 +838,15 @@ void replay_files_close_all(struct replay_fdmap *fds)
 {
 	replay_fdmap_drain(fds, close_fd, NULL);
 }
+
+bool replay_thread_start(pthread_t *th, size_t stack, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	bool ok;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, stack);
+	ok = pthread_create(th, &attr, fn, arg) == 0;
+	pthread_attr_destroy(&attr);
+	return ok;
+}
