@@ -323,8 +323,9 @@ int replay_files_fd(const struct replay_ctx *cx, struct replay_fdmap *fds,
 		    const struct replay_op *op, bool second, bool *reopened);
 /* Keeps what open op returned (fd or -errno) as its file object's. */
 void replay_files_opened(struct replay_fdmap *fds, const struct replay_op *op, int64_t rc);
-/* Closes every fd still held (the end of a replay). */
-void replay_files_close_all(struct replay_fdmap *fds);
+/* Closes every fd still held and frees the table (the end of a replay);
+ * NULL: nothing. */
+void replay_files_free(struct replay_fdmap *fds);
 
 /* The kernel moves at most MAX_RW_COUNT (INT_MAX & PAGE_MASK) bytes in one
  * read or write call, whatever count it is given; a replayed data op moves

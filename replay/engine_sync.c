@@ -14,7 +14,6 @@
 
 #include "replay/engine.h"
 
-
 /* The first SYNC_SHARDS threads keep statistics of their own, without a
  * lock; threads beyond them share SYNC_SHARDS more, under locks. */
 #define SYNC_SHARDS 8
@@ -220,9 +219,7 @@ static void sync_destroy(void *eng)
 	}
 	for (unsigned i = 0; i < 2 * SYNC_SHARDS; i++)
 		replay_stats_free(&e->shards[i].stats);
-	replay_files_close_all(e->fds);
-	replay_fdmap_free(e->fds);
-	free(e->fds);
+	replay_files_free(e->fds);
 	free(e);
 }
 

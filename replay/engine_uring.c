@@ -1211,11 +1211,7 @@ static void uring_destroy(void *eng)
 		worker_free(e->w[i]);
 		free(e->w[i]);
 	}
-	if (e->fds) {
-		replay_files_close_all(e->fds);
-		replay_fdmap_free(e->fds);
-		free(e->fds);
-	}
+	replay_files_free(e->fds);
 	if (e->local) {
 		replay_fdmap_free(e->local);
 		free(e->local);

@@ -834,9 +834,13 @@ static void close_fd(int64_t fd, void *arg)
 		close((int)fd);
 }
 
-void replay_files_close_all(struct replay_fdmap *fds)
+void replay_files_free(struct replay_fdmap *fds)
 {
+	if (!fds)
+		return;
 	replay_fdmap_drain(fds, close_fd, NULL);
+	replay_fdmap_free(fds);
+	free(fds);
 }
 
 bool replay_thread_start(pthread_t *th, size_t stack, void *(*fn)(void *), void *arg)

@@ -966,8 +966,9 @@ static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
 		op->file = 0;
 		op->file_flags = O_RDWR;
 	} else {
-		/* a page capture could not find the mapping of (the process's
-		 * mm was locked) has neither: nothing the log lacks */
+		/* a page recorded without its mapping (a syscall mapped it
+		 * in, or the fault found the process's mm locked) has
+		 * neither ctx nor path */
 		set_skip(p, op, sc->ctx || op->path ? SKIP_UNRESOLVED : SKIP_NO_MAPPING);
 		return;
 	}

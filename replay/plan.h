@@ -103,8 +103,9 @@ enum replay_skip {
 				 * syntax (system., security.) without its
 				 * whole value in the log: never invented */
 	SKIP_BADF,		/* the fd was not open: the capture got EBADF */
-	SKIP_NO_MAPPING,	/* an mmap page whose mapping the capture
-				 * could not look up (its mm was locked) */
+	SKIP_NO_MAPPING,	/* an mmap page recorded without its mapping
+				 * (mapped in by a syscall, or its mm was
+				 * locked at the fault) */
 	SKIP_COUNT
 };
 

@@ -148,4 +148,12 @@ PY
 	[ "$(stat -c %s "$IT_TMP/share-$e/d/b")" = 36864 ] ||
 		fail "$e, threads sharing files: /d/b is $(stat -c %s "$IT_TMP/share-$e/d/b") bytes, expected 36864"
 done
-echo "sync and uring, 3 threads sharing a renamed and an unlinked file: a worker each, 17 writes, /d/b 36864 bytes"
+# The same with --workers 2: two of the threads share a worker, and the
+# files are the same ones.
+rm -rf "$IT_TMP/share-w2"
+replay_json "$IT_TMP/share.riot" "$IT_TMP/share-w2" --engine uring --workers 2 --order strict --no-block
+[ "$(jget workers) $(jget divergences) $(jget syscalls pwrite64 bytes)" = "2 0 69632" ] ||
+	fail "uring --workers 2, threads sharing files: workers, divergences, bytes $(jget workers) $(jget divergences) $(jget syscalls pwrite64 bytes), want 2 0 69632"
+[ "$(cd "$IT_TMP/share-w2/d" && ls | tr '\n' ' ')" = "b " ] && [ "$(stat -c %s "$IT_TMP/share-w2/d/b")" = 36864 ] ||
+	fail "uring --workers 2, threads sharing files: /d is not b of 36864 bytes"
+echo "sync and uring, 3 threads sharing a renamed and an unlinked file: a worker each (2 with --workers 2), 17 writes, /d/b 36864 bytes"
