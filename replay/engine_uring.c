@@ -742,6 +742,8 @@ static void uring_notify(void *arg, uint64_t seq)
 
 /* ---- the worker loop ---- */
 
+static void publish(struct uworker *w);
+
 /* Runs one ready stream as far as it goes: 1 keep it listed (blocked:
  * *awaited set to the seq it waits for; not due, or yielding to the
  * streams that wait: *due set), 0 drop it (in flight or empty). */
@@ -787,6 +789,9 @@ static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *aw
 		}
 		if (issue(w, op, d.due_ns, wait))
 			return 0;
+		/* done here: a stream of another worker waiting for it hears
+		 * now, not once this stream's queue runs dry */
+		publish(w);
 		/* run here beside other streams: one op, then they are looked
 		 * at again, as the op may be what they waited for, and the
 		 * ones that can run take their turn, as threads would (unless
