@@ -87,9 +87,6 @@ struct replay_async {
 	struct alane **lanes;
 	unsigned nlanes, cap;
 	struct replay_pace pace;
-	pthread_mutex_t lost_lock;	/* ops of a stream without a thread */
-	struct replay_stats lost;
-	int error;
 };
 
 /* ---- the ring ---- */
@@ -521,9 +518,7 @@ fail:
 	return NULL;
 }
 
-#define NO_LANE UINT32_MAX
-
-unsigned replay_async_route(void *eng, uint32_t stream, uint32_t pid)
+int replay_async_route(void *eng, uint32_t stream, uint32_t pid)
 {
 	struct replay_async *ra = eng;
 	struct alane *l;
@@ -532,40 +527,22 @@ unsigned replay_async_route(void *eng, uint32_t stream, uint32_t pid)
 	if (ra->nlanes >= ASYNC_MAX_THREADS) {
 		l = ra->lanes[stream % ra->nlanes];
 		l->info.contexts++;
-		return stream % ra->nlanes;
+		return (int)(stream % ra->nlanes);
 	}
-	if (GROW(ra->lanes, ra->cap, (size_t)ra->nlanes + 1, 16)) {
-		ra->error = -ENOMEM;
-		return NO_LANE;
-	}
+	if (GROW(ra->lanes, ra->cap, (size_t)ra->nlanes + 1, 16))
+		return -ENOMEM;
 	l = lane_new(ra, stream);
-	if (!l) {
-		ra->error = -EAGAIN;
-		return NO_LANE;
-	}
+	if (!l)
+		return -EAGAIN;
 	ra->lanes[ra->nlanes] = l;
-	return ra->nlanes++;
+	return (int)ra->nlanes++;
 }
 
-/* An op no thread can take: accounted as not issued, so the run ends. */
-static void lose(struct replay_async *ra, uint64_t seq)
-{
-	struct replay_op *op = replay_plan_op(ra->cx->plan, seq);
-	struct replay_done d = { .delay_ns = -1 };
-
-	end_op(ra->cx, &ra->lost, &ra->lost_lock, op, &d);
-}
-
-void replay_async_push(void *eng, unsigned lane, uint64_t seq)
+int replay_async_push(void *eng, unsigned lane, uint64_t seq)
 {
 	struct replay_async *ra = eng;
-	struct alane *l = lane < ra->nlanes ? ra->lanes[lane] : NULL;
 
-	if (!l || replay_queue_push(&l->q, seq) < 0) {
-		if (l)
-			ra->error = -ENOMEM;
-		lose(ra, seq);
-	}
+	return replay_queue_push(&ra->lanes[lane]->q, seq);
 }
 
 struct replay_async *replay_async_new(struct replay_ctx *cx)
@@ -576,8 +553,6 @@ struct replay_async *replay_async_new(struct replay_ctx *cx)
 		return NULL;
 	ra->cx = cx;
 	replay_pace_init(&ra->pace, cx, REPLAY_SPIN_NS);
-	pthread_mutex_init(&ra->lost_lock, NULL);
-	replay_stats_init(&ra->lost);
 	return ra;
 }
 
@@ -597,9 +572,7 @@ int replay_async_finish(struct replay_async *ra, struct replay_stats *total)
 		if (!rc && l->info.requests)
 			rc = replay_stats_add_async_stream(total, &l->info);
 	}
-	if (!rc)
-		rc = replay_stats_merge(total, &ra->lost);
-	return rc ? rc : ra->error;
+	return rc;
 }
 
 unsigned replay_async_threads(const struct replay_async *ra)
@@ -623,6 +596,5 @@ void replay_async_free(struct replay_async *ra)
 		lane_free(ra->lanes[i]);
 	}
 	free(ra->lanes);
-	replay_stats_free(&ra->lost);
 	free(ra);
 }

@@ -276,18 +276,19 @@ struct dry_engine {
 	uint64_t ops[ACT_COUNT];
 };
 
-static unsigned dry_route(void *eng, uint32_t stream, uint32_t pid)
+static int dry_route(void *eng, uint32_t stream, uint32_t pid)
 {
 	return 0;
 }
 
-static void dry_push(void *eng, unsigned lane, uint64_t seq)
+static int dry_push(void *eng, unsigned lane, uint64_t seq)
 {
 	struct dry_engine *d = eng;
 	struct replay_op *op = replay_plan_op(d->plan, seq);
 
 	d->ops[op->act]++;
 	replay_op_complete(d->plan, op);
+	return 0;
 }
 
 static int dry_run(const struct replay_args *a)
@@ -476,7 +477,8 @@ static void wait_run(struct replay_run *r)
 	uint64_t last = 0, now_end;
 
 	while (!replay_plan_finished(r->cx.plan) ||
-	       atomic_load(&r->cx.completed) < replay_plan_planned(r->cx.plan)) {
+	       atomic_load(&r->cx.completed) + replay_plan_lost(r->cx.plan) <
+		       replay_plan_planned(r->cx.plan)) {
 		struct timespec ts = { 0, 20000000 };
 		uint64_t now;
 

@@ -137,8 +137,8 @@ void replay_queue_free(struct replay_queue *q);
 struct replay_async;
 /* NULL + errno. */
 struct replay_async *replay_async_new(struct replay_ctx *cx);
-unsigned replay_async_route(void *ra, uint32_t stream, uint32_t pid);
-void replay_async_push(void *ra, unsigned lane, uint64_t seq);
+int replay_async_route(void *ra, uint32_t stream, uint32_t pid);
+int replay_async_push(void *ra, unsigned lane, uint64_t seq);
 /* Waits for every op, merges the streams' stats (and their depths, per
  * stream) into total. */
 int replay_async_finish(struct replay_async *ra, struct replay_stats *total);

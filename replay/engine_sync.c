@@ -40,15 +40,13 @@ struct sync_engine {
 	struct replay_fdmap *fds;	/* file object -> real fd (engine.h) */
 	_Atomic uint64_t reopened;
 	struct replay_pace pace;
-	int thread_error;
 };
 
-static void sync_push(void *eng, unsigned lane, uint64_t seq)
+static int sync_push(void *eng, unsigned lane, uint64_t seq)
 {
 	struct sync_engine *e = eng;
-	/* cannot queue: the op is lost to this run, so say so */
-	if (replay_queue_push(&e->lanes[lane]->q, seq) < 0)
-		e->thread_error = -ENOMEM;
+
+	return replay_queue_push(&e->lanes[lane]->q, seq);
 }
 
 /* The real fd of op's file (second: file2): engine.h. */
@@ -142,7 +140,7 @@ fail:
 	return NULL;
 }
 
-static unsigned sync_route(void *eng, uint32_t stream, uint32_t pid)
+static int sync_route(void *eng, uint32_t stream, uint32_t pid)
 {
 	struct sync_engine *e = eng;
 
@@ -153,10 +151,10 @@ static unsigned sync_route(void *eng, uint32_t stream, uint32_t pid)
 
 		if (l) {
 			e->lanes[e->nlanes] = l;
-			return e->nlanes++;
+			return (int)e->nlanes++;
 		}
 	}
-	return stream % e->nlanes;
+	return (int)(stream % e->nlanes);
 }
 
 static void *sync_create(struct replay_ctx *cx, char *err, size_t errlen)
@@ -204,7 +202,7 @@ static int sync_finish(void *eng, struct replay_stats *total)
 	for (unsigned i = 0; i < 2 * SYNC_SHARDS && !rc; i++)
 		rc = replay_stats_merge(total, &e->shards[i].stats);
 	total->reopened += atomic_load(&e->reopened);
-	return rc ? rc : e->thread_error;
+	return rc;
 }
 
 static void sync_destroy(void *eng)

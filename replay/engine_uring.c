@@ -136,7 +136,6 @@ struct uring_engine {
 					 * it has not moved since it looked at
 					 * its streams */
 	_Atomic unsigned ndep;	/* workers with dep_wait set */
-	int push_error;		/* an op the producer could not queue */
 	struct replay_pace pace;
 	pthread_t pool[POOL_THREADS];
 	unsigned npool;
@@ -178,21 +177,25 @@ fail:
 /* Each stream gets a worker of its own while there are fewer than cap;
  * then they share them (any worker can serve any stream: the files are
  * the engine's). */
-static unsigned uring_route(void *eng, uint32_t stream, uint32_t pid)
+static int uring_route(void *eng, uint32_t stream, uint32_t pid)
 {
 	struct uring_engine *e = eng;
 	unsigned n = atomic_load(&e->n), lane = stream % n;
 	char err[128];
+	int rc;
 
 	(void)pid;
 	if (stream && n < e->cap && (e->w[n] = worker_new(e, n, err, sizeof(err)))) {
 		atomic_store(&e->n, n + 1);
 		lane = n;
 	}
-	/* the worker reads it once the stream's first op is pushed */
-	if (replay_fdmap_set(e->local, stream + 1, e->w[lane]->nlocal) == 0)
-		e->w[lane]->nlocal++;
-	return lane;
+	/* the worker reads it once the stream's first op is pushed; without
+	 * it the stream would share another's state */
+	rc = replay_fdmap_set(e->local, stream + 1, e->w[lane]->nlocal);
+	if (rc < 0)
+		return rc;
+	e->w[lane]->nlocal++;
+	return (int)lane;
 }
 
 /* The local index of a stream on its worker. */
@@ -212,7 +215,7 @@ static void wake(struct uworker *w)
 	}
 }
 
-static void uring_push(void *eng, unsigned lane, uint64_t seq)
+static int uring_push(void *eng, unsigned lane, uint64_t seq)
 {
 	struct uring_engine *e = eng;
 	struct uworker *w = e->w[lane];
@@ -221,10 +224,8 @@ static void uring_push(void *eng, unsigned lane, uint64_t seq)
 	if (t && t % QCHUNK_SEQS == 0) {
 		struct qchunk *c = malloc(sizeof(*c));
 
-		if (!c) {	/* the op is lost to this run: say so */
-			e->push_error = -ENOMEM;
-			return;
-		}
+		if (!c)
+			return -ENOMEM;
 		atomic_init(&c->next, NULL);
 		/* released with qtail below, before the worker looks */
 		atomic_store_explicit(&w->qin->next, c, memory_order_release);
@@ -237,6 +238,7 @@ static void uring_push(void *eng, unsigned lane, uint64_t seq)
 	 * window: 0.57-0.60 s where the sync engine took 0.31-0.36 s) */
 	if (atomic_load(&w->sleeping) && atomic_exchange(&w->sleeping, 0))
 		wake(w);
+	return 0;
 }
 
 /* ---- worker state ---- */
@@ -1162,7 +1164,7 @@ static int uring_finish(void *eng, struct replay_stats *total)
 	stop_workers(e);
 	for (unsigned i = 0; i < n && !rc; i++)
 		rc = replay_stats_merge(total, &e->w[i]->stats);
-	return rc ? rc : e->push_error;
+	return rc;
 }
 
 static void pool_stop(struct uring_engine *e)

@@ -1,6 +1,7 @@
 /* replay/plan.c: the producer: log records to replay ops (plan.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdio.h>
@@ -95,6 +96,7 @@ struct replay_plan {
 	uint64_t skipped[SKIP_COUNT];
 	_Atomic bool finished;
 	_Atomic uint64_t planned;
+	_Atomic uint64_t lost;	/* planned, but no engine could take them */
 	bool log_complete;
 	uint64_t pending_close;	/* seq of a close not handed over yet */
 	char err[512];
@@ -248,6 +250,11 @@ uint64_t replay_plan_planned(const struct replay_plan *p)
 	return atomic_load((_Atomic uint64_t *)&p->planned);
 }
 
+uint64_t replay_plan_lost(const struct replay_plan *p)
+{
+	return atomic_load((_Atomic uint64_t *)&p->lost);
+}
+
 const struct replay_stream *replay_plan_stream(const struct replay_plan *p, uint32_t i)
 {
 	return i < p->nstreams ? &p->streams[i] : NULL;
@@ -328,6 +335,7 @@ static int stream_add(struct replay_plan *p, uint32_t pid, uint32_t tid, bool as
 		      uint64_t ctx)
 {
 	uint32_t idx;
+	int lane;
 
 	if (p->nstreams == p->cap_streams) {
 		/* three arrays of one capacity: each grows the same way from
@@ -348,18 +356,33 @@ static int stream_add(struct replay_plan *p, uint32_t pid, uint32_t tid, bool as
 							  .async = async, .ctx = ctx };
 	/* counted first: a router may look at it (replay_plan_stream()) */
 	idx = p->nstreams++;
-	p->stream_lane[idx] = routes_async(p, idx) ?
-		p->o.route_async(p->o.eng_async, idx, pid) : p->o.route(p->o.eng, idx, pid);
+	lane = routes_async(p, idx) ? p->o.route_async(p->o.eng_async, idx, pid) :
+				      p->o.route(p->o.eng, idx, pid);
+	p->stream_lane[idx] = lane < 0 ? 0 : (uint32_t)lane;
+	if (lane < 0) {
+		snprintf(p->err, sizeof(p->err), "cannot start a replay thread: %s",
+			 strerror(-lane));
+		return lane;
+	}
 	return (int)idx;
 }
 
-/* Hands op seq to its stream's lane, in its engine. */
-static void push_op(struct replay_plan *p, const struct replay_op *op)
+/* Hands op to its stream's lane, in its engine. An op no engine took is
+ * complete for the ops that wait on it, and counted lost: the run ends,
+ * and fails (the producer stops here). */
+static int push_op(struct replay_plan *p, struct replay_op *op)
 {
-	if (routes_async(p, op->stream))
-		p->o.push_async(p->o.eng_async, p->stream_lane[op->stream], op->seq);
-	else
+	int rc = routes_async(p, op->stream) ?
+		p->o.push_async(p->o.eng_async, p->stream_lane[op->stream], op->seq) :
 		p->o.push(p->o.eng, p->stream_lane[op->stream], op->seq);
+
+	if (rc < 0) {
+		snprintf(p->err, sizeof(p->err), "cannot queue op %" PRIu64 ": %s", op->seq,
+			 strerror(-rc));
+		atomic_fetch_add(&p->lost, 1);
+		replay_op_complete(p, op);
+	}
+	return rc;
 }
 
 /* The key of (pid, tid, ctx): found, or made empty (index 0). NULL on
@@ -1317,7 +1340,7 @@ static void dep_submitter(struct replay_plan *p, struct replay_op *op)
 
 /* Orders a filled op (its deps; after: a fork or exec's prefix barrier)
  * and hands it to its stream's lane, unless it is a close to settle. */
-static void plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t after)
+static int plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t after)
 {
 	plan_refuse_paths(p, op);
 	plan_deps(p, op);
@@ -1330,8 +1353,7 @@ static void plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t
 	p->streams[op->stream].ops++;
 	p->next_seq++;
 	atomic_store(&p->planned, op->seq);
-	if (p->pending_close != op->seq)
-		push_op(p, op);
+	return p->pending_close != op->seq ? push_op(p, op) : 0;
 }
 
 /* A call of a process another shard replays: nothing is issued, but
@@ -1398,8 +1420,7 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 	if (op->act == ACT_XATTR_SET && plan_value(p, op, sc) < 0)
 		return -ENOMEM;
 	note_size(p, op, sc);
-	plan_hand_over(p, op, after);
-	return 0;
+	return plan_hand_over(p, op, after);
 }
 
 /* A file object released without a close of its own (model_released()):
@@ -1437,8 +1458,7 @@ static int plan_release(struct replay_plan *p, const struct riot_rec *r,
 	op->stream = (uint32_t)stream;
 	if (copy_text(op, NULL) < 0)
 		return -ENOMEM;
-	plan_hand_over(p, op, after);
-	return 0;
+	return plan_hand_over(p, op, after);
 }
 
 /* The implicit closes of the record just applied; a close syscall's own
@@ -1460,14 +1480,22 @@ static int plan_releases(struct replay_plan *p, const struct riot_rec *r)
 /* A close releases the file object only when no other fd holds it; the
  * model frees released objects at the next record, so the close is
  * handed over then: a real close, or only the fd's end (state). */
-static void close_settle(struct replay_plan *p, bool at_end)
+static int close_settle(struct replay_plan *p, bool at_end)
 {
 	struct replay_op *op = replay_plan_op(p, p->pending_close);
 
 	if (!at_end && model_file(p->m, op->file))
 		op->act = ACT_STATE;
 	p->pending_close = 0;
-	push_op(p, op);
+	return push_op(p, op);
+}
+
+/* The run's first error says what went wrong; what follows from it
+ * (strerror of the code passed up) does not replace it. */
+static void plan_fail(struct replay_plan *p, const char *why)
+{
+	if (!p->err[0])
+		snprintf(p->err, sizeof(p->err), "%s", why);
 }
 
 int replay_plan_run(struct replay_plan *p)
@@ -1479,13 +1507,13 @@ int replay_plan_run(struct replay_plan *p)
 	while ((rc = riot_reader_next(p->rd, &rec)) > 0) {
 		rc = model_apply(p->m, &rec, &mop);
 		if (rc < 0) {
-			snprintf(p->err, sizeof(p->err), "%s", model_strerror(rc));
+			plan_fail(p, model_strerror(rc));
 			break;
 		}
-		if (p->pending_close)
-			close_settle(p, false);
+		if (p->pending_close && (rc = close_settle(p, false)) < 0)
+			break;
 		if ((rc = plan_releases(p, &rec)) < 0) {
-			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			plan_fail(p, strerror(-rc));
 			break;
 		}
 		/* an fd open before the capture starts where the snapshot found
@@ -1502,21 +1530,25 @@ int replay_plan_run(struct replay_plan *p)
 		if ((rec.type == RIOT_REC_PROC || rec.type == RIOT_REC_SNAP_PROC) && p->o.on_proc)
 			p->o.on_proc(p->o.proc_ctx, &rec);
 		if (rec.type == RIOT_REC_PROC && (rc = note_proc(p, &rec.proc)) < 0) {
-			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			plan_fail(p, strerror(-rc));
 			break;
 		}
 		if (rec.type != RIOT_REC_SYSCALL)
 			continue;
 		rc = plan_syscall(p, &rec.sc, &mop);
 		if (rc < 0) {
-			snprintf(p->err, sizeof(p->err), "%s", strerror(-rc));
+			plan_fail(p, strerror(-rc));
 			break;
 		}
 	}
-	if (rc < 0 && !p->err[0])
-		snprintf(p->err, sizeof(p->err), "%s", riot_reader_error(p->rd));
-	if (p->pending_close)
-		close_settle(p, true);
+	if (p->pending_close) {
+		int crc = close_settle(p, true);
+
+		if (crc < 0 && rc >= 0)
+			rc = crc;
+	}
+	if (rc < 0)
+		plan_fail(p, riot_reader_error(p->rd));
 	p->log_complete = riot_reader_complete(p->rd);
 	atomic_store(&p->finished, true);
 	return rc < 0 ? rc : 0;

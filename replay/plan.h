@@ -176,10 +176,14 @@ enum replay_order { ORDER_THREAD, ORDER_RESOURCE, ORDER_STRICT };
 struct replay_plan;
 
 /* Called by the producer for every new stream, before its first op is
- * handed over; returns the lane (worker) the stream's ops go to. */
-typedef unsigned (*replay_route_fn)(void *eng, uint32_t stream, uint32_t pid);
-/* Hands op seq to lane; the engine wakes the lane if it sleeps. */
-typedef void (*replay_push_fn)(void *eng, unsigned lane, uint64_t seq);
+ * handed over; returns the lane (worker) the stream's ops go to, or
+ * -errno: the run stops there and fails. */
+typedef int (*replay_route_fn)(void *eng, uint32_t stream, uint32_t pid);
+/* Hands op seq to lane; the engine wakes the lane if it sleeps. 0, or
+ * -errno when the engine could not take it: the plan completes it for
+ * the ops that wait on it, counts it lost (replay_plan_lost()) and
+ * stops, so the run ends and fails. */
+typedef int (*replay_push_fn)(void *eng, unsigned lane, uint64_t seq);
 
 struct replay_plan_opts {
 	const struct riot_logs *logs;	/* the log: a file or segments */
@@ -234,6 +238,7 @@ void replay_plan_wait_op(struct replay_plan *p, uint64_t seq);
 /* Set once the producer handed over the last op. */
 bool replay_plan_finished(const struct replay_plan *p);
 uint64_t replay_plan_planned(const struct replay_plan *p);	/* ops so far */
+uint64_t replay_plan_lost(const struct replay_plan *p);	/* of them, never issued */
 const struct replay_stream *replay_plan_stream(const struct replay_plan *p, uint32_t i);
 uint32_t replay_plan_nstreams(const struct replay_plan *p);
 /* The model (path strings for reports); only once the plan has finished. */

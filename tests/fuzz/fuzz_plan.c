@@ -164,7 +164,7 @@ struct dry {
 	uint64_t ops;
 };
 
-static unsigned dry_route(void *eng, uint32_t stream, uint32_t pid)
+static int dry_route(void *eng, uint32_t stream, uint32_t pid)
 {
 	(void)eng;
 	(void)stream;
@@ -172,7 +172,7 @@ static unsigned dry_route(void *eng, uint32_t stream, uint32_t pid)
 	return 0;
 }
 
-static void dry_push(void *eng, unsigned lane, uint64_t seq)
+static int dry_push(void *eng, unsigned lane, uint64_t seq)
 {
 	struct dry *d = eng;
 	struct replay_op *op = replay_plan_op(d->plan, seq);
@@ -180,6 +180,7 @@ static void dry_push(void *eng, unsigned lane, uint64_t seq)
 	(void)lane;
 	d->ops++;
 	replay_op_complete(d->plan, op);
+	return 0;
 }
 
 static int count_entry(const struct init_entry *e, void *arg)

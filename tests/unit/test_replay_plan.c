@@ -174,25 +174,32 @@ static unsigned pushed_lane[MAX_PUSH];
 static uint64_t pushed_seq[MAX_PUSH];
 static unsigned npushed;
 static unsigned routed;
+/* An engine that cannot start stream fail_route - 1's thread, or take
+ * op fail_push (0: none). */
+static uint32_t fail_route;
+static uint64_t fail_push;
 
 /* Every stream gets a lane of its own: lane == stream index. */
-static unsigned route(void *eng, uint32_t stream, uint32_t pid)
+static int route(void *eng, uint32_t stream, uint32_t pid)
 {
 	(void)eng;
 	(void)pid;
 	CHECK_EQ(stream, routed);
 	routed++;
-	return stream;
+	return stream + 1 == fail_route ? -EAGAIN : (int)stream;
 }
 
-static void push(void *eng, unsigned lane, uint64_t seq)
+static int push(void *eng, unsigned lane, uint64_t seq)
 {
 	(void)eng;
+	if (seq == fail_push)
+		return -ENOMEM;
 	if (npushed < MAX_PUSH) {
 		pushed_lane[npushed] = lane;
 		pushed_seq[npushed] = seq;
 	}
 	npushed++;
+	return 0;
 }
 
 /* Plans the log just written, to its end. Exits on a plan that cannot
@@ -726,6 +733,63 @@ static void test_streams(void)
 	replay_plan_free(p);
 }
 
+/* An engine that cannot take an op, or start a stream's thread: the
+ * producer stops there with the reason, and the op it could not hand over
+ * is complete (nothing waits for it for ever) and counted lost, so the
+ * run ends and fails. */
+static void test_engine_refuses(void)
+{
+	static const uint32_t tids[] = { 100, 101, 100, 200, 101, 100 };
+	const unsigned n = sizeof(tids) / sizeof(tids[0]);
+	struct replay_plan_opts o = {
+		.logs = RIOT_LOGS_ONE(log_path), .order = ORDER_RESOURCE,
+		.route = route, .push = push,
+	};
+	struct replay_plan *p;
+	char err[512];
+
+	log_begin();
+	for (unsigned i = 0; i < n; i++)
+		op_path(RIOT_SYS_stat, tids[i] == 200 ? 200 : 100, tids[i], "/x", NULL, -ENOENT);
+	log_end();
+
+	/* op 5 (thread 101's second) is refused */
+	npushed = routed = 0;
+	fail_push = 5;
+	p = replay_plan_new(&o, err, sizeof(err));
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(replay_plan_run(p), -ENOMEM);
+		CHECK(replay_plan_finished(p));
+		CHECK_U64(replay_plan_planned(p), 5);
+		CHECK_U64(replay_plan_lost(p), 1);
+		CHECK_EQ(npushed, 4);
+		CHECK(replay_plan_op_done(p, 5));
+		CHECK(!replay_plan_op_done(p, 4));
+		CHECK_STR(replay_plan_error(p), "cannot queue op 5: Cannot allocate memory");
+		replay_plan_free(p);
+	}
+	fail_push = 0;
+
+	/* the third stream (thread 200, whose first op is op 4) gets no thread */
+	npushed = routed = 0;
+	fail_route = 3;
+	p = replay_plan_new(&o, err, sizeof(err));
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ(replay_plan_run(p), -EAGAIN);
+		CHECK(replay_plan_finished(p));
+		CHECK_EQ(routed, 3);
+		CHECK_U64(replay_plan_planned(p), 3);
+		CHECK_U64(replay_plan_lost(p), 0);
+		CHECK_EQ(npushed, 3);
+		CHECK_STR(replay_plan_error(p),
+			  "cannot start a replay thread: Resource temporarily unavailable");
+		replay_plan_free(p);
+	}
+	fail_route = 0;
+}
+
 /* ---- 4. skipped and unreplayable ops ---- */
 
 static void test_skips(void)
@@ -884,6 +948,7 @@ int main(void)
 	test_order_prefix_probe();
 	test_order_resource_rename();
 	test_streams();
+	test_engine_refuses();
 	test_skips();
 	test_clones();
 
