@@ -26,8 +26,10 @@ const char cmd_version_help[] =
 	"Prints riot's version, the versions of the libraries linked in (libbpf,\n"
 	"liburing, zstd, SQLite) and what the running kernel offers, each probed:\n"
 	"BTF, the BPF ring buffer and BPF task storage (capture needs all three),\n"
-	"io_uring with the number of operations it supports, and whether one of\n"
-	"them is OPENAT2 (the uring replay engine needs it).\n"
+	"io_uring with the number of operations it supports, and whether it has\n"
+	"READ, WRITE and FADVISE, the operations the uring replay engine sends\n"
+	"to the ring (it needs READ and WRITE; without FADVISE, fadvise is a\n"
+	"blocking call).\n"
 	"\n"
 	"  --json   one JSON object\n";
 
@@ -36,12 +38,12 @@ struct kernel_features {
 	bool btf;
 	int ringbuf;		/* 1 yes, 0 no, -errno when it could not tell */
 	int task_storage;	/* the same */
-	int uring_openat2;	/* 1 yes, 0 no */
+	int uring_engine_ops;	/* READ, WRITE and FADVISE: 1 all, 0 not */
 	int uring_ops;		/* supported io_uring ops, -errno if none */
 	int uring_last_op;
 };
 
-static int probe_uring(int *last_op, int *openat2)
+static int probe_uring(int *last_op, int *engine_ops)
 {
 	struct io_uring_probe *p = io_uring_get_probe();
 	int n = 0;
@@ -52,7 +54,9 @@ static int probe_uring(int *last_op, int *openat2)
 		if (p->ops[op].flags & IO_URING_OP_SUPPORTED)
 			n++;
 	*last_op = p->last_op;
-	*openat2 = io_uring_opcode_supported(p, IORING_OP_OPENAT2);
+	*engine_ops = io_uring_opcode_supported(p, IORING_OP_READ) &&
+		      io_uring_opcode_supported(p, IORING_OP_WRITE) &&
+		      io_uring_opcode_supported(p, IORING_OP_FADVISE);
 	io_uring_free_probe(p);
 	return n;
 }
@@ -71,7 +75,7 @@ static void probe_kernel(struct kernel_features *k)
 	k->ringbuf = rc == 1 ? 1 : rc == 0 ? 0 : rc;
 	rc = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL);
 	k->task_storage = rc == 1 ? 1 : rc == 0 ? 0 : rc;
-	k->uring_ops = probe_uring(&k->uring_last_op, &k->uring_openat2);
+	k->uring_ops = probe_uring(&k->uring_last_op, &k->uring_engine_ops);
 }
 
 /* The liburing riot was built with: the package's version, or the
@@ -137,7 +141,7 @@ int cmd_version(int argc, char **argv)
 		else
 			json_null(&j, "task_storage");
 		json_i64(&j, "io_uring_ops", k.uring_ops < 0 ? 0 : k.uring_ops);
-		json_bool(&j, "io_uring_openat2", k.uring_ops >= 0 && k.uring_openat2 == 1);
+		json_bool(&j, "io_uring_engine_ops", k.uring_ops >= 0 && k.uring_engine_ops == 1);
 		json_obj_close(&j);
 		json_end_line(&j);
 		return RIOT_EXIT_OK;
@@ -152,8 +156,8 @@ int cmd_version(int argc, char **argv)
 	printf("  BPF task storage:              %s\n", probe_text(k.task_storage));
 	if (k.uring_ops >= 0)
 		printf("  io_uring:                      yes, %d operations (last opcode %d), "
-		       "OPENAT2 %s\n", k.uring_ops, k.uring_last_op,
-		       k.uring_openat2 == 1 ? "yes" : "no");
+		       "READ WRITE FADVISE %s\n", k.uring_ops, k.uring_last_op,
+		       k.uring_engine_ops == 1 ? "yes" : "no");
 	else
 		printf("  io_uring:                      no (%s)\n", strerror(-k.uring_ops));
 	return RIOT_EXIT_OK;
