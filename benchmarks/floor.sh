@@ -16,6 +16,10 @@
 # unique per block as riot's --fill random makes them. What separates it
 # from the floor is the price of measuring at all; what separates riot
 # from it is riot's own machinery (queues, dependencies, accounting).
+# The shared floor is --measure --shared-fds: the same, with a second
+# thread sharing the fd table, as riot's log reader and its engine threads
+# do: every fd call then takes and drops a reference to its file. riot
+# over the shared floor is riot's machinery alone.
 #
 # fio: while riot captures the fio run, fio writes its own iolog
 # (--write_iolog); fio then replays that iolog (--read_iolog,
@@ -69,8 +73,8 @@ fresh_root() { "$RIOT" init "$1" --root "$2" >/dev/null 2>&1; sync; }
 
 printf '\nfloor: riot as fast as possible against replay_floor (one thread, pre-opened files, a\n'
 printf 'pre-decoded array of preads and pwrites); median elapsed of %d runs, riot/floor\n' "$REPS"
-head=$(printf '%-10s %8s %12s %12s %8s' trace "data ops" floor measured "/floor")
-for e in $ENGINES; do head+=$(printf ' %12s %8s %8s' "$e" "/floor" "/meas."); done
+head=$(printf '%-10s %8s %12s %12s %8s %12s %8s' trace "data ops" floor measured "/floor" shared "/floor")
+for e in $ENGINES; do head+=$(printf ' %12s %8s %8s %8s' "$e" "/floor" "/meas." "/shared"); done
 echo "$head"
 declare -A floor_ratio
 for t in fio dd pread; do
@@ -79,6 +83,7 @@ for t in fio dd pread; do
 	root=$work/root-$t
 	: >"$work/floor.ns"
 	: >"$work/measured.ns"
+	: >"$work/shared.ns"
 	for e in $ENGINES; do : >"$work/$e.ns"; done
 	ops=n/a
 	for _ in $(seq "$REPS"); do
@@ -88,6 +93,9 @@ for t in fio dd pread; do
 		fresh_root "$log" "$root"
 		"$BENCH/replay_floor" "$log" --root "$root" --rounds 1 --measure >"$work/floor.out" 2>&1 &&
 			{ read -r _ _ _ _ _ ns _ <"$work/floor.out"; echo "$ns" >>"$work/measured.ns"; }
+		fresh_root "$log" "$root"
+		"$BENCH/replay_floor" "$log" --root "$root" --rounds 1 --measure --shared-fds >"$work/floor.out" 2>&1 &&
+			{ read -r _ _ _ _ _ ns _ <"$work/floor.out"; echo "$ns" >>"$work/shared.ns"; }
 		for e in $ENGINES; do
 			fresh_root "$log" "$root"
 			"$RIOT" replay "$log" --root "$root" --no-init --speed 0 --engine "$e" --json >"$work/r.json" 2>/dev/null &&
@@ -96,18 +104,23 @@ for t in fio dd pread; do
 	done
 	fl=$(median <"$work/floor.ns")
 	me=$(median <"$work/measured.ns")
-	row=$(printf '%-10s %8s %12s %12s %8s' "$t" "$ops" "$fl" "$me" "$(div "$me" "$fl")x")
+	sh=$(median <"$work/shared.ns")
+	row=$(printf '%-10s %8s %12s %12s %8s %12s %8s' "$t" "$ops" "$fl" "$me" "$(div "$me" "$fl")x" \
+		"$sh" "$(div "$sh" "$fl")x")
 	out "floor_${t}_floor_ns" "$fl"
 	out "floor_${t}_measured_ns" "$me"
 	out "floor_${t}_measured_over_floor" "$(div "$me" "$fl")"
+	out "floor_${t}_shared_ns" "$sh"
+	out "floor_${t}_shared_over_floor" "$(div "$sh" "$fl")"
 	for e in $ENGINES; do
 		m=$(median <"$work/$e.ns")
 		r=$(div "$m" "$fl")
 		floor_ratio[$t-$e]=$r
-		row+=$(printf ' %12s %8s %8s' "$m" "${r}x" "$(div "$m" "$me")x")
+		row+=$(printf ' %12s %8s %8s %8s' "$m" "${r}x" "$(div "$m" "$me")x" "$(div "$m" "$sh")x")
 		out "floor_${t}_${e}_ns" "$m"
 		out "floor_${t}_${e}_over_floor" "$r"
 		out "floor_${t}_${e}_over_measured" "$(div "$m" "$me")"
+		out "floor_${t}_${e}_over_shared" "$(div "$m" "$sh")"
 	done
 	echo "$row"
 	rm -rf "$root"

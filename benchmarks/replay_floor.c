@@ -1,7 +1,7 @@
 /* benchmarks/replay_floor.c: the speed floor of a replay, the least time
  * a replayer can take for a log's data operations on this machine.
  *
- *   replay_floor LOG --root ROOT [--rounds N] [--measure]
+ *   replay_floor LOG --root ROOT [--rounds N] [--measure] [--shared-fds]
  *
  * Reads LOG once through riot's reader and resolver (the operations riot
  * export fio would give fio: every read and write at its captured offset
@@ -19,6 +19,13 @@
  * The gap between the two floors is the price of measuring; the gap
  * between this floor and riot is riot's own machinery.
  *
+ * --shared-fds starts one more thread, which only waits, before the
+ * rounds: the process's fd table is then shared, as it is in any replayer
+ * that reads its log on one thread and issues on another, and Linux takes
+ * and drops a reference to the file on every fd call (a program alone in
+ * its table skips that). What it adds to --measure is the price of a
+ * second thread, not of anything riot does.
+ *
  * Prints "ops N threads T elapsed_ns E ops_per_s R" with the best round's
  * elapsed time (first call to last return). Exits 1 on any error.
  */
@@ -26,6 +33,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,11 +180,21 @@ static void floor_free(struct floor *f)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: replay_floor LOG --root ROOT [--rounds N] [--measure]\n"
+	fprintf(stderr, "usage: replay_floor LOG --root ROOT [--rounds N] [--measure] [--shared-fds]\n"
 		"  --root ROOT   where riot init LOG --root ROOT made the tree (required)\n"
 		"  --rounds N    rounds over the operations, the best is printed (default 3)\n"
-		"  --measure     time each call and make each write's bytes, as riot does\n");
+		"  --measure     time each call and make each write's bytes, as riot does\n"
+		"  --shared-fds  a second thread, waiting, shares the fd table\n");
 	exit(2);
+}
+
+/* The second thread of --shared-fds: it waits until the process exits. */
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -185,6 +203,7 @@ int main(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "rounds", required_argument, NULL, 'n' },
 		{ "measure", no_argument, NULL, 'm' },
+		{ "shared-fds", no_argument, NULL, 's' },
 		{ 0 },
 	};
 	struct floor *f = calloc(1, sizeof(*f));
@@ -193,8 +212,9 @@ int main(int argc, char **argv)
 	const char *root = NULL;
 	uint64_t best = UINT64_MAX;
 	unsigned rounds = 3;
-	bool measure = false;
+	bool measure = false, shared = false;
 	struct hist *h = NULL;
+	pthread_t idle;
 	char err[512], *buf;
 	int c, rc;
 
@@ -207,6 +227,8 @@ int main(int argc, char **argv)
 			rounds = (unsigned)strtoul(optarg, NULL, 10);
 		else if (c == 'm')
 			measure = true;
+		else if (c == 's')
+			shared = true;
 		else
 			usage();
 	}
@@ -237,6 +259,13 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < (f->max_len ? f->max_len : 4096); i++)
 		buf[i] = (char)rand();
+	if (shared && pthread_create(&idle, NULL, idle_thread, NULL) != 0) {
+		fprintf(stderr, "replay_floor: cannot start a thread\n");
+		free(buf);
+		free(h);
+		floor_free(f);
+		return 1;
+	}
 	for (unsigned r = 0; r < rounds; r++) {
 		uint64_t t0, t;
 
