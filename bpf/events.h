@@ -15,6 +15,7 @@
  * many bytes, are tested there; the rest is left to userspace. */
 #define RIOT_KPATH_MAX 256
 #define RIOT_NR_MAX 512		/* syscall numbers the filter table covers */
+#define RIOT_CALIB_CALLS 2048	/* calls of a probe-time calibration */
 
 enum riot_ev_type {
 	RIOT_EV_SYSCALL = 1,

@@ -186,6 +186,7 @@ struct slot {
 	__u8 active;
 	__u8 emit;		/* recorded (not only kept for clone flags) */
 	__u8 aio;		/* AIO capture needs its entry or exit */
+	__u8 calib;		/* a calibration call: timed, not recorded */
 	__u64 fault_addr;	/* the latest page fault (bpf/mmap.bpf.h) */
 };
 
@@ -265,6 +266,31 @@ struct {
  * is handed over at its CPU's next event or at capture's own syscall
  * there, so no event waits in a batch much longer than the timer. */
 __u64 flush_gen;
+
+/* Probe-time calibration (capture/calib.c). While calib_tid is set, that
+ * thread of riot itself is traced as a target's threads are, from the
+ * same programs down to the same clock reads, but its calls' durations go
+ * to calib_dur, not to the ring, and its slot goes at each exit (a slot
+ * is what marks a traced task). Their median against the same calls
+ * untraced is the time the probes add to every recorded duration. */
+volatile __u32 calib_tid;
+__u32 calib_n;
+__u32 calib_dur[RIOT_CALIB_CALLS];
+
+static __always_inline int is_calib(__u64 pid_tgid)
+{
+	return calib_tid && (__u32)pid_tgid == calib_tid;
+}
+
+static __always_inline void calib_note(__u64 dur)
+{
+	__u32 i = calib_n;
+
+	if (i < RIOT_CALIB_CALLS) {
+		calib_dur[i] = dur > 0xffffffffu ? 0xffffffffu : (__u32)dur;
+		calib_n = i + 1;
+	}
+}
 
 /* Room for a record and two paths; the second path starts wherever the
  * first ends, so the area is sized for a masked (not exact) offset. */
@@ -542,7 +568,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	struct task_struct *task;
 	struct slot *s;
 	__u32 sys, tgid;
-	int emit, ok, aio;
+	int emit, ok, aio, calib = 0;
+	__u64 pid_tgid;
 
 	if ((__u64)id >= RIOT_NR_MAX)
 		return 0;
@@ -563,9 +590,13 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	s = target_mode == RIOT_TARGET_PIDS ?
 		    bpf_task_storage_get(&slots, task, 0, 0) : NULL;
 	if (!s) {
-		tgid = bpf_get_current_pid_tgid() >> 32;
-		if (!in_target(tgid) || !comm_matches())
-			return 0;
+		pid_tgid = bpf_get_current_pid_tgid();
+		tgid = pid_tgid >> 32;
+		if (!in_target(tgid) || !comm_matches()) {
+			if (!is_calib(pid_tgid))
+				return 0;
+			calib = 1;
+		}
 		s = bpf_task_storage_get(&slots, task, 0,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!s) {
@@ -586,6 +617,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	s->flags = 0;
 	s->emit = emit;
 	s->aio = aio;
+	s->calib = calib;
 	s->active = 1;
 	s->fault_addr = 0;	/* a fault inside the call says its own */
 
@@ -1107,11 +1139,19 @@ static __always_inline int emit_record(const struct slot *s,
 		if (cb)
 			__sync_fetch_and_add(&cb->direct, 1);
 		now = bpf_ktime_get_boot_ns();
-		emit_direct(s, d, a, ret, now, keeps_path);
+		if (s && s->calib)
+			calib_note(now - s->t);
+		else
+			emit_direct(s, d, a, ret, now, keeps_path);
 		direct_end(cb);
 		return 0;
 	}
 	now = bpf_ktime_get_boot_ns();
+	if (s && s->calib) {
+		calib_note(now - s->t);
+		batch_put(b);
+		return 0;
+	}
 	if (b->len > BATCH_LIMIT || b->len < RIOT_BATCH_HDR)
 		batch_flush(b, 0);
 	off = b->len;
@@ -1569,6 +1609,10 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if ((d->sf & RIOT_SF_VMA) && !vma_of_file(task, s, ret))
 		return 0;
 	emit_syscall(s, ret);
+	if (s->calib) {
+		bpf_task_storage_delete(&slots, task);
+		return 0;
+	}
 	if (d->fdnote)
 		fd_note_exit(d->fdnote, ret, s->args[0], s->args[1],
 			     arg_at(s->args, d->fdpair));

@@ -46,11 +46,13 @@ typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size);
 /* Checks privileges and kernel features; on failure writes one line saying
  * what is missing into why and returns -errno. */
 int tracer_check(char *why, size_t len);
-/* Opens, configures, loads and attaches. child: a process to trace from
- * the start (-- CMD), or 0. NULL + errno, with why filled. */
+struct probe_calib;
+/* Opens, configures, loads and attaches, and measures the probe time into
+ * pc (calib.c) as it attaches. child: a process to trace from the start
+ * (-- CMD), or 0. NULL + errno, with why filled. */
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
-			    tracer_event_fn fn, void *ctx, char *why,
-			    size_t len);
+			    tracer_event_fn fn, void *ctx, struct probe_calib *pc,
+			    char *why, size_t len);
 /* Waits up to timeout_ms for records and hands each to fn; returns how
  * many, or -errno (the callback's error included). A malformed record is
  * handed over with size 0. */
@@ -76,6 +78,27 @@ uint64_t tracer_filtered(struct tracer *t);
 /* False once every traced process (-p, and their children) has exited. */
 bool tracer_pids_alive(struct tracer *t);
 void tracer_destroy(struct tracer *t);
+/* Probe-time calibration (calib.c): from begin to end, the calling
+ * thread's calls go through the programs as a traced task's do, their
+ * durations kept apart (bpf/riot.bpf.c, calib_tid). end copies up to max
+ * of them into durs and returns how many. */
+void tracer_calib_begin(struct tracer *t);
+unsigned tracer_calib_end(struct tracer *t, uint32_t *durs, unsigned max);
+
+/* ---- calib.c: the probe time of a recorded duration ---- */
+
+struct probe_calib {
+	unsigned calls;		/* 0: not measured */
+	uint64_t untraced_ns, recorded_ns, probe_ns;
+};
+
+/* Just before the programs are attached: the calls timed from user
+ * space (tracer_start()). */
+void calib_untraced(struct probe_calib *pc);
+/* Just after: the same calls' recorded durations, and the difference.
+ * Leaves pc->calls 0 when the programs recorded fewer than half of them
+ * (none: newfstatat is not among the captured calls, --ops). */
+void calib_traced(struct probe_calib *pc, struct tracer *t);
 
 /* ---- convert.c: ring records into log records ---- */
 

@@ -723,7 +723,8 @@ static void describe(const struct capture_opts *o, char *target, size_t tlen,
 }
 
 static struct riot_writer *open_log(struct capture *c, const struct capture_opts *o,
-				    int argc, char **argv, uint64_t start_t)
+				    int argc, char **argv, uint64_t start_t,
+				    const struct probe_calib *pc)
 {
 	static char cmdline[8192], target[4096], opts[2048];
 	struct riot_log_header h = { .major = RIOT_FMT_MAJOR,
@@ -744,6 +745,12 @@ static struct riot_writer *open_log(struct capture *c, const struct capture_opts
 	h.boot_to_wall_ns = (int64_t)(clock_ns(CLOCK_REALTIME) -
 				      clock_ns(CLOCK_BOOTTIME));
 	h.start_t = start_t;
+	if (pc->calls) {
+		h.probe_ns = pc->probe_ns;
+		h.probe_calls = pc->calls;
+		h.probe_untraced_ns = pc->untraced_ns;
+		h.probe_recorded_ns = pc->recorded_ns;
+	}
 	if (!o->rotate_bytes && !(o->rotate_secs > 0)) {
 		c->log_path = o->out;
 		return riot_writer_open(o->out, &h, &wo);
@@ -1241,6 +1248,7 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 {
 	struct capture c = { .block = { .fd = -1 } };
 	struct run r = { .o = o };
+	struct probe_calib pc;
 	char why[512], stopped[PATH_MAX + 64] = "", first[PATH_MAX];
 	const char *out_name = o->out;
 	int gate = -1, err, rc = RIOT_EXIT_FAIL;
@@ -1266,14 +1274,14 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		riot_err("out of memory");
 		goto out;
 	}
-	r.t = tracer_start(o, r.child, on_event, &c, why, sizeof(why));
+	r.t = tracer_start(o, r.child, on_event, &c, &pc, why, sizeof(why));
 	if (!r.t) {
 		riot_err("%s", why);
 		goto out;
 	}
 	t0 = capture_now_boot();
 	c.t_loss_poll = t0;
-	c.w = open_log(&c, o, argc, argv, t0);
+	c.w = open_log(&c, o, argc, argv, t0, &pc);
 	if (!c.w) {
 		riot_err("cannot create %s: %s", c.log_path ? c.log_path : o->out,
 			 strerror(errno));

@@ -253,7 +253,8 @@ static int load_attach(struct tracer *t, const struct capture_opts *o,
 }
 
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
-			    tracer_event_fn fn, void *ctx, char *why, size_t len)
+			    tracer_event_fn fn, void *ctx, struct probe_calib *pc,
+			    char *why, size_t len)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 	int err = -ENOMEM;
@@ -305,12 +306,16 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 		snprintf(why, len, "cannot map the ring buffer: %s", strerror(errno));
 		goto fail;
 	}
+	/* the calls untraced and traced a moment apart: the machine's load
+	 * the same for both */
+	calib_untraced(pc);
 	err = riot_bpf__attach(t->skel);
 	if (err) {
 		snprintf(why, len, "cannot attach to the tracepoints: %s%s%s",
 			 strerror(-err), libbpf_last[0] ? " — " : "", libbpf_last);
 		goto fail;
 	}
+	calib_traced(pc, t);
 	return t;
 fail:
 	tracer_destroy(t);
@@ -328,6 +333,24 @@ int tracer_poll(struct tracer *t, int timeout_ms)
 		n = m < 0 ? m : n + m;
 	}
 	return n == -EINTR ? 0 : n;
+}
+
+void tracer_calib_begin(struct tracer *t)
+{
+	t->skel->bss->calib_n = 0;
+	__atomic_store_n(&t->skel->bss->calib_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+}
+
+unsigned tracer_calib_end(struct tracer *t, uint32_t *durs, unsigned max)
+{
+	unsigned n;
+
+	__atomic_store_n(&t->skel->bss->calib_tid, 0, __ATOMIC_SEQ_CST);
+	n = t->skel->bss->calib_n;
+	if (n > max)
+		n = max;
+	memcpy(durs, t->skel->bss->calib_dur, n * sizeof(*durs));
+	return n;
 }
 
 void tracer_kick(struct tracer *t)

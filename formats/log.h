@@ -15,11 +15,12 @@
 #include "bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 6	/* 1: permission bits, xattr values; 2: block
+#define RIOT_FMT_MINOR 7	/* 1: permission bits, xattr values; 2: block
 				 * sequence records; 3: end sections; 4: ioctl
 				 * clone sources and ranges, mremap and madvise
 				 * of files; 5: asynchronous requests and their
-				 * ctx field; 6: segments of a rotated capture */
+				 * ctx field; 6: segments of a rotated capture;
+				 * 7: the probe time of a duration */
 #define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 #define RIOT_STR_LEN_MAX 65535	/* bytes of a string (path, comm) a log may
 				 * hold: a writer cuts longer ones, flagged */
@@ -230,6 +231,13 @@ struct riot_log_header {
 	const char *capture_id;
 	uint64_t segment;
 	uint64_t restated;
+	/* The time capture's probes add to each recorded duration (format
+	 * 1.7), measured when the capture started: probe_calls newfstatat
+	 * calls timed untraced from user space (median probe_untraced_ns)
+	 * and through the probes (median recorded duration
+	 * probe_recorded_ns); probe_ns is the difference (0 when the second
+	 * is not longer). probe_calls 0: not measured. */
+	uint64_t probe_ns, probe_calls, probe_untraced_ns, probe_recorded_ns;
 };
 
 /* ---- writer ---- */

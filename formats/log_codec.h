@@ -50,6 +50,10 @@ enum log_tlv {
 	TLV_CAPTURE_ID = 10,	/* string (minor 6) */
 	TLV_SEGMENT = 11,	/* varint (minor 6) */
 	TLV_RESTATED = 12,	/* varint (minor 6) */
+	TLV_PROBE_NS = 13,	/* varint (minor 7) */
+	TLV_PROBE_CALLS = 14,	/* varint (minor 7) */
+	TLV_PROBE_UNTRACED = 15,	/* varint (minor 7) */
+	TLV_PROBE_RECORDED = 16,	/* varint (minor 7) */
 };
 
 /* ---- block streams and fields ---- */

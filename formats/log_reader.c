@@ -179,6 +179,21 @@ static char **tlv_slot(struct riot_reader *r, uint64_t key)
 	return NULL;
 }
 
+/* The header's number field of key (boot_to_wall_ns, zigzag, aside). */
+static uint64_t *header_number(struct riot_reader *r, uint64_t key)
+{
+	switch (key) {
+	case TLV_START_T: return &r->h.start_t;
+	case TLV_SEGMENT: return &r->h.segment;
+	case TLV_RESTATED: return &r->h.restated;
+	case TLV_PROBE_NS: return &r->h.probe_ns;
+	case TLV_PROBE_CALLS: return &r->h.probe_calls;
+	case TLV_PROBE_UNTRACED: return &r->h.probe_untraced_ns;
+	case TLV_PROBE_RECORDED: return &r->h.probe_recorded_ns;
+	}
+	return NULL;
+}
+
 static int tlv_number(const uint8_t *p, size_t n, uint64_t *v)
 {
 	struct cursor c = { p, p + n };
@@ -201,18 +216,15 @@ static int header_parse(struct riot_reader *r, const uint8_t *p, size_t n)
 		char **slot = tlv_slot(r, key);
 		if (slot && tlv_string(slot, c.p, (size_t)len))
 			return fail(r, -ENOMEM, "out of memory");
-		if (key == TLV_BOOT_TO_WALL || key == TLV_START_T || key == TLV_SEGMENT ||
-		    key == TLV_RESTATED) {
+		uint64_t *num = header_number(r, key);
+
+		if (key == TLV_BOOT_TO_WALL || num) {
 			if (tlv_number(c.p, (size_t)len, &v))
 				return fail(r, -EBADMSG, "header at byte 0: bad number in field %" PRIu64, key);
 			if (key == TLV_BOOT_TO_WALL)
 				r->h.boot_to_wall_ns = zz_dec(v);
-			else if (key == TLV_START_T)
-				r->h.start_t = v;
-			else if (key == TLV_SEGMENT)
-				r->h.segment = v;
 			else
-				r->h.restated = v;
+				*num = v;
 		}
 		c.p += len;	/* unknown keys: skipped (newer minor) */
 	}

@@ -140,6 +140,12 @@ static int header_payload(struct bytes *b, const struct riot_log_header *h)
 		rc = rc ? rc : put_tlv_u64(b, TLV_SEGMENT, h->segment);
 		rc = rc ? rc : put_tlv_u64(b, TLV_RESTATED, h->restated);
 	}
+	if (h->probe_calls) {
+		rc = rc ? rc : put_tlv_u64(b, TLV_PROBE_NS, h->probe_ns);
+		rc = rc ? rc : put_tlv_u64(b, TLV_PROBE_CALLS, h->probe_calls);
+		rc = rc ? rc : put_tlv_u64(b, TLV_PROBE_UNTRACED, h->probe_untraced_ns);
+		rc = rc ? rc : put_tlv_u64(b, TLV_PROBE_RECORDED, h->probe_recorded_ns);
+	}
 	return rc;
 }
 

@@ -176,6 +176,12 @@ static void print_json(const struct info_view *v)
 		json_str(&j, "capture_id", v->h->capture_id);
 		json_u64(&j, "segment", v->h->segment);
 	}
+	if (v->h->probe_calls) {	/* format 1.7 */
+		json_u64(&j, "probe_ns", v->h->probe_ns);
+		json_u64(&j, "probe_calls", v->h->probe_calls);
+		json_u64(&j, "probe_untraced_ns", v->h->probe_untraced_ns);
+		json_u64(&j, "probe_recorded_ns", v->h->probe_recorded_ns);
+	}
 	json_obj_close(&j);
 	if (v->h->segment)
 		json_u64(&j, "segments", v->files);
@@ -249,6 +255,11 @@ static void print_text(const struct info_view *v)
 	}
 	printf("start:       %s\n", when);
 	printf("duration:    %.6f s\n", (double)view_duration(v) / 1e9);
+	if (v->h->probe_calls)
+		printf("probe time:  %" PRIu64 " ns a call, taken off durations by riot report "
+		       "(%" PRIu64 " newfstatat: %" PRIu64 " ns untraced, %" PRIu64 " ns recorded)\n",
+		       v->h->probe_ns, v->h->probe_calls, v->h->probe_untraced_ns,
+		       v->h->probe_recorded_ns);
 	printf("events:      %" PRIu64 " (%" PRIu64 " syscalls, %" PRIu64 " process events)\n",
 	       in->events, in->records[RIOT_REC_SYSCALL], in->records[RIOT_REC_PROC]);
 	printf("drops:       %" PRIu64 "%s\n", in->drops,

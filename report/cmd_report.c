@@ -16,7 +16,7 @@
 #include "report/view.h"
 
 const char cmd_report_help[] =
-	"Usage: riot report FILE -o DB [--label L] [--events]\n"
+	"Usage: riot report FILE -o DB [--label L] [--events] [--raw-durations]\n"
 	"       riot report show DB [--run ID|LABEL] [--json] [--html OUT.html]\n"
 	"       riot report merge A.db [B.db...] -o ALL.db\n"
 	"\n"
@@ -24,13 +24,17 @@ const char cmd_report_help[] =
 	"database DB (created if missing; several runs live in one database):\n"
 	"per syscall count, errors, bytes and latency percentiles (p50, p90, p99,\n"
 	"p99.9, max) with their histograms, per class, file, process and second,\n"
-	"and errors by errno. Latencies are those seen on the capture host.\n"
+	"and errors by errno. Latencies are those seen on the capture host, less\n"
+	"the time riot's probes added to each (measured when the capture started,\n"
+	"in the log's header since format 1.7: riot info shows it), so they are\n"
+	"on the scale of a replay's, timed from user space around each call.\n"
 	"\n"
 	"  -o, --output DB   the report database to append the run to\n"
 	"  --label L         the run's name in DB (default: capture-<fs>-<device>\n"
 	"                    of the captured files, made unique); must be new\n"
 	"  --events          also store every operation in the events table\n"
 	"                    (without it, DB size does not grow with the log)\n"
+	"  --raw-durations   latencies as recorded, the probe time left in\n"
 	"\n"
 	"The second form prints the runs of DB: a list, then each run's tables\n"
 	"(or only the run named by --run); --json writes one JSON object for\n"
@@ -61,6 +65,7 @@ struct capture_scan {
 	struct dev_count devs[MAX_DEVS];
 	unsigned ndevs;
 	uint64_t last_file, last_dev;	/* a one-entry cache */
+	uint64_t probe_ns;		/* taken off each duration */
 };
 
 static void note_time(struct capture_scan *c, uint64_t t, uint64_t end)
@@ -105,7 +110,8 @@ static void scan_syscall(struct capture_scan *c, const struct riot_syscall *sc,
 		.sys = sc->sys, .pid = sc->pid, .tid = sc->tid,
 		.file = op->file, .path_id = op->path_id,
 		.t_ns = sc->t > c->start ? sc->t - c->start : 0,
-		.lat_ns = sc->dur, .ret = sc->ret, .issue_delay_ns = -1,
+		.lat_ns = sc->dur > c->probe_ns ? sc->dur - c->probe_ns : 0,
+		.ret = sc->ret, .issue_delay_ns = -1,
 	};
 
 	note_time(c, sc->t, sc->t + sc->dur);
@@ -179,6 +185,7 @@ struct report_args {
 	const char *log, *db, *label;	/* log: the first file */
 	struct riot_logs logs;
 	bool events;
+	bool raw;	/* --raw-durations */
 };
 
 static const char *or_empty_null(const char *s)
@@ -228,6 +235,7 @@ static int store_capture(const struct report_args *ra, struct riot_reader *rd,
 		.unresolved_fds = ms->unresolved_fd,
 		.unknown_cwd = ms->unknown_cwd,
 		.truncated_paths = c->truncated_paths,
+		.probe_ns = c->probe_ns,
 	};
 	struct run_block block = { 0 };
 	char err[512];
@@ -244,12 +252,17 @@ static int store_capture(const struct report_args *ra, struct riot_reader *rd,
 		meta.block = &block;
 	if (!rc)
 		rc = run_acc_store(c->acc, ra->db, &meta, c->m, &id, err, sizeof(err));
-	if (rc)
+	if (rc) {
 		riot_err("%s", err);
-	else
-		printf("run %lld stored in %s: %llu syscalls, %.3f s%s\n", (long long)id, ra->db,
+	} else {
+		printf("run %lld stored in %s: %llu syscalls, %.3f s%s", (long long)id, ra->db,
 		       (unsigned long long)run_acc_ops(c->acc), (double)meta.duration_ns / 1e9,
 		       meta.complete ? "" : " (the log is incomplete)");
+		if (c->probe_ns)
+			printf(", %llu ns of probe time taken off each latency",
+			       (unsigned long long)c->probe_ns);
+		printf("\n");
+	}
 	run_block_free(&block);
 	free(fs);
 	free(bufs);
@@ -276,6 +289,8 @@ static int summarise(const struct report_args *ra)
 		return RIOT_EXIT_FAIL;
 	}
 	c.start = riot_reader_header(rd)->start_t;
+	if (!ra->raw)
+		c.probe_ns = riot_reader_header(rd)->probe_ns;
 	c.m = model_new();
 	c.acc = run_acc_new(RUN_CAPTURE);
 	if (!c.m || !c.acc) {
@@ -302,6 +317,7 @@ int cmd_report(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "events", no_argument, NULL, 'e' },
+		{ "raw-durations", no_argument, NULL, 'r' },
 		{ 0 },
 	};
 	struct report_args ra = { 0 };
@@ -321,6 +337,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'e':
 			ra.events = true;
+			break;
+		case 'r':
+			ra.raw = true;
 			break;
 		default:
 			return riot_usage("unknown option");

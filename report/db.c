@@ -180,6 +180,8 @@ static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
 		rc = report_db_exec(db, "ALTER TABLE runs ADD COLUMN start_late_ns INTEGER; "
 				    "ALTER TABLE runs ADD COLUMN shard TEXT; "
 				    "ALTER TABLE runs ADD COLUMN fleet_runs INTEGER", err, errlen);
+	if (!rc && v >= 1 && v < 5)
+		rc = report_db_exec(db, "ALTER TABLE runs ADD COLUMN probe_ns INTEGER", err, errlen);
 	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
 		 REPORT_SCHEMA_VERSION);
 	return end_transaction(db, rc ? rc : report_db_exec(db, sql, err, errlen), err, errlen);

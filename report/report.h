@@ -42,7 +42,7 @@
 #include "lib/hist.h"
 
 /* The schema version this riot writes, and the newest it reads. */
-#define REPORT_SCHEMA_VERSION 4
+#define REPORT_SCHEMA_VERSION 5
 
 /* Seconds of the timeline kept with full histograms (see above). */
 #define RUN_TIMELINE_WINDOW 16
@@ -118,6 +118,8 @@ struct run_meta {
 	bool start_at;		/* replay --start-at: start_late_ns is known */
 	uint64_t start_late_ns;
 	uint32_t shard_k, shard_n;	/* replay --shard K/N; n 0: none */
+	uint64_t probe_ns;	/* a capture's probe time, taken off each
+				 * latency (formats/log.h); 0: none */
 	uint64_t duration_ns;	/* 0: the latest completion seen */
 	int complete;		/* 1 complete, 0 the log was cut short */
 	uint64_t dropped_events;	/* events the capture lost */

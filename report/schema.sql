@@ -1,4 +1,4 @@
--- report/schema.sql: the riot report database (schema version 4).
+-- report/schema.sql: the riot report database (schema version 5).
 --
 -- One database holds several runs (captures and replays), each with a
 -- unique label. Times are ns, sizes bytes. Syscalls are named as in
@@ -49,8 +49,12 @@ CREATE TABLE runs (
 	start_late_ns INTEGER,		-- replay --start-at: how far past it the
 					-- schedule started; NULL: no --start-at
 	shard TEXT,			-- replay --shard: 'K/N'; NULL: whole log
-	fleet_runs INTEGER		-- a fleet run (riot report merge): how
+	fleet_runs INTEGER,		-- a fleet run (riot report merge): how
 					-- many runs it sums; NULL: a run of its own
+	-- version 5 (an older report gains it with ALTER TABLE):
+	probe_ns INTEGER		-- a capture's: the time its probes added to
+					-- each duration (the log's header), taken
+					-- off every latency; NULL: none
 );
 
 -- Per syscall: latency and, for replays, issue delay.

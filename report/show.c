@@ -68,6 +68,9 @@ static void print_header(const struct run_view *v)
 	printf("  loss        %" PRIu64 " dropped events, %" PRIu64 " unresolved fds, %" PRIu64
 	       " unknown cwd, %" PRIu64 " truncated paths\n", v->dropped_events,
 	       v->unresolved_fds, v->unknown_cwd, v->truncated_paths);
+	if (v->probe_ns > 0)
+		printf("  probe time  %" PRId64 " ns taken off each latency (what the capture's "
+		       "probes added)\n", v->probe_ns);
 }
 
 /* ---- the tables: each described once, printed as text or JSON ---- */
@@ -280,6 +283,8 @@ static void json_run_header(struct json *j, const struct run_view *v)
 	json_u64(j, "unknown_cwd", v->unknown_cwd);
 	json_u64(j, "truncated_paths", v->truncated_paths);
 	json_u64(j, "timeline_late", v->timeline_late);
+	if (v->probe_ns > 0)
+		json_i64(j, "probe_ns", v->probe_ns);
 }
 
 static void json_sys(struct json *j, const struct sys_view *s, bool replay)

@@ -26,8 +26,9 @@ a274fce233a75f866e1a16d865a69e4e80fea69eaf90dc43ff4c46a8d3f5d255 records-1.5.rio
 0ac859f4ca58d1b69b08e9329fc8b4f31308f2157dc73202b6ec0bb9285bf113 segments-1.6.000001.riot
 f9c883ba91b46effd3de7432d6c00ffe4517d868c39da5dcce6a9a0d771ab852 segments-1.6.000002.riot
 74e6fcac72b0e9e557459a68086a7808839ca9e7bd3def67e8e75f619ebb8c02 segments-1.6.000003.riot
+25d7496ee4a4c026f5065d5055b630d3a5250bb9cc8ee249dea059385fb26870 capture-1.7.riot
 EOF2
-[ "$n" -ge 5 ] || fail "only $n golden logs checked"
+[ "$n" -ge 6 ] || fail "only $n golden logs checked"
 # the segments of a rotated capture, read as one log
 "$RIOT" info --json segments-1.6.00000[123].riot >"$IT_TMP/segments.info.json" 2>"$IT_TMP/err" ||
 	fail "riot info of the segments: $(cat "$IT_TMP/err")"

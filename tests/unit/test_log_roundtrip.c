@@ -257,7 +257,8 @@ static const struct riot_log_header hdr = {
 	.host = "build-7", .kernel = "6.18.0-test", .arch = "x86_64",
 	.riot_version = "0.1.0", .cmdline = "riot capture -o x.riot -- dd",
 	.options = "ring=64M", .target = "command: dd", .boot_to_wall_ns = -5,
-	.start_t = 123456789,
+	.start_t = 123456789, .probe_ns = 151, .probe_calls = 2048, .probe_untraced_ns = 831,
+	.probe_recorded_ns = 982,
 };
 
 /* Writes every record, reads the log back, compares all of it. */
@@ -307,6 +308,10 @@ static void round_trip(const char *path, size_t block_bytes, bool expect_many_bl
 	CHECK_STR(h->target, hdr.target);
 	CHECK_EQ(h->boot_to_wall_ns, -5);
 	CHECK_U64(h->start_t, 123456789);
+	CHECK_U64(h->probe_ns, 151);
+	CHECK_U64(h->probe_calls, 2048);
+	CHECK_U64(h->probe_untraced_ns, 831);
+	CHECK_U64(h->probe_recorded_ns, 982);
 
 	struct riot_rec got;
 	unsigned i = 0, nstr = 0;
