@@ -232,12 +232,15 @@ static int pass_run(struct pass *p, const char *in, const char *out, const struc
 		    char *err, size_t errlen)
 {
 	const struct riot_log_header *h = riot_reader_header(p->rd);
-	/* what describes the machine and the clock stays; what names the
-	 * host, the program, its files or the user goes */
+	/* what describes the machine and the clock stays (the probe time
+	 * too); what names the host, the program, its files or the user goes */
 	struct riot_log_header oh = {
 		.host = "anonymized", .kernel = h->kernel, .arch = h->arch,
 		.riot_version = RIOT_VERSION,
 		.boot_to_wall_ns = h->boot_to_wall_ns, .start_t = h->start_t,
+		.probe_ns = h->probe_ns, .probe_calls = h->probe_calls,
+		.probe_untraced_ns = h->probe_untraced_ns,
+		.probe_recorded_ns = h->probe_recorded_ns,
 	};
 	struct riot_rec r;
 	char *cmdline = cmdline_of(o);

@@ -56,8 +56,13 @@ h = a["header"]
 assert (h["host"], h["cmdline"], h["target"], h["options"]) == \
     ("anonymized", "riot anonymize", "", ""), h
 assert h["kernel"] == o["header"]["kernel"] and a["complete"], h
+# the probe time describes the machine: kept, so reports of the copy
+# take the same time off each latency
+probe = ("probe_ns", "probe_calls", "probe_untraced_ns", "probe_recorded_ns")
+assert o["header"]["probe_calls"] > 0, o["header"]
+assert [h[k] for k in probe] == [o["header"][k] for k in probe], (h, o["header"])
 PY
-echo "riot info: the copy has the original's events, calls, bytes, paths and files"
+echo "riot info: the copy has the original's events, calls, bytes, paths, files and probe time"
 
 # replay LOG NAME: replays LOG under $T/root-NAME; keeps the JSON summary
 replay() {
