@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # test_capture_probe: capture measures the time its probes add to a recorded
 # duration (2048 newfstatat calls of its own, untraced, then through the
-# probes: at least half of them recorded), keeps it in the log's header, and none of those calls reaches the
-# log, with a command or -p (whose traced set marks a task by its slot);
-# riot report takes it off every latency, exactly, and --raw-durations does
-# not; with newfstatat not captured (--ops) nothing is measured or taken off.
+# probes: at least half of them recorded) and keeps it in the log's header;
+# no call of riot's own reaches the log, with a command or -p (whose traced
+# set marks a task by its slot); riot report takes it off every latency,
+# exactly, and --raw-durations does not; with newfstatat not captured
+# (--ops) nothing is measured or taken off.
 . "$(dirname "$0")/lib.sh"
 require_capture
 
@@ -16,20 +17,22 @@ print(h["format_minor"], h.get("probe_calls", 0), h.get("probe_ns", 0),
       h.get("probe_untraced_ns", 0), h.get("probe_recorded_ns", 0))'
 }
 
-# newfstatat of LOG, all of pid PID: "calls_of_/ raw_sum less_sum", each
-# duration less PROBE (at least 0); fails on a record of another pid
+# stat_sums LOG PID RIOT_PID PROBE: newfstatat of LOG, "calls of / by PID,
+# raw sum, sum less PROBE each (at least 0)"; fails on a record of riot's
+# own pid RIOT_PID (its calibration calls leaked into the log)
 stat_sums() {
 	"$RIOT" dump "$1" | python3 -c 'import sys
-pid, probe = sys.argv[1], int(sys.argv[2])
+pid, riot, probe = sys.argv[1], sys.argv[2], int(sys.argv[3])
 n = raw = less = 0
 for line in sys.stdin:
     f = dict(w.split("=", 1) for w in line.split() if "=" in w)
-    if "pid" in f and f["pid"] != pid:
-        sys.exit("a record of pid %s (the calibration leaked?): %s" % (f["pid"], line.strip()))
+    if f.get("pid") == riot:
+        sys.exit("a record of riot itself (pid %s): %s" % (riot, line.strip()))
     if line.startswith("syscall ") and f.get("op") == "newfstatat":
         d = int(f["dur"])
-        n, raw, less = n + (f.get("path") == "/"), raw + d, less + max(d - probe, 0)
-print(n, raw, less)' "$2" "$3"
+        n += f.get("path") == "/" and f["pid"] == pid
+        raw, less = raw + d, less + max(d - probe, 0)
+print(n, raw, less)' "$2" "$3" "$4"
 }
 
 # report_stat LOG [ARGS]: "lat_sum_ns probe_ns" of newfstatat, riot report ARGS
@@ -45,8 +48,9 @@ print(s, "NULL" if p is None else p)' "$IT_TMP/r.db"
 }
 
 # ---- a command ----
-"$RIOT" capture -q -o "$IT_TMP/c.riot" -- "$BIN/sysloop" stat 3000 / >/dev/null 2>"$IT_TMP/c.err" ||
-	fail "capture: $(cat "$IT_TMP/c.err")"
+"$RIOT" capture -q -o "$IT_TMP/c.riot" -- "$BIN/sysloop" stat 3000 / >/dev/null 2>"$IT_TMP/c.err" &
+RPID=$!
+wait $RPID || fail "capture: $(cat "$IT_TMP/c.err")"
 read -r minor calls probe untraced recorded < <(info_probe "$IT_TMP/c.riot")
 [ "$minor" = 7 ] || fail "format minor $minor, want 7"
 [ "$calls" -ge 1024 ] && [ "$calls" -le 2048 ] || fail "probe_calls $calls, want 1024 to 2048 (of 2048 calls)"
@@ -57,7 +61,7 @@ want=$((recorded > untraced ? recorded - untraced : 0))
 	fail "riot info: $("$RIOT" info "$IT_TMP/c.riot" | grep -i probe)"
 pid=$("$RIOT" dump "$IT_TMP/c.riot" | sed -n 's/^syscall .* op=execve pid=\([0-9]*\) .*/\1/p' | head -n 1)
 [ -n "$pid" ] || fail "no execve of the command in the log"
-read -r n raw less < <(stat_sums "$IT_TMP/c.riot" "$pid" "$probe") || fail "dump of the command's log"
+read -r n raw less < <(stat_sums "$IT_TMP/c.riot" "$pid" "$RPID" "$probe") || fail "dump of the command's log"
 [ "$n" = 3000 ] || fail "$n newfstatat of / in the log, want the command's 3000"
 read -r sum p < <(report_stat "$IT_TMP/c.riot")
 [ "$sum" = "$less" ] || fail "report's newfstatat latency sum $sum, want $less ($raw recorded less $probe ns each)"
@@ -81,12 +85,13 @@ trap 'kill $SPID 2>/dev/null' EXIT
 sleep 0.2
 # not -q: riot writes its start line to a file once the programs are
 # attached, a call its own slot would have recorded
-"$RIOT" capture -p "$SPID" -d 0.5 -o "$IT_TMP/p.riot" >/dev/null 2>"$IT_TMP/p.err" ||
-	fail "capture -p: $(cat "$IT_TMP/p.err")"
+"$RIOT" capture -p "$SPID" -d 0.5 -o "$IT_TMP/p.riot" >/dev/null 2>"$IT_TMP/p.err" &
+RPID=$!
+wait $RPID || fail "capture -p: $(cat "$IT_TMP/p.err")"
 kill "$SPID" 2>/dev/null
 read -r minor calls probe untraced recorded < <(info_probe "$IT_TMP/p.riot")
 [ "$calls" -ge 1024 ] && [ "$calls" -le 2048 ] || fail "-p: probe_calls $calls, want 1024 to 2048"
-read -r n raw less < <(stat_sums "$IT_TMP/p.riot" "$SPID" "$probe") || fail "-p: dump"
+read -r n raw less < <(stat_sums "$IT_TMP/p.riot" "$SPID" "$RPID" "$probe") || fail "-p: dump"
 [ "$n" -gt 0 ] || fail "-p: none of the target's newfstatat calls in the log"
 
 # ---- --ops without newfstatat: nothing measured, nothing taken off ----
