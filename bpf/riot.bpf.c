@@ -1600,8 +1600,11 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		aio_exit(s->sys, ret, s->args[0],
 			 s->sys == RIOT_SYS_io_submit ? s->args[1] : s->args[2],
 			 s->sys == RIOT_SYS_io_submit ? s->args[2] : s->args[3]);
-	if (!s->emit)
+	if (!s->emit) {
+		if (s->calib)	/* no slot kept for the calibration's thread */
+			bpf_task_storage_delete(&slots, task);
 		return 0;
+	}
 	sys = s->sys;
 	if (sys >= RIOT_SYS_COUNT)
 		return 0;

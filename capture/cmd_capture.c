@@ -1248,7 +1248,7 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 {
 	struct capture c = { .block = { .fd = -1 } };
 	struct run r = { .o = o };
-	struct probe_calib pc;
+	struct probe_calib pc = { 0 };
 	char why[512], stopped[PATH_MAX + 64] = "", first[PATH_MAX];
 	const char *out_name = o->out;
 	int gate = -1, err, rc = RIOT_EXIT_FAIL;
