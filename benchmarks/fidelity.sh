@@ -17,7 +17,9 @@
 # before each run, then sync: a warm cache and no dirty pages left over).
 # riot's reports give, per class (data_read, data_write, sync, metadata),
 # the total time spent in syscalls and the p50; medians over the runs,
-# ratios to the capture's medians, spread = (max - min) / median.
+# ratios to the capture's medians, spread = (max - min) / median. A
+# capture's durations are less the probe time riot report takes off
+# (printed: the median over the captures, fidelity_capture_probe_ns).
 # Targets: each class within +-25 % of the capture with the default
 # engine; the engines within 15 % of each other (elapsed and per class).
 #
@@ -136,10 +138,19 @@ for p in $PROGRAMS; do
 			continue 2
 		fi
 		"$RIOT" report "$work/$p.riot" -o "$db" --label "cap-$i" >/dev/null
+		"$RIOT" info --json "$work/$p.riot" | python3 -c 'import json,sys
+print(json.load(sys.stdin)["header"].get("probe_ns", "n/a"))' >>"$work/probe_ns"
 	done
 	rm -rf "$dir"
 done
 echo "captures: $(($(date +%s) - t_start)) s"
+# the probe time riot report took off each captured duration (riot info)
+probe=$(grep -v n/a "$work/probe_ns" 2>/dev/null | sort -n)
+if [ -n "$probe" ]; then
+	echo "probe time taken off the captures' durations: median $(echo "$probe" | median) ns," \
+		"$(echo "$probe" | head -n 1)-$(echo "$probe" | tail -n 1) ns over $(echo "$probe" | wc -l) captures"
+	[ -z "${BENCH_OUT:-}" ] || echo "fidelity_capture_probe_ns $(echo "$probe" | median)" >>"$BENCH_OUT"
+fi
 
 # ---- replays ----
 
