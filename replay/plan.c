@@ -140,7 +140,7 @@ const char *replay_skip_name(unsigned skip)
 
 /* ---- completion and waiting ---- */
 
-static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+long replay_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
 	return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
 }
@@ -219,7 +219,7 @@ void replay_op_complete(struct replay_plan *p, struct replay_op *op)
 	 * of the two sees the other, so no wake-up is lost */
 	atomic_store(&op->done, op->seq);
 	if (atomic_load(&op->waiters))
-		futex(done_word(op), FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+		replay_futex(done_word(op), FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
 }
 
 bool replay_plan_op_done(const struct replay_plan *p, uint64_t seq)
@@ -236,7 +236,7 @@ void replay_plan_wait_op(struct replay_plan *p, uint64_t seq)
 	atomic_fetch_add(&op->waiters, 1);
 	/* the timeout is a backstop only: a wake-up is never lost */
 	if (atomic_load(&op->done) < seq)
-		futex(done_word(op), FUTEX_WAIT_PRIVATE, seen, &ts);
+		replay_futex(done_word(op), FUTEX_WAIT_PRIVATE, seen, &ts);
 	atomic_fetch_sub(&op->waiters, 1);
 }
 

@@ -234,6 +234,9 @@ bool replay_plan_op_done(const struct replay_plan *p, uint64_t seq);
  * re-check). Only that op's completion wakes the caller, so a thread
  * blocked on one dependency costs the others nothing. */
 void replay_plan_wait_op(struct replay_plan *p, uint64_t seq);
+/* futex(2) on a 32-bit word (FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE...). */
+struct timespec;
+long replay_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts);
 
 /* Set once the producer handed over the last op. */
 bool replay_plan_finished(const struct replay_plan *p);
