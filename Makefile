@@ -1,6 +1,7 @@
 # riot: one static binary from Debian's packages.
 #   make            build ./riot (says which packages are missing: `make deps`)
 #   make deps-test  also what the tests, the demo and the benchmarks need
+#   make deps-bench also the benchmarks' PostgreSQL (make bench runs it)
 #   make check      build, then run every test (unit, integration, fuzz)
 #   make asan       build with ASan+UBSan into build/asan and run the tests
 #   make fuzz       run the fuzz targets (FUZZ_SECONDS each, default 60)
@@ -41,6 +42,8 @@ DEB_BUILD := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
 	liburing-dev libsqlite3-dev file
 DEB_TEST  := python3 sqlite3 libclang-rt-14-dev bsdutils e2fsprogs xfsprogs btrfs-progs \
 	tar git strace fio bpftrace linux-perf chromium
+# for the benchmarks only: a PostgreSQL server and pgbench
+DEB_BENCH := postgresql-15
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
@@ -68,7 +71,7 @@ BENCH_BINS := $(patsubst benchmarks/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 # (-MMD: build/obj/X.d beside each object, read back below).
 DEPFLAGS  := -MMD -MP
 
-.PHONY: all deps deps-test have-deps check test asan fuzz bench demo install clean tools
+.PHONY: all deps deps-test deps-bench have-deps check test asan fuzz bench demo install clean tools
 all: riot tools
 
 # Installs what is missing of the packages given, and does nothing when all
@@ -215,7 +218,10 @@ fuzz: deps-test $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/fuz
 		$(BUILD)/bin/genlog $(BUILD)/bin/mklog
 	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
-bench: deps-test
+deps-bench: deps-test
+	$(call install_missing,$(DEB_BENCH))
+
+bench: deps-test deps-bench
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin BENCH=$(CURDIR)/$(BUILD)/bench \
 		bash benchmarks/run.sh

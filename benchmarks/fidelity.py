@@ -6,7 +6,8 @@ usage: fidelity.py --default ENGINE --engines "E1 E2" --verdicts 0|1
 
 Each COMPARE.json is `riot compare DB --json` of one program's database,
 whose runs are labelled cap-I (captures), same-E-I (replays onto the
-capture's filesystem), ext4-E-I and xfs-E-I (replays onto loop mounts).
+capture's filesystem), traced-I (captures of replays with the default
+engine onto that filesystem), ext4-E-I and xfs-E-I (replays onto loop mounts).
 Per class the figures are the total time spent in syscalls and the p50,
 from riot's reports; "elapsed" is the run's duration. Medians over the
 runs of a group; spread = (max - min) / median. riot compare sums a class
@@ -22,6 +23,7 @@ import json
 import statistics
 
 CLASSES = ["data_read", "data_write", "sync", "metadata"]
+TRACED_CLASSES = ["data_read", "data_write", "sync"]
 FIDELITY = 0.25     # each class within +-25 % of the capture
 ENGINES_AGREE = 1.15    # engines within 15 % of each other
 
@@ -171,6 +173,48 @@ def self_replay(progs, engines, default, emit):
     return fid_met, fid_all, agree_met, agree_all
 
 
+def traced(progs, default, emit):
+    """The replays captured by riot (label traced-I) against the program's
+    captures: both recorded by the same probes. Not metadata: a capture of
+    a replay also records the replay's confined lookups (an O_PATH open of
+    a path's parent before the clock, and its close after), calls the
+    program did not make."""
+    print("\nunder the same probes: the %s engine's replays captured by riot, against the program's" % default)
+    print("captures (medians; spread in ()), and against the replays nobody traced (what the probes")
+    print("add to the replay's own calls)")
+    print("%-7s %-10s %22s %30s %22s %7s" % ("program", "class", "capture total / p50",
+                                           "traced: total, p50 ratio", "traced/untraced", "+-25%"))
+    met = n = 0
+    for p, groups in progs:
+        cap, tr, un = groups.get("cap"), groups.get("traced"), groups.get("same-" + default)
+        if not cap or not tr:
+            continue
+        first = True
+        for c in TRACED_CLASSES:
+            if not cap.median(c + ".ops"):
+                continue
+            ct, cp = cap.median(c + ".total"), cap.median(c + ".p50")
+            t, q = tr.median(c + ".total"), tr.median(c + ".p50")
+            rt, rq = ratio(t, ct), ratio(q, cp)
+            ut = ratio(t, un.median(c + ".total")) if un else None
+            uq = ratio(q, un.median(c + ".p50")) if un else None
+            ok = within(rt, FIDELITY) and within(rq, FIDELITY)
+            n += 1
+            met += ok
+            print("%-7s %-10s %22s %30s %22s %7s" % (
+                p if first else "", c, "%s / %s" % (fmt_ns(ct), fmt_ns(cp)),
+                "%s %s (%s), %s" % (fmt_ns(t), fmt_x(rt), fmt_pct(tr.spread(c + ".total")), fmt_x(rq)),
+                "%s, %s" % (fmt_x(ut), fmt_x(uq)), "met" if ok else "NOT met"))
+            first = False
+            emit("fidelity_%s_%s_traced_total_ratio" % (p, c), rt)
+            emit("fidelity_%s_%s_traced_p50_ratio" % (p, c), rq)
+            emit("fidelity_%s_%s_traced_over_untraced_total" % (p, c), ut)
+            emit("fidelity_%s_%s_traced_over_untraced_p50" % (p, c), uq)
+    print("(traced/untraced: total, p50; metadata is left out: a capture of a replay also records")
+    print("its lookups, the O_PATH opens and closes of parents it makes before each path call)")
+    return met, n
+
+
 def verdicts(progs, engines, emit):
     print("\nverdicts: ext4 against xfs (fresh loop mounts), time in syscalls per class, median of the runs;")
     print("xfs/ext4 ratio, the engine's spread on the two filesystems (largest), its winner; a case is")
@@ -242,12 +286,18 @@ def main():
             out.write("%s %.4f\n" % (name, v))
 
     fm, fa, am, aa = self_replay(progs, engines, a.default, emit)
+    tm, ta = traced(progs, a.default, emit)
     vm = vd = 0
     if a.verdicts:
         vm, vd = verdicts(progs, engines, emit)
     print("\ngoals")
     print("  %-60s %s" % ("each class within +-25 %% of the capture (%s engine)" % a.default,
                           "%s (%d of %d)" % ("met" if fa and fm == fa else "NOT met", fm, fa)))
+    if ta:
+        print("  %-60s %s" % ("the same, both under riot's probes (%s engine)" % a.default,
+                              "%s (%d of %d)" % ("met" if tm == ta else "NOT met", tm, ta)))
+        emit("fidelity_traced_classes_within_25pct", tm)
+        emit("fidelity_traced_classes", ta)
     print("  %-60s %s" % ("engines within 15 % of each other (elapsed, per class)",
                           "%s (%d of %d)" % ("met" if aa and am == aa else "NOT met", am, aa)))
     if a.verdicts:

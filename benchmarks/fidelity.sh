@@ -6,8 +6,11 @@
 # other users of /var/tmp are not in the figures: tar -xf of a
 # tarball of the first TREE_FILES files of TREE, cp -a of the same tree,
 # git (init, add, commit, gc) on GIT_FILES of them, sqlite3 in WAL mode (SQL_TX transactions), a
-# multi-threaded writer (tests/bin/demo_workload) and a dense fio
-# --ioengine=psync --rw=randrw run (FIO_IOS I/Os). Each is captured REPS
+# multi-threaded writer (tests/bin/demo_workload), a dense fio
+# --ioengine=psync --rw=randrw run (FIO_IOS I/Os) and a PostgreSQL server
+# from its start to its stop around PG_SECONDS of pgbench (4 clients, 2
+# threads, scale PG_SCALE; left out where PostgreSQL is not installed:
+# make deps-bench). Each is captured REPS
 # times (inputs in the page cache, dirty pages synced before each run),
 # with --path on the work directory: the programs' I/O on its files, not
 # on pipes, libraries or /etc, all of which replay skips or cannot see.
@@ -23,6 +26,18 @@
 # Targets: each class within +-25 % of the capture with the default
 # engine; the engines within 15 % of each other (elapsed and per class).
 #
+# Under the same probes: a capture's durations also hold what its probes
+# cost the call's own path (caches and TLB the probes' code, maps and
+# ring take), beyond the probe time taken off. The last capture is
+# replayed REPS times more with the default engine, each replay captured
+# by riot (--path on its root), and those captures' classes are compared
+# with the program's: what separates the two is the replay, not the
+# observer. The table gives them against the capture and against the
+# replays nobody traced (what the probes add to the replay's calls), for
+# data reads, data writes and sync: a capture of a replay also records the
+# replay's lookups (an O_PATH open of a path's parent and its close), so
+# its metadata holds calls the program did not make.
+#
 # Verdicts: the same logs replayed REPS times per engine onto fresh ext4
 # and xfs loop mounts (sparse images of FS_MB MiB); per program and class
 # the winner (less time in syscalls) for each engine. A case is decided
@@ -33,8 +48,9 @@
 # which decides a verdict), TREE (/usr/share/doc), TREE_FILES (2000),
 # GIT_FILES (600),
 # SQL_TX (400), FIO_IOS (40000), FIO_MB (64), WRITER_THREADS (8),
-# WRITER_FILES (48), FS_MB (1536), ENGINES (every engine riot has),
-# PROGRAMS (all: tar cp git sqlite writer fio). Run as root.
+# WRITER_FILES (48), PG_SECONDS (5), PG_SCALE (5), FS_MB (1536), ENGINES
+# (every engine riot has), PROGRAMS (all: tar cp git sqlite writer fio
+# pgbench). Run as root.
 set -uo pipefail
 : "${RIOT:?}" "${BIN:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,15 +67,31 @@ FIO_MB=${FIO_MB:-64}
 WRITER_THREADS=${WRITER_THREADS:-8}
 WRITER_FILES=${WRITER_FILES:-48}
 FS_MB=${FS_MB:-1536}
-PROGRAMS=${PROGRAMS:-tar cp git sqlite writer fio}
+PG_SECONDS=${PG_SECONDS:-5}
+PG_SCALE=${PG_SCALE:-5}
+PROGRAMS=${PROGRAMS:-tar cp git sqlite writer fio pgbench}
+# PostgreSQL's newest server here (postgresql-15: make deps-bench); it
+# runs as the postgres user, never as root
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+if [[ " $PROGRAMS " == *" pgbench "* ]] &&
+	! { [ -x "$PGBIN/postgres" ] && [ -x "$PGBIN/pgbench" ] && id postgres >/dev/null 2>&1; }; then
+	echo "pgbench: no PostgreSQL server and postgres user here (make deps-bench): left out"
+	PROGRAMS=$(echo " $PROGRAMS " | sed 's/ pgbench / /; s/^ //; s/ $//')
+fi
 ENGINES=${ENGINES:-$(riot_engines)}
+DEFAULT=$(riot_default_engine)
 echo "settings: REPS=$REPS TREE=$TREE TREE_FILES=$TREE_FILES GIT_FILES=$GIT_FILES SQL_TX=$SQL_TX FIO_IOS=$FIO_IOS" \
 	"FIO_MB=$FIO_MB WRITER_THREADS=$WRITER_THREADS WRITER_FILES=$WRITER_FILES FS_MB=$FS_MB"
-echo "engines: $ENGINES (default: $(riot_default_engine)); programs: $PROGRAMS"
+echo "engines: $ENGINES (default: $DEFAULT); programs: $PROGRAMS"
 
 . "$here/../scripts/loopfs.sh"
 work=$(mktemp -d /var/tmp/riot-fidelity.XXXXXX)
-trap 'loopfs_cleanup; rm -rf "$work"' EXIT
+chmod 755 "$work"	# the postgres user reaches its data directory
+PG_PORT=$((50000 + $$ % 10000))
+PG_SOCK=$work/pgsock
+# pg_stop DATADIR: a server left running by an interrupted run stops
+pg_stop() { [ -f "$1/postmaster.pid" ] && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$1" -w -m immediate stop >/dev/null 2>&1; }
+trap 'pg_stop "$work/ext4/fid/c/pgbench/data"; pg_stop "$work/c/pgbench/data"; loopfs_cleanup; rm -rf "$work"' EXIT
 
 # ---- inputs, made once, outside any capture ----
 
@@ -93,6 +125,21 @@ files_of "$in/tree" "$GIT_FILES" | tar -cf - -C "$in/tree" -T - | tar -xf - -C "
 	echo "SELECT count(*) FROM t;"
 } >"$in/sql.txt"
 head -c $((FIO_MB * 1048576)) /dev/urandom >"$in/fio.dat"
+# a server's data directory with pgbench's tables, copied before each
+# capture: every capture starts the server on the same files
+pg() { runuser -u postgres -- "$PGBIN/$1" "${@:2}"; }
+if [[ " $PROGRAMS " == *" pgbench "* ]]; then
+	mkdir -p "$in/pg" "$PG_SOCK"
+	chown postgres: "$in/pg" "$PG_SOCK"
+	if ! { pg initdb -D "$in/pg/data" >"$work/pg.log" 2>&1 &&
+		pg pg_ctl -D "$in/pg/data" -o "-p $PG_PORT -k $PG_SOCK" -w -l "$PG_SOCK/server.log" start >/dev/null &&
+		pg pgbench -h "$PG_SOCK" -p "$PG_PORT" -i -q -s "$PG_SCALE" postgres >>"$work/pg.log" 2>&1 &&
+		pg pg_ctl -D "$in/pg/data" -w stop >/dev/null; }; then
+		echo "pgbench: no database made: $(tail -n 2 "$work/pg.log" | tr '\n' ' '); left out"
+		pg_stop "$in/pg/data"
+		PROGRAMS=$(echo " $PROGRAMS " | sed 's/ pgbench / /; s/^ //; s/ $//')
+	fi
+fi
 echo "inputs: $(files_of "$in/tree" 999999 | wc -l) files, $(du -sm "$in/tree" | cut -f1) MiB in the tree;" \
 	"$(files_of "$in/gittree" 999999 | wc -l) for git; $SQL_TX sqlite transactions; $FIO_IOS fio I/Os"
 
@@ -102,6 +149,7 @@ prepare() {
 	case $1 in
 	git) cp -a "$in/gittree/." "$2/" ;;
 	fio) cp "$in/fio.dat" "$2/data" ;;
+	pgbench) cp -a "$in/pg/data" "$2/data" ;;
 	esac
 }
 
@@ -115,6 +163,10 @@ set_cmd() {
 	sqlite) cmd=(sqlite3 -batch "$2/db.sqlite" ".read $in/sql.txt") ;;
 	writer) cmd=("$BIN/demo_workload" --dir "$2" --threads "$WRITER_THREADS" --files "$WRITER_FILES") ;;
 	fio) fio_randrw "$2/data" "$FIO_MB" "$FIO_IOS"; cmd=("${fio_cmd[@]}") ;;
+	pgbench) cmd=(runuser -u postgres -- sh -c "'$PGBIN/pg_ctl' -D '$2/data' -o '-p $PG_PORT -k $PG_SOCK' \
+		-w -l '$PG_SOCK/server.log' start >/dev/null &&
+		'$PGBIN/pgbench' -h '$PG_SOCK' -p $PG_PORT -c 4 -j 2 -T $PG_SECONDS postgres >/dev/null; rc=\$?;
+		'$PGBIN/pg_ctl' -D '$2/data' -w stop >/dev/null; exit \$rc") ;;
 	esac
 }
 
@@ -170,11 +222,37 @@ replay_runs() {
 	rm -rf "$root"
 }
 
+# traced_runs PROG ROOT: REPS replays with the default engine of PROG's
+# log under ROOT, each captured by riot with --path ROOT: the replay's
+# calls recorded by the same probes as the program's.
+traced_runs() {
+	local p=$1 root=$2 i
+	for i in $(seq "$REPS"); do
+		"$RIOT" init "$work/$p.riot" --root "$root" >/dev/null 2>"$work/init.err" ||
+			{ echo "$p: init failed: $(head -n 1 "$work/init.err")"; return; }
+		settle
+		if "$RIOT" capture -q --path "$root" -o "$work/$p.traced.riot" -- \
+			"$RIOT" replay "$work/$p.riot" --root "$root" --no-init --no-block --speed 0 \
+			--engine "$DEFAULT" >/dev/null 2>"$work/replay.err"; then
+			"$RIOT" report "$work/$p.traced.riot" -o "$work/$p.db" --label "traced-$i" >/dev/null
+		else
+			echo "$p: traced replay failed: $(head -n 1 "$work/replay.err")"
+		fi
+	done
+	rm -rf "$root" "$work/$p.traced.riot"
+}
+
 t_start=$(date +%s)
 for p in $PROGRAMS; do
 	[ -s "$work/$p.riot" ] && replay_runs "$p" same "$base/root"
 done
 echo "self-replays: $(($(date +%s) - t_start)) s"
+
+t_start=$(date +%s)
+for p in $PROGRAMS; do
+	[ -s "$work/$p.riot" ] && traced_runs "$p" "$base/root"
+done
+echo "traced self-replays: $(($(date +%s) - t_start)) s"
 
 t_start=$(date +%s)
 verdicts=0
@@ -200,6 +278,6 @@ for p in $PROGRAMS; do
 		{ echo "$p: compare failed: $(head -n 1 "$work/cmp.err")"; continue; }
 	args+=("$p=$work/$p.cmp.json")
 done
-python3 "$here/fidelity.py" --default "$(riot_default_engine)" --engines "$ENGINES" \
+python3 "$here/fidelity.py" --default "$DEFAULT" --engines "$ENGINES" \
 	--verdicts "$verdicts" --out "${BENCH_OUT:-/dev/null}" "${args[@]}"
 echo "reproduce: make bench (or RIOT=./riot BIN=build/bin bash benchmarks/fidelity.sh)"

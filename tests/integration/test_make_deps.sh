@@ -16,6 +16,12 @@ for t in check asan fuzz bench demo; do
 	grep -qE "^$t: (.* )?deps-test( |$)" "$IT_TMP/db" || fail "make $t does not run deps-test first"
 done
 grep -qE '^deps-test: deps$' "$IT_TMP/db" || fail "deps-test does not follow deps"
+# the benchmarks' PostgreSQL: bench installs it, the tests do not
+grep -qE '^bench: (.* )?deps-bench( |$)' "$IT_TMP/db" || fail "make bench does not run deps-bench"
+grep -qE '^deps-bench: deps-test$' "$IT_TMP/db" || fail "deps-bench does not follow deps-test"
+BENCHP=" $(list DEB_BENCH) "
+[[ "$BENCHP" == *" postgresql-15 "* ]] || fail "postgresql-15 (pgbench, postgres) is not in DEB_BENCH"
+[[ "$TEST$BUILD" == *" postgresql-15 "* ]] && fail "postgresql-15 is in DEB_TEST or DEB_BUILD"
 grep -qE '^all: ' "$IT_TMP/db" || fail "no all target"
 grep -qE '^all: (.* )?deps(-test)?( |$)' "$IT_TMP/db" && fail "plain make installs packages (deps)"
 # plain make installs nothing: it names what is missing and stops
