@@ -66,6 +66,7 @@ struct capture_scan {
 	unsigned ndevs;
 	uint64_t last_file, last_dev;	/* a one-entry cache */
 	uint64_t probe_ns;		/* taken off each duration */
+	bool probe_known;		/* ... measured by the capture */
 };
 
 static void note_time(struct capture_scan *c, uint64_t t, uint64_t end)
@@ -236,6 +237,7 @@ static int store_capture(const struct report_args *ra, struct riot_reader *rd,
 		.unknown_cwd = ms->unknown_cwd,
 		.truncated_paths = c->truncated_paths,
 		.probe_ns = c->probe_ns,
+		.probe_known = c->probe_known,
 	};
 	struct run_block block = { 0 };
 	char err[512];
@@ -289,8 +291,10 @@ static int summarise(const struct report_args *ra)
 		return RIOT_EXIT_FAIL;
 	}
 	c.start = riot_reader_header(rd)->start_t;
-	if (!ra->raw)
+	if (!ra->raw && riot_reader_header(rd)->probe_calls) {
 		c.probe_ns = riot_reader_header(rd)->probe_ns;
+		c.probe_known = true;
+	}
 	c.m = model_new();
 	c.acc = run_acc_new(RUN_CAPTURE);
 	if (!c.m || !c.acc) {

@@ -119,7 +119,8 @@ struct run_meta {
 	uint64_t start_late_ns;
 	uint32_t shard_k, shard_n;	/* replay --shard K/N; n 0: none */
 	uint64_t probe_ns;	/* a capture's probe time, taken off each
-				 * latency (formats/log.h); 0: none */
+				 * latency (formats/log.h) */
+	bool probe_known;	/* ... measured (0 ns is a measurement too) */
 	uint64_t duration_ns;	/* 0: the latest completion seen */
 	int complete;		/* 1 complete, 0 the log was cut short */
 	uint64_t dropped_events;	/* events the capture lost */

@@ -163,7 +163,7 @@ void run_bytes(unsigned sys, int64_t ret, uint64_t *read, uint64_t *written);
 	X(delay_max_ns, RC_U64, t->timed, m->delay_max_ns, MAX) \
 	X(start_late_ns, RC_U64, t->replay && m->start_at, m->start_late_ns, MAX) \
 	X(shard, RC_TEXT, t->replay && m->shard_n, t->shard, NONE) \
-	X(probe_ns, RC_OPT, !t->replay, (int64_t)m->probe_ns, ONE)
+	X(probe_ns, RC_U64, !t->replay && m->probe_known, m->probe_ns, ONE)
 
 /* The C type of a column's value (struct run_view). */
 #define RC_TEXT_T char *
