@@ -2,18 +2,22 @@
 """benchmarks/fidelity.py: the tables of benchmarks/fidelity.sh.
 
 usage: fidelity.py --default ENGINE --engines "E1 E2" --verdicts 0|1
-                   --out BENCH_OUT PROG=COMPARE.json...
+                   --out BENCH_OUT PROG=COMPARE.json[:TRACED.json]...
 
 Each COMPARE.json is `riot compare DB --json` of one program's database,
 whose runs are labelled cap-I (captures), same-E-I (replays onto the
-capture's filesystem), traced-I (captures of replays with the default
-engine onto that filesystem), ext4-E-I and xfs-E-I (replays onto loop mounts).
+capture's filesystem), ext4-E-I and xfs-E-I (replays onto loop mounts).
 Per class the figures are the total time spent in syscalls and the p50,
 from riot's reports; "elapsed" is the run's duration. Medians over the
 runs of a group; spread = (max - min) / median. riot compare sums a class
 over the calls every run of the log made and timed (a capture's fcntl
 that replay does not issue, its page faults that have no duration, are
 left out of every run alike): the table lists what it left out.
+
+TRACED.json compares the same captures (cap-I) with captures of replays
+with the default engine onto the capture's filesystem (traced-I), in a
+database of their own: a class sums the calls every run of a database
+made, and a replay issues a read(2) as pread64.
 
 Prints the self-replay table, the verdict table and the goals; appends
 "name value" lines to BENCH_OUT.
@@ -186,7 +190,7 @@ def traced(progs, default, emit):
                                            "traced: total, p50 ratio", "traced/untraced", "+-25%"))
     met = n = 0
     for p, groups in progs:
-        cap, tr, un = groups.get("cap"), groups.get("traced"), groups.get("same-" + default)
+        cap, tr, un = groups.get("traced cap"), groups.get("traced"), groups.get("same-" + default)
         if not cap or not tr:
             continue
         first = True
@@ -211,7 +215,12 @@ def traced(progs, default, emit):
             emit("fidelity_%s_%s_traced_over_untraced_total" % (p, c), ut)
             emit("fidelity_%s_%s_traced_over_untraced_p50" % (p, c), uq)
     print("(traced/untraced: total, p50; metadata is left out: a capture of a replay also records")
-    print("its lookups, the O_PATH opens and closes of parents it makes before each path call)")
+    print("its lookups, the O_PATH opens and closes of parents it makes before each path call; a")
+    print("replay reads the pages a program faulted in from a mapping with pread64, which the")
+    print("program's capture holds as mmap:read, without a duration: git's data_read)")
+    if n:
+        print("within +-25 %% of the capture under the same probes: %d of %d classes (a diagnostic:"
+              " what the observer adds, not a goal)" % (met, n))
     return met, n
 
 
@@ -277,8 +286,15 @@ def main():
     engines = a.engines.split()
     progs = []
     for arg in a.progs:
-        name, path = arg.split("=", 1)
-        progs.append((name, load(path)))
+        name, paths = arg.split("=", 1)
+        path, _, traced_path = paths.partition(":")
+        groups = load(path)
+        if traced_path:
+            # the traced replays and the captures, compared apart
+            t = load(traced_path)
+            groups["traced"] = t.get("traced")
+            groups["traced cap"] = t.get("cap")
+        progs.append((name, groups))
     out = open(a.out, "a")
 
     def emit(name, v):
@@ -287,17 +303,15 @@ def main():
 
     fm, fa, am, aa = self_replay(progs, engines, a.default, emit)
     tm, ta = traced(progs, a.default, emit)
+    if ta:
+        emit("fidelity_traced_classes_within_25pct", tm)
+        emit("fidelity_traced_classes", ta)
     vm = vd = 0
     if a.verdicts:
         vm, vd = verdicts(progs, engines, emit)
     print("\ngoals")
     print("  %-60s %s" % ("each class within +-25 %% of the capture (%s engine)" % a.default,
                           "%s (%d of %d)" % ("met" if fa and fm == fa else "NOT met", fm, fa)))
-    if ta:
-        print("  %-60s %s" % ("the same, both under riot's probes (%s engine)" % a.default,
-                              "%s (%d of %d)" % ("met" if tm == ta else "NOT met", tm, ta)))
-        emit("fidelity_traced_classes_within_25pct", tm)
-        emit("fidelity_traced_classes", ta)
     print("  %-60s %s" % ("engines within 15 % of each other (elapsed, per class)",
                           "%s (%d of %d)" % ("met" if aa and am == aa else "NOT met", am, aa)))
     if a.verdicts:

@@ -36,7 +36,10 @@
 # replays nobody traced (what the probes add to the replay's calls), for
 # data reads, data writes and sync: a capture of a replay also records the
 # replay's lookups (an O_PATH open of a path's parent and its close), so
-# its metadata holds calls the program did not make.
+# its metadata holds calls the program did not make. They are compared in
+# a database of their own with the captures: a class sums the calls every
+# run made, and a replay issues read(2) and write(2) as pread64 and
+# pwrite64 (a class whose calls the replay renames has no row there).
 #
 # Verdicts: the same logs replayed REPS times per engine onto fresh ext4
 # and xfs loop mounts (sparse images of FS_MB MiB); per program and class
@@ -190,6 +193,10 @@ for p in $PROGRAMS; do
 			continue 2
 		fi
 		"$RIOT" report "$work/$p.riot" -o "$db" --label "cap-$i" >/dev/null
+		# and beside the captures of its replays (traced_runs), apart:
+		# riot compare sums a class over the calls every run of a
+		# database made, and a replay makes read(2) a pread64
+		"$RIOT" report "$work/$p.riot" -o "$work/$p.traced.db" --label "cap-$i" >/dev/null
 		"$RIOT" info --json "$work/$p.riot" | python3 -c 'import json,sys
 print(json.load(sys.stdin)["header"].get("probe_ns", "n/a"))' >>"$work/probe_ns"
 	done
@@ -234,7 +241,7 @@ traced_runs() {
 		if "$RIOT" capture -q --path "$root" -o "$work/$p.traced.riot" -- \
 			"$RIOT" replay "$work/$p.riot" --root "$root" --no-init --no-block --speed 0 \
 			--engine "$DEFAULT" >/dev/null 2>"$work/replay.err"; then
-			"$RIOT" report "$work/$p.traced.riot" -o "$work/$p.db" --label "traced-$i" >/dev/null
+			"$RIOT" report "$work/$p.traced.riot" -o "$work/$p.traced.db" --label "traced-$i" >/dev/null
 		else
 			echo "$p: traced replay failed: $(head -n 1 "$work/replay.err")"
 		fi
@@ -276,7 +283,15 @@ for p in $PROGRAMS; do
 	[ -s "$work/$p.db" ] || continue
 	"$RIOT" compare "$work/$p.db" --json >"$work/$p.cmp.json" 2>"$work/cmp.err" ||
 		{ echo "$p: compare failed: $(head -n 1 "$work/cmp.err")"; continue; }
-	args+=("$p=$work/$p.cmp.json")
+	traced=
+	if [ -s "$work/$p.traced.db" ]; then
+		if "$RIOT" compare "$work/$p.traced.db" --json >"$work/$p.traced.json" 2>"$work/cmp.err"; then
+			traced=":$work/$p.traced.json"
+		else
+			echo "$p: compare of the traced replays failed: $(head -n 1 "$work/cmp.err")"
+		fi
+	fi
+	args+=("$p=$work/$p.cmp.json$traced")
 done
 python3 "$here/fidelity.py" --default "$DEFAULT" --engines "$ENGINES" \
 	--verdicts "$verdicts" --out "${BENCH_OUT:-/dev/null}" "${args[@]}"
