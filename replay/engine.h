@@ -258,6 +258,10 @@ struct replay_prep {
 	bool ofd;		/* pfd is an O_PATH fd of the object itself */
 	int lflags;		/* linkat's flags */
 	int rootfd;		/* open, truncate: beneath rootfd, at rel */
+	int bfd;		/* an open of a relative path: the confined
+				 * directory it walked from, tail beneath
+				 * it; -1: the whole rel from rootfd */
+	const char *tail;
 	int64_t err;
 	char name[NAME_MAX + 1], name2[NAME_MAX + 1];
 	char rel[PATH_MAX];

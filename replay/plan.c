@@ -1262,6 +1262,26 @@ static void window_wait(struct replay_plan *p, uint64_t seq)
 		replay_plan_wait_op(p, seq - REPLAY_WINDOW);
 }
 
+/* The components a relative path walks from its directory ("." and empty
+ * ones aside); 0 for an absolute path, one with "..", or none. */
+static uint8_t relative_walk(const char *raw)
+{
+	unsigned n = 0;
+
+	if (!raw || !*raw || *raw == '/')
+		return 0;
+	for (const char *c = raw; *c;) {
+		size_t len = strcspn(c, "/");
+
+		if (len == 2 && c[0] == '.' && c[1] == '.')
+			return 0;
+		n += len && !(len == 1 && c[0] == '.');
+		c += len;
+		c += *c == '/';
+	}
+	return n > 255 ? 0 : (uint8_t)n;
+}
+
 static void op_fill(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		    const struct model_op *mop)
 {
@@ -1275,6 +1295,7 @@ static void op_fill(struct replay_plan *p, struct replay_op *op, const struct ri
 	op->file2 = mop->file2;
 	op->file_flags = 0;
 	op->path = mop->path;
+	op->walk = relative_walk(sc->path.s);
 	op->path2 = mop->path2;
 	op->path_id = mop->path_id;
 	op->path2_id = mop->path2_id;

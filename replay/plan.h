@@ -147,6 +147,10 @@ struct replay_op {
 	uint32_t pid, tid;
 	uint16_t sys;		/* RIOT_SYS_* */
 	uint8_t act;		/* enum replay_act */
+	uint8_t walk;		/* a relative path (to a dirfd or the cwd):
+				 * the components the program's lookup
+				 * walked, at most 255; 0: an absolute path,
+				 * one with "..", or none */
 	uint8_t skip;		/* enum replay_skip */
 	uint32_t opflags;	/* OPF_* */
 	uint32_t depth;		/* OPF_ASYNC: captured in-flight depth at its

@@ -37,11 +37,11 @@ struct replay_root {
 	unsigned n;
 };
 
-int replay_root_openat(int dirfd, const char *path, int flags, mode_t mode)
+static int open_resolved(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = REPLAY_RESOLVE,
+		.resolve = resolve,
 	};
 	long fd;
 
@@ -50,6 +50,16 @@ int replay_root_openat(int dirfd, const char *path, int flags, mode_t mode)
 		how.mode = mode;
 	fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int replay_root_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return open_resolved(dirfd, path, flags, mode, REPLAY_RESOLVE);
+}
+
+int replay_root_openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return open_resolved(dirfd, path, flags, mode, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
 }
 
 /* A component-wise check: absolute, no "." or ".." components. Empty

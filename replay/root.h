@@ -78,6 +78,10 @@ bool replay_root_is_top(const struct replay_root *r, int fd);
 /* openat2 of rel (from replay_root_locate()) beneath rootfd, with
  * REPLAY_RESOLVE and O_CLOEXEC. fd or -errno. */
 int replay_root_openat(int rootfd, const char *rel, int flags, mode_t mode);
+/* openat2 of rel beneath dirfd, a confined directory of the root, with
+ * RESOLVE_BENEATH (no "..", symlink or absolute path out of dirfd: -EXDEV)
+ * and RESOLVE_NO_MAGICLINKS, and O_CLOEXEC. fd or -errno. */
+int replay_root_openat_beneath(int dirfd, const char *rel, int flags, mode_t mode);
 
 /* openat2 of a captured path beneath its root. fd or -errno. */
 int replay_root_open_path(const struct replay_root *r, const char *abs,
