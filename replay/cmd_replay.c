@@ -107,7 +107,8 @@ const char cmd_replay_help[] =
 	"\n"
 	"A progress line is shown on a terminal. The summary gives operations,\n"
 	"bytes, elapsed time, ops/s, latency p50/p99 per syscall, issue delay\n"
-	"p50/p99, fallbacks, divergences, skipped and unreplayable operations. A\n"
+	"p50/p99/max and the share of paced ops over 1 ms late, fallbacks,\n"
+	"divergences, skipped and unreplayable operations. A\n"
 	"paced replay that fell behind (issue delay p99 over 1 ms, or an op over\n"
 	"10 ms late) adds a line 'warning: timing not kept: ...'.\n";
 
