@@ -604,7 +604,7 @@ static void prep_walk(const struct replay_op *op, struct replay_prep *p)
 	while (len > 1 && p->rel[len - 1] == '/')
 		p->rel[--len] = '\0';
 	for (c = p->rel + len; c > p->rel; c--)
-		if (c[-1] == '/' && (c == p->rel + len || *c != '/') && ++n == op->walk)
+		if (c[-1] == '/' && *c != '/' && ++n == op->walk)
 			break;
 	if (c == p->rel)
 		return;	/* no deeper than the walk */
