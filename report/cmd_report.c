@@ -260,7 +260,7 @@ static int store_capture(const struct report_args *ra, struct riot_reader *rd,
 		printf("run %lld stored in %s: %llu syscalls, %.3f s%s", (long long)id, ra->db,
 		       (unsigned long long)run_acc_ops(c->acc), (double)meta.duration_ns / 1e9,
 		       meta.complete ? "" : " (the log is incomplete)");
-		if (c->probe_ns)
+		if (c->probe_known)
 			printf(", %llu ns of probe time taken off each latency",
 			       (unsigned long long)c->probe_ns);
 		printf("\n");
