@@ -294,8 +294,9 @@ int replay_reopen(const struct replay_ctx *cx, const struct replay_op *op, bool 
  * OPF_NOFOLLOW): what stat, access and the attr calls act on. */
 int replay_path_fd(const struct replay_ctx *cx, const struct replay_op *op);
 /* The source of a link op for linkat(fd, name, ..., *flags): its confined
- * parent and final name; with AT_SYMLINK_FOLLOW captured, the /proc/self/fd
- * name of a confined O_PATH fd of it, followed (*flags AT_SYMLINK_FOLLOW).
+ * parent and final name; with AT_SYMLINK_FOLLOW captured, the
+ * /proc/thread-self/fd name of a confined O_PATH fd of it, followed (*flags
+ * AT_SYMLINK_FOLLOW).
  * fd (the caller closes it) or -errno. */
 int replay_link_source(const struct replay_ctx *cx, const struct replay_op *op, char *name,
 		       size_t namelen, int *flags);
@@ -327,6 +328,8 @@ int replay_files_fd(const struct replay_ctx *cx, struct replay_fdmap *fds,
 		    const struct replay_op *op, bool second, bool *reopened);
 /* Keeps what open op returned (fd or -errno) as its file object's. */
 void replay_files_opened(struct replay_fdmap *fds, const struct replay_op *op, int64_t rc);
+/* Closes every fd the table holds, keeping them in it. */
+void replay_fdmap_close(struct replay_fdmap *fds);
 /* Closes every fd still held and frees the table (the end of a replay);
  * NULL: nothing. */
 void replay_files_free(struct replay_fdmap *fds);

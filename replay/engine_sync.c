@@ -6,6 +6,8 @@
  * summary says so. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@ struct sync_lane {
 	struct replay_queue q;
 	pthread_t th;
 	bool started;
+	bool split_looked;	/* looked whether it is the only lane */
 	unsigned shard;
 	struct sync_engine *e;
 };
@@ -40,6 +43,7 @@ struct sync_engine {
 	struct replay_fdmap *fds;	/* file object -> real fd (engine.h) */
 	_Atomic uint64_t reopened;
 	struct replay_pace pace;
+	bool private_fds;	/* the one lane's fds are in a table of its own */
 };
 
 static int sync_push(void *eng, unsigned lane, uint64_t seq)
@@ -94,6 +98,54 @@ static int64_t sync_issue(void *arg, const struct replay_op *op, struct replay_i
 	return rc;
 }
 
+/* A table of fds shared by more than one thread costs every call on an fd
+ * an atomic reference on its file (the kernel's fdget() takes the fast way
+ * only when the calling task's table is its own): about 45 ns a call, 9 %
+ * of a cached 1-byte pread (benchmarks/floor.sh's shared floor against its
+ * measured one). A single-threaded program paid none of it; riot's log
+ * reader, sampler and main thread share the lanes' table. So once the log
+ * is planned and one lane has all the streams (one captured thread), that
+ * lane takes a copy of the table for itself (unshare(CLONE_FILES)) and a
+ * thread left in the old one closes the replayed files' fds there, before
+ * the lane issues another call: each file keeps one reference, the
+ * lane's, and a replayed close is still its last (ext4 flushes a
+ * truncated file's blocks at that close, as it did for the program). The
+ * fds left in the table at the end are closed with it, when the lane
+ * exits; sync_destroy() must not close their numbers in the old one.
+ * Multi-threaded traces keep one table, as the captured threads did. */
+struct fd_split {
+	sem_t go;
+	bool cancel;
+	struct replay_fdmap *fds;
+};
+
+static void *close_in_shared(void *arg)
+{
+	struct fd_split *s = arg;
+
+	while (sem_wait(&s->go) < 0)
+		;
+	if (!s->cancel)
+		replay_fdmap_close(s->fds);
+	return NULL;
+}
+
+static void lane_go_alone(struct sync_engine *e)
+{
+	struct fd_split s = { .fds = e->fds };
+	pthread_t th;
+
+	if (sem_init(&s.go, 0, 0) < 0)
+		return;
+	if (replay_thread_start(&th, REPLAY_THREAD_STACK, close_in_shared, &s)) {
+		s.cancel = unshare(CLONE_FILES) < 0;
+		sem_post(&s.go);
+		pthread_join(th, NULL);
+		e->private_fds = !s.cancel;
+	}
+	sem_destroy(&s.go);
+}
+
 /* The thread takes what its queue holds, up to SYNC_BATCH seqs under one
  * lock, and fetches each op's memory while the one before it runs. */
 #define SYNC_BATCH 64
@@ -110,13 +162,19 @@ static void *sync_thread(void *arg)
 	struct sync_shard *sh = &e->shards[l->shard];
 	pthread_mutex_t *lock = l->shard < SYNC_SHARDS ? NULL : &sh->lock;
 	struct replay_plan *plan = e->cx->plan;
-	while ((n = replay_queue_take(&l->q, true, seqs, SYNC_BATCH)) > 0)
+	while ((n = replay_queue_take(&l->q, true, seqs, SYNC_BATCH)) > 0) {
+		if (!l->split_looked && replay_plan_finished(plan)) {
+			l->split_looked = true;
+			if (e->nlanes == 1)
+				lane_go_alone(e);
+		}
 		for (int i = 0; i < n; i++) {
 			if (i + 1 < n)
 				replay_op_prefetch(replay_plan_op(plan, seqs[i + 1]));
 			replay_drive_op(e->cx, &e->pace, &sh->stats, lock,
 					replay_plan_op(plan, seqs[i]), sync_issue, e);
 		}
+	}
 	replay_scratch_release();
 	return NULL;
 }
@@ -217,7 +275,13 @@ static void sync_destroy(void *eng)
 	}
 	for (unsigned i = 0; i < 2 * SYNC_SHARDS; i++)
 		replay_stats_free(&e->shards[i].stats);
-	replay_files_free(e->fds);
+	if (e->private_fds) {
+		/* closed with the lane's table */
+		replay_fdmap_free(e->fds);
+		free(e->fds);
+	} else {
+		replay_files_free(e->fds);
+	}
 	free(e);
 }
 

@@ -233,7 +233,7 @@ int replay_link_source(const struct replay_ctx *cx, const struct replay_op *op, 
 	fd = replay_path_fd(cx, op);
 	if (fd < 0)
 		return fd;
-	snprintf(name, namelen, "/proc/self/fd/%d", fd);
+	snprintf(name, namelen, "/proc/thread-self/fd/%d", fd);
 	*flags = AT_SYMLINK_FOLLOW;
 	return fd;
 }
@@ -336,7 +336,7 @@ static int64_t exec_xattr(const struct replay_ctx *cx, const struct replay_op *o
 #endif
 
 /* chmod of a confined O_PATH fd: fchmodat2's AT_EMPTY_PATH (Linux 6.6),
- * or the fd's /proc/self/fd name on older kernels. */
+ * or the fd's /proc/thread-self/fd name on older kernels. */
 static int64_t chmod_fd(int ofd, mode_t mode)
 {
 	char proc[64];
@@ -345,13 +345,15 @@ static int64_t chmod_fd(int ofd, mode_t mode)
 		return 0;
 	if (errno != ENOSYS && errno != EINVAL)
 		return -errno;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", ofd);
+	snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", ofd);
 	return neg(fchmodat(AT_FDCWD, proc, mode, 0));
 }
 
 /* A path call on the object itself, a confined O_PATH fd (following a
- * final symlink as captured): AT_EMPTY_PATH forms, or its /proc/self/fd
- * name where the call has none (the xattr calls). */
+ * final symlink as captured): AT_EMPTY_PATH forms, or its
+ * /proc/thread-self/fd name where the call has none (the xattr calls).
+ * thread-self, not self: a lane may have an fd table of its own
+ * (engine_sync.c). */
 static int64_t exec_on_fd(const struct replay_ctx *cx, const struct replay_op *op, int ofd)
 {
 	char proc[64];
@@ -364,7 +366,7 @@ static int64_t exec_on_fd(const struct replay_ctx *cx, const struct replay_op *o
 	case ACT_UTIMENS: return neg(utimensat(ofd, "", NULL, AT_EMPTY_PATH));
 	case ACT_STATFS: return exec_statfs(ofd);
 	default:
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", ofd);
+		snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", ofd);
 		return exec_xattr(cx, op, proc, -1);
 	}
 }
@@ -385,8 +387,8 @@ static int64_t exec_followed(const struct replay_ctx *cx, const struct replay_op
 }
 
 /* The xattr calls on a name in a directory fd, never following it:
- * setxattrat and friends (Linux 6.13), or the l* calls on the
- * directory's /proc/self/fd name and the final name on older kernels. */
+ * setxattrat and friends (Linux 6.13), or the l* calls on the directory's
+ * /proc/thread-self/fd name and the final name on older kernels. */
 #ifndef SYS_setxattrat
 #define SYS_setxattrat 463
 #define SYS_getxattrat 464
@@ -438,7 +440,7 @@ static int64_t xattr_in_parent(const struct replay_ctx *cx, const struct replay_
 			return neg(rc);
 		atomic_store_explicit(&no_xattrat, true, memory_order_relaxed);
 	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", p->pfd, p->name);
+	snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d/%s", p->pfd, p->name);
 	switch (op->act) {
 	case ACT_XATTR_GET: return neg(lgetxattr(proc, name, buf, n));
 	case ACT_XATTR_SET: return neg(lsetxattr(proc, name, buf, n, (int)op->flags));
@@ -888,11 +890,16 @@ static void close_fd(int64_t fd, void *arg)
 		close((int)fd);
 }
 
+void replay_fdmap_close(struct replay_fdmap *fds)
+{
+	replay_fdmap_drain(fds, close_fd, NULL);
+}
+
 void replay_files_free(struct replay_fdmap *fds)
 {
 	if (!fds)
 		return;
-	replay_fdmap_drain(fds, close_fd, NULL);
+	replay_fdmap_close(fds);
 	replay_fdmap_free(fds);
 	free(fds);
 }

@@ -433,7 +433,7 @@ static int place_below(const struct root_dir *d, int fd, char *out, size_t outle
 	size_t len, cn;
 	int depth = 0;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	snprintf(link, sizeof(link), "/proc/thread-self/fd/%d", fd);
 	n = readlink(link, phys, sizeof(phys) - 1);
 	if (n < 0)
 		return -errno;
