@@ -2,6 +2,7 @@
  * a replayer can take for a log's data operations on this machine.
  *
  *   replay_floor LOG --root ROOT [--rounds N] [--measure] [--shared-fds]
+ *                [--speed S]
  *
  * Reads LOG once through riot's reader and resolver (the operations riot
  * export fio would give fio: every read and write at its captured offset
@@ -26,8 +27,19 @@
  * its table skips that). What it adds to --measure is the price of a
  * second thread, not of anything riot does.
  *
+ * --speed S paces --measure's loop: each call is issued when it is due,
+ * its captured entry time over S from the first call's (all threads' calls
+ * in log order), the thread spinning on the clock in between and never
+ * sleeping. Each call's lateness (the clock read right before the call,
+ * less its due time) goes to a second histogram. It is the floor of a
+ * paced replay: a thread of its own on the CPU, nothing between the calls
+ * but the clock; the CPU the machine takes from it, and calls that last
+ * longer than the schedule allows, are all that makes it late.
+ *
  * Prints "ops N threads T elapsed_ns E ops_per_s R" with the best round's
- * elapsed time (first call to last return). Exits 1 on any error.
+ * elapsed time (first call to last return), and with --speed
+ * " delay_p50_ns P delay_p99_ns Q delay_max_ns M" of the last round.
+ * Exits 1 on any error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +60,7 @@
 enum verb { V_READ, V_WRITE, V_FSYNC, V_FDATASYNC };
 
 struct floor_op {
+	uint64_t t;		/* captured entry, ns after the first op's */
 	uint64_t off;
 	uint32_t len;
 	uint16_t file;		/* index into files[] */
@@ -66,6 +79,7 @@ struct floor {
 	uint32_t tids[MAX_TIDS];
 	unsigned ntids;
 	size_t max_len;
+	uint64_t t_first;	/* the first op's captured entry */
 };
 
 static int file_index(struct floor *f, const char *name)
@@ -81,18 +95,18 @@ static int file_index(struct floor *f, const char *name)
 	return (int)f->nfiles++;
 }
 
-static int collect(void *arg, uint32_t tid, const char *name, const char *verb,
+static int collect(void *arg, uint32_t tid, uint64_t t, const char *name, const char *verb,
 		   uint64_t off, uint64_t len)
 {
 	struct floor *f = arg;
 	int ix = file_index(f, name);
-	unsigned t;
+	unsigned k;
 
 	if (ix < 0)
 		return ix;
-	for (t = 0; t < f->ntids && f->tids[t] != tid; t++)
+	for (k = 0; k < f->ntids && f->tids[k] != tid; k++)
 		;
-	if (t == f->ntids && f->ntids < MAX_TIDS)
+	if (k == f->ntids && f->ntids < MAX_TIDS)
 		f->tids[f->ntids++] = tid;
 	if (f->nops == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 4096;
@@ -105,8 +119,10 @@ static int collect(void *arg, uint32_t tid, const char *name, const char *verb,
 	}
 	if (len > (1u << 30))
 		return -EFBIG;
+	if (!f->nops)
+		f->t_first = t;
 	f->ops[f->nops++] = (struct floor_op){
-		.off = off, .len = (uint32_t)len, .file = (uint16_t)ix,
+		.t = t > f->t_first ? t - f->t_first : 0, .off = off, .len = (uint32_t)len, .file = (uint16_t)ix,
 		.verb = strcmp(verb, "read") == 0 ? V_READ : strcmp(verb, "write") == 0 ? V_WRITE :
 			strcmp(verb, "sync") == 0 ? V_FSYNC : V_FDATASYNC,
 	};
@@ -137,10 +153,13 @@ static ssize_t call(const struct floor_op *o, int fd, char *buf)
 	}
 }
 
-/* One round with the price of measuring (--measure); h: the latencies. */
-static int issue_measured(const struct floor *f, char *buf, struct hist *h)
+/* One round with the price of measuring (--measure); h: the latencies.
+ * speed > 0: paced, each call's lateness in late. */
+static int issue_measured(const struct floor *f, char *buf, struct hist *h, double speed,
+			  struct hist *late)
 {
 	static const struct fill random_fill = { .kind = FILL_RANDOM };
+	uint64_t start = now_ns();
 
 	for (size_t i = 0; i < f->nops; i++) {
 		const struct floor_op *o = &f->ops[i];
@@ -150,6 +169,13 @@ static int issue_measured(const struct floor *f, char *buf, struct hist *h)
 		if (o->verb == V_WRITE)
 			fill_bytes(&random_fill, o->file, o->off, buf, o->len);
 		t0 = now_ns();
+		if (speed > 0) {
+			uint64_t due = start + (uint64_t)((double)o->t / speed);
+
+			while (t0 < due)
+				t0 = now_ns();
+			hist_add(late, t0 - due);
+		}
 		n = call(o, f->fds[o->file], buf);
 		hist_add(h, now_ns() - t0);
 		if (n < 0)
@@ -184,7 +210,8 @@ static void usage(void)
 		"  --root ROOT   where riot init LOG --root ROOT made the tree (required)\n"
 		"  --rounds N    rounds over the operations, the best is printed (default 3)\n"
 		"  --measure     time each call and make each write's bytes, as riot does\n"
-		"  --shared-fds  a second thread, waiting, shares the fd table\n");
+		"  --shared-fds  a second thread, waiting, shares the fd table\n"
+		"  --speed S     --measure, each call when due at S times the captured pace\n");
 	exit(2);
 }
 
@@ -204,6 +231,7 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'n' },
 		{ "measure", no_argument, NULL, 'm' },
 		{ "shared-fds", no_argument, NULL, 's' },
+		{ "speed", required_argument, NULL, 'p' },
 		{ 0 },
 	};
 	struct floor *f = calloc(1, sizeof(*f));
@@ -213,9 +241,10 @@ int main(int argc, char **argv)
 	uint64_t best = UINT64_MAX;
 	unsigned rounds = 3;
 	bool measure = false, shared = false;
-	struct hist *h = NULL;
+	double speed = 0;
+	struct hist *h = NULL, *late = NULL;
 	pthread_t idle;
-	char err[512], *buf;
+	char err[512], *buf = NULL;
 	int c, rc;
 
 	if (!f)
@@ -229,11 +258,15 @@ int main(int argc, char **argv)
 			measure = true;
 		else if (c == 's')
 			shared = true;
+		else if (c == 'p')
+			speed = strtod(optarg, NULL);
 		else
 			usage();
 	}
-	if (!root || optind != argc - 1 || rounds == 0)
+	if (!root || optind != argc - 1 || rounds == 0 || speed < 0)
 		usage();
+	if (speed > 0)
+		measure = true;
 	o.root = root;
 	o.on_io_arg = f;
 	rc = fio_export(RIOT_LOGS_ONE(argv[optind]), NULL, &o, &st, err, sizeof(err));
@@ -253,7 +286,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (posix_memalign((void **)&buf, 4096, f->max_len ? f->max_len : 4096) ||
-	    (measure && !(h = malloc(sizeof(*h))))) {
+	    (measure && !(h = malloc(sizeof(*h)))) || (speed > 0 && !(late = malloc(sizeof(*late))))) {
+		free(buf);
+		free(h);
 		floor_free(f);
 		return 1;
 	}
@@ -271,8 +306,10 @@ int main(int argc, char **argv)
 
 		if (h)
 			hist_init(h);
+		if (late)
+			hist_init(late);
 		t0 = now_ns();
-		rc = h ? issue_measured(f, buf, h) : issue(f, buf);
+		rc = h ? issue_measured(f, buf, h, speed, late) : issue(f, buf);
 		t = now_ns() - t0;
 		if (rc) {
 			fprintf(stderr, "replay_floor: %s\n", strerror(-rc));
@@ -281,10 +318,16 @@ int main(int argc, char **argv)
 		if (t < best)
 			best = t;
 	}
-	if (!rc)
-		printf("ops %zu threads %u elapsed_ns %" PRIu64 " ops_per_s %.0f\n", f->nops,
+	if (!rc) {
+		printf("ops %zu threads %u elapsed_ns %" PRIu64 " ops_per_s %.0f", f->nops,
 		       f->ntids, best, best ? (double)f->nops * 1e9 / (double)best : 0.0);
+		if (late)
+			printf(" delay_p50_ns %" PRIu64 " delay_p99_ns %" PRIu64 " delay_max_ns %" PRIu64,
+			       hist_quantile(late, 0.5), hist_quantile(late, 0.99), late->max);
+		printf("\n");
+	}
 	free(buf);
+	free(late);
 	free(h);
 	floor_free(f);
 	return rc ? 1 : 0;

@@ -343,7 +343,7 @@ static int do_io(struct exporter *x, const struct riot_syscall *sc, uint64_t fil
 		return rc;
 	if (x->o->on_io) {
 		count_io(x, act, len);
-		return x->o->on_io(x->o->on_io_arg, sc->tid, x->name, act, off, len);
+		return x->o->on_io(x->o->on_io_arg, sc->tid, sc->t, x->name, act, off, len);
 	}
 	j = job_get(x, sc->tid, &rc);
 	if (!j)

@@ -35,11 +35,12 @@ enum fio_skip {
 const char *fio_skip_name(enum fio_skip s);
 
 /* Receives, in log order, each data operation fio would be given: the
- * captured thread, the file's name (root + captured path), the verb
- * ("read", "write", "sync", "datasync"), its offset and length (0 for
- * syncs). The name is valid during the call only. 0, or -errno to stop. */
-typedef int (*fio_io_fn)(void *arg, uint32_t tid, const char *name, const char *verb,
-			 uint64_t off, uint64_t len);
+ * captured thread, its entry time (ns, the log's clock), the file's name
+ * (root + captured path), the verb ("read", "write", "sync", "datasync"),
+ * its offset and length (0 for syncs). The name is valid during the call
+ * only. 0, or -errno to stop. */
+typedef int (*fio_io_fn)(void *arg, uint32_t tid, uint64_t t, const char *name,
+			 const char *verb, uint64_t off, uint64_t len);
 
 struct fio_export_opts {
 	const char *root;	/* absolute directory the captured tree is

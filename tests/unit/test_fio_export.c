@@ -137,14 +137,15 @@ static char *slurp(const char *path)
 }
 
 /* The callback form: the same operations, in log order, no files. */
-static int collect(void *arg, uint32_t tid, const char *name, const char *verb,
+static int collect(void *arg, uint32_t tid, uint64_t t, const char *name, const char *verb,
 		   uint64_t off, uint64_t len)
 {
 	char *buf = arg;
 	size_t n = strlen(buf);
 
-	snprintf(buf + n, 8192 - n, "%u %s %s %llu %llu\n", tid, name, verb,
-		 (unsigned long long)off, (unsigned long long)len);
+	snprintf(buf + n, 8192 - n, "%u %llu %s %s %llu %llu\n", tid,
+		 (unsigned long long)((t - T0) / MS), name, verb, (unsigned long long)off,
+		 (unsigned long long)len);
 	return 0;
 }
 
@@ -160,16 +161,16 @@ static void test_on_io(const char *log, const char *dir)
 	snprintf(absent, sizeof(absent), "%s/none", dir);
 	CHECK_EQ(fio_export(RIOT_LOGS_ONE(log), absent, &o, &st, err, sizeof(err)), 0);
 	CHECK_STR(got,
-		  "10 /r/d/a read 0 100\n"
-		  "10 /r/d/a read 100 50\n"
-		  "10 /r/d/a write 10 20\n"
-		  "10 /r/d/a read 500 8\n"
-		  "10 /r/d/pre read 1000 10\n"
-		  "10 /r/d/log write 0 7\n"
-		  "10 /r/d/log write 7 3\n"
-		  "10 /r/d/log write 100 1\n"
-		  "10 /r/d/a sync 0 0\n"
-		  "11 /r/d/a read 30 5\n");
+		  "10 2 /r/d/a read 0 100\n"
+		  "10 3 /r/d/a read 100 50\n"
+		  "10 5 /r/d/a write 10 20\n"
+		  "10 6 /r/d/a read 500 8\n"
+		  "10 7 /r/d/pre read 1000 10\n"
+		  "10 9 /r/d/log write 0 7\n"
+		  "10 10 /r/d/log write 7 3\n"
+		  "10 12 /r/d/log write 100 1\n"
+		  "10 13 /r/d/a sync 0 0\n"
+		  "11 16 /r/d/a read 30 5\n");
 	CHECK(stat(absent, &sb) != 0);	/* nothing written */
 	CHECK_U64(st.reads, 5);
 	CHECK_U64(st.writes, 4);
