@@ -42,6 +42,10 @@ void replay_wait_until(struct replay_pace *p, uint64_t due_ns)
 
 	if (due_ns <= now)
 		return;
+	if (due_ns > now + p->spin_ns + REPLAY_WAKE_NS) {
+		sleep_until(due_ns - p->spin_ns - REPLAY_WAKE_NS);
+		now = replay_now_ns();
+	}
 	if (due_ns > now + p->spin_ns)
 		sleep_until(due_ns - p->spin_ns);
 	if (atomic_fetch_add(&p->spinning, 1) < p->max_spinners) {
@@ -123,6 +127,17 @@ void replay_drive_op(struct replay_ctx *cx, struct replay_pace *pace,
 
 	if (replay_drive_begin(cx, op, true, &d, &what) == STEP_ISSUE) {
 		struct replay_issue is = { .pace = pace, .due_ns = d.due_ns };
+
+		if (d.due_ns) {
+			/* before the wait for the due time, not after the call
+			 * (a fio job's first open ended 150 us past the due time
+			 * of the next op: its histogram's allocation) */
+			if (lock)
+				pthread_mutex_lock(lock);
+			replay_stats_ready(s, op);
+			if (lock)
+				pthread_mutex_unlock(lock);
+		}
 		int64_t rc = issue(arg, op, &is);
 
 		replay_drive_issued(cx, &d, is.t0, is.t1, rc);

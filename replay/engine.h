@@ -177,6 +177,12 @@ struct replay_pace {
  * timer lag is added (at most REPLAY_SPIN_MAX_NS in all). */
 void replay_pace_init(struct replay_pace *p, const struct replay_ctx *cx, uint64_t spin_ns);
 #define REPLAY_SPIN_MAX_NS 2000000u
+/* A long sleep ends later than a short one: on this VM a thread sleeping
+ * 100 ms woke 116 us late at p50 (the idle vCPU's wake-up), one sleeping
+ * 50 us 24 us late, and replay_timer_lag() times 100 us sleeps. So a wait
+ * longer than this (beyond the spin) first sleeps until this long before
+ * the spin starts, then sleeps again, a short sleep, to the spin. */
+#define REPLAY_WAKE_NS 500000u
 /* Returns at due_ns (or as soon after as the machine allows). */
 void replay_wait_until(struct replay_pace *p, uint64_t due_ns);
 

@@ -991,8 +991,12 @@ static void submit_and_wait(struct uworker *w, uint64_t next_due, uint64_t await
 		return;
 	}
 	now = replay_now_ns();
-	if (next_due && next_due - spin < now + wait)
+	if (next_due && next_due - spin < now + wait) {
 		wait = next_due - spin > now ? next_due - spin - now : 0;
+		/* a long sleep ends late: wake early, then sleep again */
+		if (wait > REPLAY_WAKE_NS)
+			wait -= REPLAY_WAKE_NS;
+	}
 	atomic_store(&w->sleeping, 1);
 	atomic_store(&w->dep_exact, w->nbusy == 1);
 	if (awaited && !atomic_exchange(&w->dep_wait, awaited))

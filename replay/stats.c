@@ -17,6 +17,14 @@ void replay_stats_init(struct replay_stats *s)
 	hist_init(&s->delay);
 }
 
+void replay_stats_ready(struct replay_stats *s, const struct replay_op *op)
+{
+	struct replay_sys_stats *ss = &s->sys[op->sys < RIOT_SYS_COUNT ? op->sys : 0];
+
+	if (!ss->lat && (ss->lat = malloc(sizeof(*ss->lat))))
+		hist_init(ss->lat);
+}
+
 void replay_stats_free(struct replay_stats *s)
 {
 	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++)
