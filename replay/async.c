@@ -503,8 +503,8 @@ static struct alane *lane_new(struct replay_async *ra, uint32_t stream)
 							.contexts = 1 };
 	l->reqs = calloc(REPLAY_ASYNC_DEPTH_MAX, sizeof(*l->reqs));
 	l->free_ids = malloc(REPLAY_ASYNC_DEPTH_MAX * sizeof(*l->free_ids));
-	l->fds = calloc(1, sizeof(*l->fds));
-	l->pfds = calloc(1, sizeof(*l->pfds));
+	l->fds = replay_fdmap_new();
+	l->pfds = replay_fdmap_new();
 	if (!l->reqs || !l->free_ids || !l->fds || !l->pfds || replay_queue_init(&l->q) < 0)
 		goto fail;
 	for (unsigned i = 0; i < REPLAY_ASYNC_DEPTH_MAX; i++)

@@ -219,7 +219,7 @@ static void *sync_create(struct replay_ctx *cx, char *err, size_t errlen)
 {
 	struct sync_engine *e = calloc(1, sizeof(*e));
 
-	if (!e || !(e->fds = calloc(1, sizeof(*e->fds)))) {
+	if (!e || !(e->fds = replay_fdmap_new())) {
 		free(e);
 		snprintf(err, errlen, "out of memory");
 		errno = ENOMEM;

@@ -1147,10 +1147,10 @@ static void *uring_create(struct replay_ctx *cx, char *err, size_t errlen)
 {
 	struct uring_engine *e = calloc(1, sizeof(*e));
 
-	if (!e || !(e->fds = calloc(1, sizeof(*e->fds))) ||
+	if (!e || !(e->fds = replay_fdmap_new()) ||
 	    !(e->local = calloc(1, sizeof(*e->local)))) {
 		if (e)
-			free(e->fds);
+			replay_files_free(e->fds);
 		free(e);
 		snprintf(err, errlen, "out of memory");
 		errno = ENOMEM;
