@@ -395,6 +395,7 @@ static void run_op(struct alane *l, struct replay_op *op)
 		case STEP_NOT_DUE:
 			submit(l);
 			l->in_chain = false;
+			replay_stats_ready(&l->stats, op);	/* not after the call */
 			now = replay_now_ns();
 			if (l->inflight && what > now + l->ra->pace.spin_ns)
 				retire_done(l, what - now - l->ra->pace.spin_ns);

@@ -788,6 +788,8 @@ static int run_stream(struct uworker *w, uint32_t i, uint64_t *due, uint64_t *aw
 			w->nwaiting++;
 			return 1;
 		case STEP_NOT_DUE:
+			/* its histogram made now, not between it and the next */
+			replay_stats_ready(&w->stats, op);
 			/* alone and due within the spin: waited for in
 			 * run_here(), after the op's lookups and right before
 			 * its call, as the sync engine waits (waited for here,
