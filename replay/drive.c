@@ -129,9 +129,9 @@ void replay_drive_op(struct replay_ctx *cx, struct replay_pace *pace,
 		struct replay_issue is = { .pace = pace, .due_ns = d.due_ns };
 
 		if (d.due_ns) {
-			/* before the wait for the due time, not after the call
-			 * (a fio job's first open ended 150 us past the due time
-			 * of the next op: its histogram's allocation) */
+			/* before the wait for the due time, not after the call:
+			 * the first op of each syscall allocates its histogram
+			 * (30 KiB), which the ops due after it would wait for */
 			if (lock)
 				pthread_mutex_lock(lock);
 			replay_stats_ready(s, op);
