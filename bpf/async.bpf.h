@@ -7,7 +7,7 @@
  * of riot.bpf.c, after the batch helpers it uses. */
 
 /* Which arguments of a row go on the wire (bit N: argument N). */
-static const __u8 async_wire[RIOT_SYS_COUNT] = {
+static const __u8 async_wire[RIOT_SYS_SLOTS] = {
 #define RIOT_SYSCALL(name, nr, cls, fl, a0, a1, a2, a3, a4, a5)
 #define RIOT_ASYNC_OP(id, str, cls, fl, a0, a1, a2, a3, a4, a5)               \
 	[RIOT_SYS_##id] = WIRE(a0, a1, a2, a3, a4, a5),
@@ -49,7 +49,7 @@ static __always_inline __u32 copy_path(char *dst, const char *src, __u32 len)
 static __always_inline __u32 async_fill(struct riot_ev_syscall *ev,
 					const struct async_req *r, __u64 now)
 {
-	__u8 wire = r->sys < RIOT_SYS_COUNT ? async_wire[r->sys] : 0;
+	__u8 wire = r->sys < RIOT_SYS_COUNT ? async_wire[SYS_SLOT(r->sys)] : 0;
 	__u32 k, head, len1, len2;
 	__u16 flags = r->flags;
 	__u64 t = r->t ? r->t : now;

@@ -117,7 +117,21 @@ enum { FDNOTE_CLOSE = 1, FDNOTE_RET = 2, FDNOTE_FCNTL = 3, FDNOTE_PAIR = 4 };
 	 (RIOT_SYS_##name == RIOT_SYS_dup2 ||                                \
 	  RIOT_SYS_##name == RIOT_SYS_dup3 ? 1 : 0x3f))
 
-static const struct sys_desc descs[RIOT_SYS_COUNT] = {
+/* A per-syscall table's entry for sys. The mask bounds the index on the
+ * register that indexes, which every verifier follows: 6.1's lost the
+ * bound of `nr_sys[id] - 1` (smin=-1, "R9 unbounded memory access"), 6.12's
+ * kept only sys < 255 against a table of RIOT_SYS_COUNT rows ("invalid
+ * access to map value"). The barrier keeps clang from dropping a mask it
+ * proves redundant. Callers still check sys < RIOT_SYS_COUNT where it can
+ * be out of range: the mask only keeps the access inside the table. */
+#define SYS_SLOT(sys)                                                        \
+	({                                                                   \
+		__u32 slot_ = (sys);                                         \
+		asm volatile("" : "+r"(slot_));                              \
+		slot_ & (RIOT_SYS_SLOTS - 1);                                \
+	})
+
+static const struct sys_desc descs[RIOT_SYS_SLOTS] = {
 #define RIOT_SYSCALL(name, nr, cls, fl, a0, a1, a2, a3, a4, a5)              \
 	[RIOT_SYS_##name] = {                                                \
 		.path = AT(ROLE(PATH), a0, a1, a2, a3, a4, a5),              \
@@ -621,7 +635,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	s->active = 1;
 	s->fault_addr = 0;	/* a fault inside the call says its own */
 
-	const struct sys_desc *d = &descs[sys];
+	const struct sys_desc *d = &descs[SYS_SLOT(sys)];
 	/* Decided here: a close empties the fd before exit. */
 	if (emit && fds_outside(d, s->args)) {
 		s->emit = 0;
@@ -692,6 +706,10 @@ static __always_inline __u32 read_linkbuf(char *dst, __u64 uptr, long ret,
 	n = ret < RIOT_PATH_MAX - 1 ? ret : RIOT_PATH_MAX - 1;
 	if (ret > RIOT_PATH_MAX - 1)
 		*flags |= RIOT_EVF_PATH2_TRUNC;
+	/* Keep the mask, which clang proves redundant: 6.1's verifier walks
+	 * the min() above on an impossible branch (ret >= 4096 and < 4095)
+	 * and, without the mask, refuses dst + n there. */
+	asm volatile("" : "+r"(n));
 	n &= RIOT_PATH_MAX - 1;
 	if (bpf_probe_read_user(dst, n, (void *)uptr)) {
 		*flags |= RIOT_EVF_PATH2_FAULT;
@@ -1127,7 +1145,7 @@ static __always_inline int emit_record(const struct slot *s,
 	if (s) {
 		if (sys >= RIOT_SYS_COUNT)
 			return 0;
-		d = &descs[sys];
+		d = &descs[SYS_SLOT(sys)];
 		/* execve's path is gone with the old image:
 		 * sched_process_exec has the file name. */
 		keeps_path = !((sys == RIOT_SYS_execve ||
@@ -1608,7 +1626,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	sys = s->sys;
 	if (sys >= RIOT_SYS_COUNT)
 		return 0;
-	d = &descs[sys];
+	d = &descs[SYS_SLOT(sys)];
 	if ((d->sf & RIOT_SF_VMA) && !vma_of_file(task, s, ret))
 		return 0;
 	emit_syscall(s, ret);

@@ -12,6 +12,12 @@ enum riot_sys {
 	RIOT_SYS_COUNT
 };
 
+/* The BPF side's per-syscall tables have RIOT_SYS_SLOTS entries, a power
+ * of two, so that a mask bounds their index for every verifier (see
+ * SYS_SLOT() in bpf/riot.bpf.c). */
+#define RIOT_SYS_SLOTS 256
+_Static_assert(RIOT_SYS_COUNT <= RIOT_SYS_SLOTS, "RIOT_SYS_SLOTS: too few");
+
 /* What a syscall does; reports group by it, replay plans by it. */
 enum riot_class {
 	RIOT_CLASS_DATA_READ = 1,

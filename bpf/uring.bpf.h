@@ -115,7 +115,7 @@ struct {
 } async_fixed SEC(".maps");
 
 /* The argument roles of every row (the asynchronous ones only). */
-static const __u8 async_roles[RIOT_SYS_COUNT][6] = {
+static const __u8 async_roles[RIOT_SYS_SLOTS][6] = {
 #define RIOT_SYSCALL(name, nr, cls, fl, a0, a1, a2, a3, a4, a5)
 #define RIOT_ASYNC_OP(id, str, cls, fl, a0, a1, a2, a3, a4, a5)            \
 	[RIOT_SYS_##id] = { RIOT_ARG_##a0, RIOT_ARG_##a1, RIOT_ARG_##a2,      \
@@ -481,7 +481,7 @@ static __always_inline void uring_emit(struct uring_req *a, long ret)
 	if (sys >= RIOT_SYS_COUNT)
 		return;
 	for (int i = 0; i < 6; i++)
-		r.args[i] = async_val(a, async_roles[sys][i]);
+		r.args[i] = async_val(a, async_roles[SYS_SLOT(sys)][i]);
 	r.sys = sys;
 	r.pid = a->pid;
 	r.tid = a->tid;
