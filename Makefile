@@ -38,6 +38,10 @@ endif
 # for the tests, the fuzzers, the demo and the benchmarks (`make deps-test`:
 # peers to measure against, file systems to replay onto, a browser for the
 # HTML report). README lists both.
+# Packages are asked for in the build machine's architecture: with
+# arm64's -dev packages beside them (multiarch, for make kernels), a
+# bare name answers for both.
+DEB_QUAL  := $(addprefix :,$(shell dpkg --print-architecture 2>/dev/null))
 DEB_BUILD := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
 	liburing-dev libsqlite3-dev file
 DEB_TEST  := python3 sqlite3 libclang-rt-14-dev bsdutils e2fsprogs xfsprogs btrfs-progs \
@@ -82,7 +86,7 @@ define install_missing
 	@if command -v flock >/dev/null && { : >>/tmp/riot-deps.lock; } 2>/dev/null && \
 		exec 9</tmp/riot-deps.lock; then flock 9; fi; \
 	missing=""; for p in $(1); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+		dpkg-query -W -f='$${Status}' $$p$(DEB_QUAL) 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "  DEPS    installing:$$missing"; \
@@ -98,7 +102,7 @@ deps:
 # Plain `make` installs nothing: it stops early, naming what is missing.
 have-deps:
 	@missing=""; for p in $(DEB_BUILD); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+		dpkg-query -W -f='$${Status}' $$p$(DEB_QUAL) 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "make: missing packages:$$missing; run 'make deps' (as root) first" >&2; exit 1; fi
@@ -138,7 +142,7 @@ $(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
 # `riot version` names the liburing package built against. Asked when
 # cmd_version.o is compiled, not when make starts: on a fresh machine `make
 # deps` installs the package in between.
-URING_VER = $(shell dpkg-query -W -f='$${Version}' liburing-dev 2>/dev/null)
+URING_VER = $(shell dpkg-query -W -f='$${Version}' liburing-dev$(DEB_QUAL) 2>/dev/null)
 $(BUILD)/obj/inspect/cmd_version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(URING_VER)"'
 
 # BPF: compiled against the committed vmlinux.h, embedded by a skeleton.

@@ -34,6 +34,7 @@ struct capture_opts {
 	uint64_t rotate_bytes;		/* --rotate; 0: none */
 	double rotate_secs;		/* --rotate-time; 0: none */
 	uint64_t keep;			/* --keep; 0: every segment */
+	bool check;			/* --check: load, say, unload */
 };
 
 /* ---- tracer.c: the BPF side's lifecycle ---- */
@@ -53,6 +54,8 @@ struct probe_calib;
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 			    tracer_event_fn fn, void *ctx, struct probe_calib *pc,
 			    char *why, size_t len);
+/* What loading found: programs loaded, fallbacks taken. */
+const struct capture_load *tracer_load(const struct tracer *t);
 /* Waits up to timeout_ms for records and hands each to fn; returns how
  * many, or -errno (the callback's error included). A malformed record is
  * handed over with size 0. */

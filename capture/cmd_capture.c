@@ -33,6 +33,7 @@
 
 const char cmd_capture_help[] =
 "Usage: riot capture -o FILE TARGET [FILTERS] [-d SECONDS] [OPTIONS]\n"
+"       riot capture --check\n"
 "\n"
 "Records the file I/O of programs with eBPF into FILE (a .riot log).\n"
 "\n"
@@ -112,6 +113,10 @@ const char cmd_capture_help[] =
 "      --block-dev DEV these devices instead (/dev/sdb1, sdb1 or 8:17;\n"
 "                      repeatable; implies --block; no syncfs without --path)\n"
 "  -q, --quiet         no summary\n"
+"      --check         record nothing: load the programs, say whether capture\n"
+"                      works on this kernel and which fallbacks it takes where\n"
+"                      the kernel lacks a tracepoint or helper (exit 0), or\n"
+"                      why not, with the verifier's verdict (exit 1)\n"
 "  -h, --help          this text\n"
 "\n"
 "Environment: RIOT_BPF_DEBUG=1 prints libbpf's log (the verifier's too).\n"
@@ -418,7 +423,7 @@ static int set_unit(struct capture_opts *o, const char *name, char *buf, size_t 
 }
 
 enum { OPT_CGROUP = 256, OPT_UNIT, OPT_COMM, OPT_PATH, OPT_OPS, OPT_RING, OPT_ZSTD, OPT_BLOCK,
-       OPT_BLOCK_DEV, OPT_ROTATE, OPT_ROTATE_TIME, OPT_KEEP };
+       OPT_BLOCK_DEV, OPT_ROTATE, OPT_ROTATE_TIME, OPT_KEEP, OPT_CHECK };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -437,6 +442,7 @@ static const struct option long_opts[] = {
 	{ "rotate", required_argument, NULL, OPT_ROTATE },
 	{ "rotate-time", required_argument, NULL, OPT_ROTATE_TIME },
 	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -454,6 +460,7 @@ static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
 
 	switch (c) {
 	case 'o': o->out = optarg; return 0;
+	case OPT_CHECK: o->check = true; return 0;
 	case 'p':
 		(*targets)++;
 		o->mode = RIOT_TARGET_PIDS;
@@ -565,6 +572,8 @@ static int parse_args(int argc, char **argv, struct capture_opts *o,
 		o->mode = RIOT_TARGET_PIDS;
 		targets++;
 	}
+	if (o->check)
+		return targets || o->out ? riot_usage("--check takes no target and no -o") : 0;
 	if (!o->out)
 		return riot_usage("-o FILE is required");
 	if (targets != 1)
@@ -724,7 +733,7 @@ static void describe(const struct capture_opts *o, char *target, size_t tlen,
 
 static struct riot_writer *open_log(struct capture *c, const struct capture_opts *o,
 				    int argc, char **argv, uint64_t start_t,
-				    const struct probe_calib *pc)
+				    const struct probe_calib *pc, const char *fallbacks)
 {
 	static char cmdline[8192], target[4096], opts[2048];
 	struct riot_log_header h = { .major = RIOT_FMT_MAJOR,
@@ -751,6 +760,7 @@ static struct riot_writer *open_log(struct capture *c, const struct capture_opts
 		h.probe_untraced_ns = pc->untraced_ns;
 		h.probe_recorded_ns = pc->recorded_ns;
 	}
+	h.fallbacks = fallbacks;
 	if (!o->rotate_bytes && !(o->rotate_secs > 0)) {
 		c->log_path = o->out;
 		return riot_writer_open(o->out, &h, &wo);
@@ -1281,7 +1291,7 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 	}
 	t0 = capture_now_boot();
 	c.t_loss_poll = t0;
-	c.w = open_log(&c, o, argc, argv, t0, &pc);
+	c.w = open_log(&c, o, argc, argv, t0, &pc, tracer_load(r.t)->fallbacks);
 	if (!c.w) {
 		riot_err("cannot create %s: %s", c.log_path ? c.log_path : o->out,
 			 strerror(errno));
@@ -1333,6 +1343,34 @@ out:
 	return rc;
 }
 
+/* --check: load the programs, say whether capture works here and with
+ * which fallbacks, unload. */
+static int check_kernel(void)
+{
+	struct capture_load cl;
+	struct utsname u;
+	char why[512], list[sizeof(cl.fallbacks)], *name, *save = NULL;
+	int err = capture_check_load(&cl, why, sizeof(why));
+
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	if (err) {
+		printf("capture on kernel %s (%s): will not work\n", u.release, u.machine);
+		riot_err("%s", why);
+		return RIOT_EXIT_FAIL;
+	}
+	printf("capture on kernel %s (%s): works, %u of %u programs loaded\n",
+	       u.release, u.machine, cl.loaded, cl.total);
+	if (!cl.fallbacks[0])
+		printf("fallbacks: none\n");
+	else
+		printf("fallbacks:\n");
+	memcpy(list, cl.fallbacks, sizeof(list));
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save))
+		printf("  %-18s %s\n", name, capture_fallback_effect(name));
+	return RIOT_EXIT_OK;
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	static struct capture_opts o;
@@ -1343,5 +1381,7 @@ int cmd_capture(int argc, char **argv)
 	rc = parse_args(argc, argv, &o, &bufs);
 	if (rc)
 		return rc < 0 ? RIOT_EXIT_OK : rc;
+	if (o.check)
+		return check_kernel();
 	return capture_run(&o, argc, argv);
 }

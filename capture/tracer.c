@@ -11,12 +11,15 @@
 #include <signal.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <linux/capability.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "riot.skel.h"
+#include "capture/capture.h"
 #include "capture/capture_int.h"
 
 struct tracer {
@@ -33,11 +36,61 @@ struct tracer {
 	uint64_t *upto;			/* per CPU: its progress, as handed over */
 	cpu_set_t reach;		/* CPUs tracer_kick() visits */
 	bool detached;
+	struct capture_load load;	/* what loading found */
 };
 
-/* libbpf's last complaint, kept to explain a failed load in one line. */
+/* libbpf's last complaint, kept to explain a failed load in one line, and
+ * the verifier's reason when it refused a program. */
 static char libbpf_last[256];
+static char refused_prog[64], refused_why[256];
 static bool libbpf_verbose;
+
+/* Whether a line of the verifier's log is its trace rather than its
+ * verdict: instructions ("284: (71) r1 = ..."), source lines ("; ..." and
+ * "3377: c = p[i];"), branch points ("from 12 to 40: ..."), totals. */
+static bool verifier_trace_line(const char *l, size_t n)
+{
+	static const char *const skip[] = { "processed ", "verification time",
+		"stack depth", "-- ", "; ", "from ", "mark_precise", "last_idx",
+		"func#", "Validating", "Func#", "propagating", "libbpf: " };
+	size_t d = 0;
+
+	if (!n)
+		return true;
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (n >= strlen(skip[i]) && !strncmp(l, skip[i], strlen(skip[i])))
+			return true;
+	while (d < n && l[d] >= '0' && l[d] <= '9')
+		d++;
+	return d && d < n && l[d] == ':';
+}
+
+/* libbpf prints a refused program's log as one message: "prog 'NAME': --
+ * BEGIN PROG LOAD LOG --\n...-- END PROG LOAD LOG --". Keeps the program
+ * and the last line of the log that is a verdict, not the trace. */
+static void keep_refusal(const char *msg)
+{
+	const char *name = strstr(msg, "prog '"), *b, *e, *l, *nl;
+	size_t n;
+
+	b = strstr(msg, "-- BEGIN PROG LOAD LOG --");
+	e = b ? strstr(b, "-- END PROG LOAD LOG --") : NULL;
+	if (!b || !e)
+		return;
+	if (name && name < b) {
+		name += 6;
+		n = strcspn(name, "'");
+		snprintf(refused_prog, sizeof(refused_prog), "%.*s", (int)n, name);
+	}
+	refused_why[0] = 0;
+	for (l = strchr(b, '\n'); l && l < e; l = nl) {
+		l++;
+		nl = memchr(l, '\n', e - l);
+		n = (nl ? nl : e) - l;
+		if (!verifier_trace_line(l, n))
+			snprintf(refused_why, sizeof(refused_why), "%.*s", (int)n, l);
+	}
+}
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
@@ -49,6 +102,14 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 		return vfprintf(stderr, fmt, ap);
 	if (level == LIBBPF_DEBUG)
 		return 0;
+	if (strstr(fmt, "BEGIN PROG LOAD LOG")) {
+		char *msg = NULL;
+
+		if (vasprintf(&msg, fmt, ap) >= 0)
+			keep_refusal(msg);
+		free(msg);
+		return 0;
+	}
 	vsnprintf(line, sizeof(line), fmt, ap);
 	n = strlen(line);
 	while (n && line[n - 1] == '\n')
@@ -56,6 +117,25 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	if (n)
 		memcpy(libbpf_last, line, n + 1);
 	return 0;
+}
+
+/* Why a load failed, in one line: the verifier's verdict where it refused
+ * a program, else libbpf's last word; with the kernel's release. */
+static void load_failure(char *why, size_t len, int err)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	if (refused_why[0])
+		snprintf(why, len, "cannot load the BPF programs on kernel %s: "
+			 "the verifier refused %s: %s (RIOT_BPF_DEBUG=1 prints "
+			 "its log)", u.release, refused_prog[0] ? refused_prog : "a program",
+			 refused_why);
+	else
+		snprintf(why, len, "cannot load the BPF programs on kernel %s: %s%s%s",
+			 u.release, strerror(-err), libbpf_last[0] ? " — " : "",
+			 libbpf_last);
 }
 
 static bool has_cap(const struct __user_cap_data_struct d[2], int cap)
@@ -198,30 +278,95 @@ static int on_record(void *ctx, void *data, size_t size)
 	return t->fn(t->ctx, data, size);
 }
 
+/* What capture does where the kernel lacks something its programs use:
+ * each fallback's name (stored in the log, shown by `riot info`) and its
+ * effect. Every one is chosen by probing the kernel's BTF at load time,
+ * never by its version. */
+static const struct capture_fallback {
+	const char *name, *effect;
+} fallbacks[] = {
+	{ "no-fault-address", "page faults of file mappings are not tied to their "
+	  "address (page_fault_user/_kernel: x86 only): no mmap:read or mmap:write" },
+	{ "no-mmap-fault", "pages faulted in through file mappings are not recorded "
+	  "(mm_filemap_fault, Linux 6.11)" },
+	{ "no-fault-around", "pages mapped by fault-around are not recorded "
+	  "(mm_filemap_map_pages, Linux 6.11)" },
+	{ "no-mmap-write", "writes through shared file mappings are not recorded "
+	  "(writeback_dirty_folio, Linux 5.18)" },
+	{ "no-io-uring", "io_uring requests are not recorded, only io_uring_enter "
+	  "(the io_uring_submit_req tracepoint; older kernels have io_uring_submit_sqe)" },
+	{ "probe-read-files", "file facts are read with probe reads "
+	  "(bpf_rdonly_cast, Linux 6.2): a little more time per open" },
+	{ "no-find-vma", "mmap, madvise and mremap are recorded without their file, "
+	  "anonymous memory included (bpf_find_vma, Linux 5.17)" },
+};
+
+const char *capture_fallback_effect(const char *name)
+{
+	for (size_t i = 0; i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++)
+		if (!strcmp(fallbacks[i].name, name))
+			return fallbacks[i].effect;
+	return NULL;
+}
+
+static void add_fallback(struct capture_load *cl, const char *name)
+{
+	size_t n = strlen(cl->fallbacks);
+
+	snprintf(cl->fallbacks + n, sizeof(cl->fallbacks) - n, "%s%s",
+		 n ? "," : "", name);
+}
+
+/* Whether the running kernel's BTF has a function (a kfunc) or a value of
+ * enum bpf_func_id (a helper) of this name. */
+static bool btf_has(const struct btf *btf, const char *func, const char *helper)
+{
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int id;
+
+	if (func)
+		return btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0;
+	id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
+	if (id <= 0 || !(t = btf__type_by_id(btf, id)))
+		return false;
+	e = btf_enum(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, e[i].name_off), helper))
+			return true;
+	return false;
+}
+
 /* The programs of mmap and io_uring capture hang on tracepoints younger
  * than the rest (mm_filemap_fault and mm_filemap_map_pages came with Linux
  * 6.11, writeback_dirty_folio with 5.18, io_uring_submit_req replaced
- * io_uring_submit_sqe; page_fault_* are x86's): each group is loaded only where the kernel's
- * BTF has all its tracepoints, so an older kernel captures without those
- * records rather than not at all. */
-static void probe_optional(struct riot_bpf *skel)
+ * io_uring_submit_sqe; page_fault_* are x86's): each group is loaded only
+ * where the kernel's BTF has all its tracepoints, so an older kernel
+ * captures without those records rather than not at all. The helpers and
+ * kfuncs the programs take where they exist are probed too; cl says what
+ * is missing. */
+static void probe_optional(struct riot_bpf *skel, struct capture_load *cl)
 {
 	const struct {
 		struct bpf_program *prog[3];
 		const char *tp[3];
+		const char *fallback;
 	} opt[] = {
-		{ { skel->progs.mmap_fault_user }, { "page_fault_user" } },
-		{ { skel->progs.mmap_fault_kernel }, { "page_fault_kernel" } },
-		{ { skel->progs.mmap_filemap_fault }, { "mm_filemap_fault" } },
-		{ { skel->progs.mmap_map_pages }, { "mm_filemap_map_pages" } },
-		{ { skel->progs.mmap_dirty_folio }, { "writeback_dirty_folio" } },
+		{ { skel->progs.mmap_fault_user }, { "page_fault_user" }, "no-fault-address" },
+		{ { skel->progs.mmap_fault_kernel }, { "page_fault_kernel" }, "no-fault-address" },
+		{ { skel->progs.mmap_filemap_fault }, { "mm_filemap_fault" }, "no-mmap-fault" },
+		{ { skel->progs.mmap_map_pages }, { "mm_filemap_map_pages" }, "no-fault-around" },
+		{ { skel->progs.mmap_dirty_folio }, { "writeback_dirty_folio" }, "no-mmap-write" },
 		/* older kernels name the submission io_uring_submit_sqe, with
 		 * other arguments; they, and kernels without io_uring, record
 		 * no requests rather than refusing to capture */
 		{ { skel->progs.uring_create, skel->progs.uring_submit, skel->progs.uring_complete },
-		  { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
+		  { "io_uring_create", "io_uring_submit_req", "io_uring_complete" }, "no-io-uring" },
 	};
+	struct bpf_program *prog;
+	struct btf *btf;
 
+	memset(cl, 0, sizeof(*cl));
 	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
 		bool ok = true;
 
@@ -229,6 +374,20 @@ static void probe_optional(struct riot_bpf *skel)
 			ok &= libbpf_find_vmlinux_btf_id(opt[i].tp[k], BPF_TRACE_RAW_TP) > 0;
 		for (unsigned k = 0; k < 3 && opt[i].prog[k]; k++)
 			bpf_program__set_autoload(opt[i].prog[k], ok);
+		if (!ok && !strstr(cl->fallbacks, opt[i].fallback))
+			add_fallback(cl, opt[i].fallback);
+	}
+	btf = btf__load_vmlinux_btf();
+	if (btf) {
+		if (!btf_has(btf, "bpf_rdonly_cast", NULL))
+			add_fallback(cl, "probe-read-files");
+		if (!btf_has(btf, NULL, "BPF_FUNC_find_vma"))
+			add_fallback(cl, "no-find-vma");
+		btf__free(btf);
+	}
+	bpf_object__for_each_program(prog, skel->obj) {
+		cl->total++;
+		cl->loaded += bpf_program__autoload(prog);
 	}
 }
 
@@ -238,15 +397,14 @@ static int load_attach(struct tracer *t, const struct capture_opts *o,
 	int err;
 
 	set_rodata(t->skel, o);
-	probe_optional(t->skel);
+	probe_optional(t->skel, &t->load);
 	err = bpf_map__set_max_entries(t->skel->maps.events, o->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(t->skel->maps.batches, t->ncpus);
 	if (!err)
 		err = riot_bpf__load(t->skel);
 	if (err) {
-		snprintf(why, len, "cannot load the BPF programs: %s%s%s",
-			 strerror(-err), libbpf_last[0] ? " — " : "", libbpf_last);
+		load_failure(why, len, err);
 		return err;
 	}
 	return 0;
@@ -321,6 +479,48 @@ fail:
 	tracer_destroy(t);
 	errno = -err;
 	return NULL;
+}
+
+const struct capture_load *tracer_load(const struct tracer *t)
+{
+	return &t->load;
+}
+
+int capture_check_load(struct capture_load *cl, char *why, size_t len)
+{
+	struct capture_opts o = { .mode = RIOT_TARGET_PIDS, .ring_bytes = 1 << 20 };
+	struct riot_bpf *skel;
+	int err, ncpus;
+
+	memset(cl, 0, sizeof(*cl));
+	err = tracer_check(why, len);
+	if (err)
+		return err;
+	libbpf_verbose = getenv("RIOT_BPF_DEBUG") != NULL;
+	libbpf_set_print(libbpf_print);
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0) {
+		snprintf(why, len, "cannot count CPUs");
+		return ncpus ? ncpus : -EINVAL;
+	}
+	memset(o.sys_on, 0xff, sizeof(o.sys_on));
+	skel = riot_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(why, len, "cannot open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	set_rodata(skel, &o);
+	probe_optional(skel, cl);
+	err = bpf_map__set_max_entries(skel->maps.events, o.ring_bytes);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.batches, ncpus);
+	if (!err)
+		err = riot_bpf__load(skel);
+	if (err)
+		load_failure(why, len, err);
+	riot_bpf__destroy(skel);
+	return err;
 }
 
 int tracer_poll(struct tracer *t, int timeout_ms)

@@ -15,12 +15,13 @@
 #include "bpf/syscalls.h"
 
 #define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 7	/* 1: permission bits, xattr values; 2: block
+#define RIOT_FMT_MINOR 8	/* 1: permission bits, xattr values; 2: block
 				 * sequence records; 3: end sections; 4: ioctl
 				 * clone sources and ranges, mremap and madvise
 				 * of files; 5: asynchronous requests and their
 				 * ctx field; 6: segments of a rotated capture;
-				 * 7: the probe time of a duration */
+				 * 7: the probe time of a duration; 8: the
+				 * capture's fallbacks */
 #define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 #define RIOT_STR_LEN_MAX 65535	/* bytes of a string (path, comm) a log may
 				 * hold: a writer cuts longer ones, flagged */
@@ -238,6 +239,12 @@ struct riot_log_header {
 	 * probe_recorded_ns); probe_ns is the difference (0 when the second
 	 * is not longer). probe_calls 0: not measured. */
 	uint64_t probe_ns, probe_calls, probe_untraced_ns, probe_recorded_ns;
+	/* What the capture did without where the kernel lacked a tracepoint
+	 * or helper its programs use (format 1.8): comma-separated names
+	 * (`riot capture --check` says what each means), "" none. NULL when
+	 * writing: not stated (a log not written by a capture). */
+	const char *fallbacks;
+	bool fallbacks_known;	/* read: the log states them ("" too) */
 };
 
 /* ---- writer ---- */

@@ -54,6 +54,7 @@ enum log_tlv {
 	TLV_PROBE_CALLS = 14,	/* varint (minor 7) */
 	TLV_PROBE_UNTRACED = 15,	/* varint (minor 7) */
 	TLV_PROBE_RECORDED = 16,	/* varint (minor 7) */
+	TLV_FALLBACKS = 17,	/* string (minor 8) */
 };
 
 /* ---- block streams and fields ---- */

@@ -175,6 +175,7 @@ static char **tlv_slot(struct riot_reader *r, uint64_t key)
 	case TLV_OPTIONS: return (char **)&r->h.options;
 	case TLV_TARGET: return (char **)&r->h.target;
 	case TLV_CAPTURE_ID: return (char **)&r->h.capture_id;
+	case TLV_FALLBACKS: return (char **)&r->h.fallbacks;
 	}
 	return NULL;
 }
@@ -963,9 +964,11 @@ static struct riot_reader *reader_start(struct riot_reader *r, char *err, size_t
 	int rc = header_read(r);
 
 	if (!rc) {
+		r->h.fallbacks_known = r->h.fallbacks != NULL;
 		const char **s[] = { &r->h.host, &r->h.kernel, &r->h.arch,
 				     &r->h.riot_version, &r->h.cmdline,
-				     &r->h.options, &r->h.target, &r->h.capture_id };
+				     &r->h.options, &r->h.target, &r->h.capture_id,
+				     &r->h.fallbacks };
 		for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 			if (!*s[i])
 				*s[i] = empty;
@@ -1101,10 +1104,11 @@ static bool seg_follows(const struct riot_log_header *a, const char *pa,
 static int dup_header(struct riot_log_header *dst, const struct riot_log_header *src)
 {
 	const char **d[] = { &dst->host, &dst->kernel, &dst->arch, &dst->riot_version,
-			     &dst->cmdline, &dst->options, &dst->target, &dst->capture_id };
+			     &dst->cmdline, &dst->options, &dst->target, &dst->capture_id,
+			     &dst->fallbacks };
 	const char *const *s[] = { &src->host, &src->kernel, &src->arch, &src->riot_version,
 				   &src->cmdline, &src->options, &src->target,
-				   &src->capture_id };
+				   &src->capture_id, &src->fallbacks };
 
 	*dst = *src;
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
@@ -1303,7 +1307,7 @@ void riot_reader_close(struct riot_reader *r)
 		return;
 	const char **s[] = { &r->h.host, &r->h.kernel, &r->h.arch,
 			     &r->h.riot_version, &r->h.cmdline, &r->h.options,
-			     &r->h.target, &r->h.capture_id };
+			     &r->h.target, &r->h.capture_id, &r->h.fallbacks };
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		if (*s[i] != empty)
 			free((char *)*s[i]);

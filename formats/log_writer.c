@@ -133,6 +133,7 @@ static int header_payload(struct bytes *b, const struct riot_log_header *h)
 	rc = rc ? rc : put_tlv_str(b, TLV_CMDLINE, h->cmdline);
 	rc = rc ? rc : put_tlv_str(b, TLV_OPTIONS, h->options);
 	rc = rc ? rc : put_tlv_str(b, TLV_TARGET, h->target);
+	rc = rc ? rc : put_tlv_str(b, TLV_FALLBACKS, h->fallbacks);
 	rc = rc ? rc : put_tlv_u64(b, TLV_BOOT_TO_WALL, zz_enc(h->boot_to_wall_ns));
 	rc = rc ? rc : put_tlv_u64(b, TLV_START_T, h->start_t);
 	if (h->segment) {

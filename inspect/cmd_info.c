@@ -182,6 +182,8 @@ static void print_json(const struct info_view *v)
 		json_u64(&j, "probe_untraced_ns", v->h->probe_untraced_ns);
 		json_u64(&j, "probe_recorded_ns", v->h->probe_recorded_ns);
 	}
+	if (v->h->fallbacks_known)	/* format 1.8 */
+		json_str(&j, "fallbacks", v->h->fallbacks);
 	json_obj_close(&j);
 	if (v->h->segment)
 		json_u64(&j, "segments", v->files);
@@ -251,6 +253,11 @@ static void print_text(const struct info_view *v)
 	if (v->h->target) {
 		printf("target:      ");
 		text_put(stdout, v->h->target);
+		printf("\n");
+	}
+	if (v->h->fallbacks_known) {	/* format 1.8 */
+		printf("fallbacks:   ");
+		text_put(stdout, v->h->fallbacks[0] ? v->h->fallbacks : "none");
 		printf("\n");
 	}
 	printf("start:       %s\n", when);
