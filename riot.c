@@ -1,5 +1,6 @@
 /* riot.c: main(). Parses the command name and dispatches; nothing else.
  * Each command lives in its folder and brings its own handler and help. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +28,24 @@ static const char help_help[] =
 	"\n"
 	"Lists riot's commands, or prints the help of one.\n";
 
+/* `riot version` says whether capture loads here: capture/ knows how,
+ * inspect/ prints it. */
+static void probe_capture(struct version_capture *vc)
+{
+	struct capture_load cl;
+	int err = capture_check_load(&cl, vc->why, sizeof(vc->why));
+
+	vc->works = !err ? 1 : err == -EPERM ? -EPERM : 0;
+	vc->loaded = cl.loaded;
+	vc->total = cl.total;
+	snprintf(vc->fallbacks, sizeof(vc->fallbacks), "%s", cl.fallbacks);
+}
+
+static int cmd_version_main(int argc, char **argv)
+{
+	return cmd_version(argc, argv, probe_capture);
+}
+
 static const struct riot_command commands[] = {
 	{ "capture", cmd_capture, "record the file I/O of a command, processes, a cgroup or the host", cmd_capture_help, NULL },
 	{ "init", cmd_init, "create the file tree a log expects, under a root", cmd_init_help, NULL },
@@ -42,7 +61,7 @@ static const struct riot_command commands[] = {
 	  cmd_export_help_more },
 	{ "anonymize", cmd_anonymize, "copy a log with its names replaced by keyed hashes",
 	  cmd_anonymize_help, NULL },
-	{ "version", cmd_version, "riot, library and kernel feature versions", cmd_version_help, NULL },
+	{ "version", cmd_version_main, "riot, library and kernel feature versions", cmd_version_help, NULL },
 	{ "help", cmd_help, "list commands or show one's help", help_help, NULL },
 };
 

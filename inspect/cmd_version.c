@@ -29,7 +29,11 @@ const char cmd_version_help[] =
 	"io_uring with the number of operations it supports, and whether it has\n"
 	"READ, WRITE and FADVISE, the operations the uring replay engine sends\n"
 	"to the ring (it needs READ and WRITE; without FADVISE, fadvise is a\n"
-	"blocking call).\n"
+	"blocking call). Last, whether capture works on this kernel: riot loads\n"
+	"its BPF programs (as root, or with CAP_BPF and CAP_PERFMON) and says how\n"
+	"many loaded and which fallbacks it takes where the kernel lacks a\n"
+	"tracepoint or helper (`riot capture --check` says what each means), or\n"
+	"the verifier's verdict when it refuses one.\n"
 	"\n"
 	"  --json   one JSON object\n";
 
@@ -105,8 +109,9 @@ static const char *probe_text(int v)
 	return v == -EPERM ? "unknown (probing needs root or CAP_BPF)" : "unknown";
 }
 
-int cmd_version(int argc, char **argv)
+int cmd_version(int argc, char **argv, void (*probe)(struct version_capture *vc))
 {
+	struct version_capture vc;
 	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { 0 } };
 	struct kernel_features k;
 	bool as_json = false;
@@ -120,6 +125,7 @@ int cmd_version(int argc, char **argv)
 	if (optind != argc)
 		return riot_usage("takes no arguments");
 	probe_kernel(&k);
+	probe(&vc);
 	if (as_json) {
 		struct json j;
 
@@ -142,6 +148,14 @@ int cmd_version(int argc, char **argv)
 			json_null(&j, "task_storage");
 		json_i64(&j, "io_uring_ops", k.uring_ops < 0 ? 0 : k.uring_ops);
 		json_bool(&j, "io_uring_engine_ops", k.uring_ops >= 0 && k.uring_engine_ops == 1);
+		if (vc.works >= 0)
+			json_bool(&j, "capture", vc.works);
+		else
+			json_null(&j, "capture");
+		json_u64(&j, "capture_programs", vc.loaded);
+		json_u64(&j, "capture_programs_total", vc.total);
+		json_str(&j, "capture_fallbacks", vc.fallbacks);
+		json_str(&j, "capture_error", vc.works == 1 ? NULL : vc.why);
 		json_obj_close(&j);
 		json_end_line(&j);
 		return RIOT_EXIT_OK;
@@ -160,5 +174,13 @@ int cmd_version(int argc, char **argv)
 		       k.uring_engine_ops == 1 ? "yes" : "no");
 	else
 		printf("  io_uring:                      no (%s)\n", strerror(-k.uring_ops));
+	if (vc.works == 1)
+		printf("  capture:                       yes, %u of %u programs loaded, "
+		       "fallbacks: %s\n", vc.loaded, vc.total,
+		       vc.fallbacks[0] ? vc.fallbacks : "none");
+	else if (vc.works == 0)
+		printf("  capture:                       no: %s\n", vc.why);
+	else
+		printf("  capture:                       unknown (%s)\n", vc.why);
 	return RIOT_EXIT_OK;
 }

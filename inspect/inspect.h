@@ -6,7 +6,16 @@
 
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
-int cmd_version(int argc, char **argv);
+/* What `riot version` says of capture on the running kernel. */
+struct version_capture {
+	int works;		/* 1 yes, 0 no, -EPERM: cannot tell unprivileged */
+	unsigned loaded, total;	/* programs loaded, programs riot has */
+	char fallbacks[256];	/* comma-separated names, "" none */
+	char why[512];		/* when it does not work: why */
+};
+/* probe loads capture's programs and fills vc: riot.c hands it over from
+ * capture/, a layer beside this one. */
+int cmd_version(int argc, char **argv, void (*probe)(struct version_capture *vc));
 
 extern const char cmd_info_help[];
 extern const char cmd_dump_help[];
