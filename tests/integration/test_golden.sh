@@ -27,6 +27,7 @@ a274fce233a75f866e1a16d865a69e4e80fea69eaf90dc43ff4c46a8d3f5d255 records-1.5.rio
 f9c883ba91b46effd3de7432d6c00ffe4517d868c39da5dcce6a9a0d771ab852 segments-1.6.000002.riot
 74e6fcac72b0e9e557459a68086a7808839ca9e7bd3def67e8e75f619ebb8c02 segments-1.6.000003.riot
 25d7496ee4a4c026f5065d5055b630d3a5250bb9cc8ee249dea059385fb26870 capture-1.7.riot
+a373c05c755a90976d5d22c55c242cb7266fab351c31b15aefa9f29f04e826e7 capture-1.8.riot
 EOF2
 [ "$n" -ge 6 ] || fail "only $n golden logs checked"
 # the segments of a rotated capture, read as one log
