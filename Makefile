@@ -141,7 +141,9 @@ $(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
 URING_VER = $(shell dpkg-query -W -f='$${Version}' liburing-dev 2>/dev/null)
 $(BUILD)/obj/inspect/cmd_version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(URING_VER)"'
 
-# BPF: compiled against the committed vmlinux.h, embedded by a skeleton.
+# BPF: compiled against the committed bpf/ARCH/vmlinux.h (the kernel's
+# types of the architecture: pt_regs, ...; scripts/gen-vmlinux.sh makes
+# it), embedded by a skeleton.
 # The instruction set is pinned (-mcpu=v1: what clang 14, Debian 12's,
 # emits by default; every verifier since 4.x takes it). Block placement
 # stays off: it enters a rotated loop in its middle, so that the loop is
@@ -149,10 +151,10 @@ $(BUILD)/obj/inspect/cmd_version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(UR
 # from insn N to N+1", seen on Debian 12's 6.1). scripts/bpf_loops.py,
 # run by make check, finds any such loop in the objects.
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v1 -mllvm -disable-block-placement
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/syscalls.def | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/$(ARCH)/vmlinux.h bpf/syscalls.def | $(BUILD)
 	$(call msg,BPF,$<)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-		-Wno-unused-function -I bpf -c $< -o $@
+		-Wno-unused-function -I bpf/$(ARCH) -I bpf -c $< -o $@
 	$(Q)llvm-strip -g $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
