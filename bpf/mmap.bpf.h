@@ -37,10 +37,10 @@ struct {
 } mmap_lasts SEC(".maps");
 
 /* The current task's slot when it is traced (made when missing). */
-static __always_inline struct slot *mmap_slot(void)
+static __always_inline struct sys_slot *mmap_slot(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct slot *s;
+	struct sys_slot *s;
 
 	s = target_mode == RIOT_TARGET_PIDS ?
 		    bpf_task_storage_get(&slots, task, 0, 0) : NULL;
@@ -56,7 +56,7 @@ static __always_inline struct slot *mmap_slot(void)
 
 static __always_inline void fault_seen(unsigned long address)
 {
-	struct slot *s;
+	struct sys_slot *s;
 
 	if (!mmap_on() || !(s = mmap_slot()))
 		return;
@@ -105,7 +105,7 @@ static long mmap_vma_of(struct task_struct *task, struct vm_area_struct *vma,
 }
 
 /* Records pages first..last of mapping's file. */
-static __always_inline void mmap_record(__u32 sys, struct slot *s,
+static __always_inline void mmap_record(__u32 sys, struct sys_slot *s,
 					struct address_space *mapping,
 					__u64 first, __u64 last)
 {
@@ -168,7 +168,7 @@ static __always_inline void mmap_read_pages(struct address_space *mapping,
 {
 	struct task_struct *leader;
 	struct mmap_last *m;
-	struct slot *s;
+	struct sys_slot *s;
 
 	if (!sys_enabled(RIOT_SYS_mmap_read) || !(s = mmap_slot()))
 		return;
@@ -222,7 +222,7 @@ int BPF_PROG(mmap_dirty_folio, struct folio *folio,
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs;
 	__u64 index, nr = 1, flags = 0;
-	struct slot *s;
+	struct sys_slot *s;
 
 	if (!sys_enabled(RIOT_SYS_mmap_write) || !mapping)
 		return 0;

@@ -187,7 +187,7 @@ static const struct sys_desc descs[RIOT_SYS_SLOTS] = {
 };
 
 /* A syscall in flight on one task: what exit needs from entry. */
-struct slot {
+struct sys_slot {
 	__u64 t;
 	__u64 args[6];
 	__u64 off, off2, clone3_flags;
@@ -213,7 +213,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct slot);
+	__type(value, struct sys_slot);
 } slots SEC(".maps");
 
 struct {
@@ -580,7 +580,7 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *task;
-	struct slot *s;
+	struct sys_slot *s;
 	__u32 sys, tgid;
 	int emit, ok, aio, calib = 0;
 	__u64 pid_tgid;
@@ -848,7 +848,7 @@ static __always_inline __u32 put_args(__u64 *out, const __u64 *args,
 }
 
 static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
-					 const struct slot *s,
+					 const struct sys_slot *s,
 					 const struct sys_desc *d, long ret,
 					 __u64 now)
 {
@@ -874,7 +874,7 @@ static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
  * OFF2P, open_how, clone_args flags, the new fd's file, the stat buffer. */
 static __always_inline void fill_ext(struct riot_ev_ext *x, __u16 *flags,
 				     const struct sys_desc *d,
-				     const struct slot *s, long ret,
+				     const struct sys_slot *s, long ret,
 				     struct opened *m)
 {
 	__builtin_memset(x, 0, sizeof(*x));
@@ -940,7 +940,7 @@ static __always_inline int path_filter(const struct sys_desc *d,
 /* The first RIOT_VALUE_MAX bytes of a setxattr value, into dst (after
  * paths of `used` bytes: there is room when used is below 2 *
  * RIOT_PATH_MAX). Their count, RIOT_EVF_VALUE set in *flags when read. */
-static __always_inline __u32 read_value(char *dst, const struct slot *s,
+static __always_inline __u32 read_value(char *dst, const struct sys_slot *s,
 					const struct sys_desc *d, __u32 used,
 					__u16 *flags)
 {
@@ -961,7 +961,7 @@ static __always_inline __u32 read_value(char *dst, const struct slot *s,
 /* Fills ev, its ext and the paths after it; returns the event's size, 0
  * when --path drops it. ev must have room for EVENT_ROOM bytes. */
 static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
-					const struct slot *s,
+					const struct sys_slot *s,
 					const struct sys_desc *d, long ret,
 					__u64 now, int keeps_path)
 {
@@ -1018,7 +1018,7 @@ static __always_inline __u32 async_fill(struct riot_ev_syscall *ev,
 
 /* The event of a syscall (a is NULL) or of an asynchronous request. */
 static __always_inline __u32 fill_any(struct riot_ev_syscall *ev,
-				      const struct slot *s,
+				      const struct sys_slot *s,
 				      const struct sys_desc *d,
 				      const struct async_req *a, long ret,
 				      __u64 now, int keeps_path)
@@ -1030,7 +1030,7 @@ static __always_inline __u32 fill_any(struct riot_ev_syscall *ev,
 
 /* Without a batch (another program on this CPU holds it: preemption):
  * one ring record, built in the per-CPU scratch. */
-static __always_inline int emit_direct(const struct slot *s,
+static __always_inline int emit_direct(const struct sys_slot *s,
 				       const struct sys_desc *d,
 				       const struct async_req *a, long ret,
 				       __u64 now, int keeps_path)
@@ -1133,7 +1133,7 @@ static __always_inline void batch_put(struct batch *b)
 /* The event's time (its exit, or the request's completion) is taken once
  * the batch is held, or once the record is counted in b->direct: see
  * batch_flush(). One of s (a syscall) and a (an asynchronous request). */
-static __always_inline int emit_record(const struct slot *s,
+static __always_inline int emit_record(const struct sys_slot *s,
 				       const struct async_req *a, long ret)
 {
 	__u32 sys = s ? s->sys : 0, size;
@@ -1190,7 +1190,7 @@ static __always_inline int emit_record(const struct slot *s,
 	return 0;
 }
 
-static __always_inline int emit_syscall(const struct slot *s, long ret)
+static __always_inline int emit_syscall(const struct sys_slot *s, long ret)
 {
 	return emit_record(s, 0, ret);
 }
@@ -1574,7 +1574,7 @@ static long vma_facts(struct task_struct *task, struct vm_area_struct *vma, void
  * memory all the time: those calls are no file I/O and are not recorded.
  * A mapping whose lock was taken (bpf_find_vma only tries it), or any on a
  * kernel without bpf_find_vma, is recorded without facts rather than lost. */
-static __always_inline int vma_of_file(struct task_struct *task, struct slot *s, long ret)
+static __always_inline int vma_of_file(struct task_struct *task, struct sys_slot *s, long ret)
 {
 	struct vma_seen v = {};
 	long err;
@@ -1604,7 +1604,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	const struct sys_desc *d;
-	struct slot *s;
+	struct sys_slot *s;
 	__u32 sys;
 
 	s = bpf_task_storage_get(&slots, task, 0, 0);
@@ -1673,7 +1673,7 @@ static __always_inline void proc_output(struct riot_ev_proc *ev, __u32 len)
 static __always_inline int clone_flags_of(struct task_struct *parent,
 					  __u64 *flags)
 {
-	struct slot *s = bpf_task_storage_get(&slots, parent, 0, 0);
+	struct sys_slot *s = bpf_task_storage_get(&slots, parent, 0, 0);
 
 	if (!s || !s->active)
 		return 0;
