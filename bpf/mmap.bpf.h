@@ -8,15 +8,14 @@
  * folio dirty (writeback_dirty_folio while the task is in a page fault,
  * not a syscall). The page_fault_user/_kernel tracepoints give the
  * faulting address, whose mapping (bpf_find_vma) names the file's path
- * and its start address (ctx). A page is recorded again only once it has
+ * and its start address (ctx); they are x86's: elsewhere the records go
+ * without path and ctx. A page is recorded again only once it has
  * been unmapped or written back and faulted anew. Executable mappings
  * (program text, libraries' code) are left out: paging code in is no
  * I/O of the workload's. */
 
 #define PAGE_BYTES 4096ull
 #define VM_EXEC_FLAG 0x4ull
-#define ORIG_AX_EXCEPTION ((__u64)-1)	/* pt_regs.orig_ax in an exception
-					 * (x86 entry code sets it) */
 
 static __always_inline int mmap_on(void)
 {
@@ -213,8 +212,8 @@ int BPF_PROG(mmap_map_pages, struct address_space *mapping,
 }
 
 /* A folio made dirty: through a shared mapping when its task is in a
- * page fault (pt_regs.orig_ax is -1 in an exception, the syscall number
- * in a syscall: write(2) dirties folios too). */
+ * page fault, not a syscall (write(2) dirties folios too): its user
+ * registers say which (REGS_IN_EXCEPTION, arch.bpf.h). */
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(mmap_dirty_folio, struct folio *folio,
 	     struct address_space *mapping)
@@ -227,7 +226,7 @@ int BPF_PROG(mmap_dirty_folio, struct folio *folio,
 	if (!sys_enabled(RIOT_SYS_mmap_write) || !mapping)
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!regs || BPF_CORE_READ(regs, orig_ax) != ORIG_AX_EXCEPTION)
+	if (!regs || !REGS_IN_EXCEPTION(regs))
 		return 0;
 	if (!(s = mmap_slot()))
 		return 0;

@@ -28,6 +28,7 @@
 
 #include "syscalls.h"
 #include "events.h"
+#include "arch.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -45,7 +46,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define CLONE_VFORK_FLAG 0x4000
 #define FICLONERANGE_CMD 0x4020940du	/* _IOW(0x94, 13, struct file_clone_range) */
 #define CLONE_RANGE_BYTES 32		/* src_fd, src_offset, src_length, dest_offset */
-#define PAGE_SHIFT_X86 12
+#define PAGE_SHIFT_4K 12	/* x86's pages, and Debian's arm64 kernels' */
 
 /* Set by capture before load. */
 volatile const __u32 self_tgid;
@@ -585,7 +586,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	int emit, ok, aio, calib = 0;
 	__u64 pid_tgid;
 
-	if ((__u64)id >= RIOT_NR_MAX)
+	if ((__u64)id >= RIOT_NR_MAX || SYSCALL_COMPAT(regs))
 		return 0;
 	sys = nr_sys[id];
 	if (!sys)
@@ -596,7 +597,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (!emit && !is_clone(sys) && !aio)
 		return 0;
 	/* Anonymous memory is no file I/O. */
-	if (sys == RIOT_SYS_mmap && (regs->r10 & MAP_ANONYMOUS_FLAG))
+	if (sys == RIOT_SYS_mmap && (SYSCALL_ARG(regs, 3) & MAP_ANONYMOUS_FLAG))
 		return 0;
 	task = bpf_get_current_task_btf();
 	/* With a traced set, only its tasks get a slot: a slot found answers
@@ -621,12 +622,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	} else if (!comm_matches()) {
 		return 0;
 	}
-	s->args[0] = regs->di;
-	s->args[1] = regs->si;
-	s->args[2] = regs->dx;
-	s->args[3] = regs->r10;
-	s->args[4] = regs->r8;
-	s->args[5] = regs->r9;
+	s->args[0] = SYSCALL_ARG(regs, 0);
+	s->args[1] = SYSCALL_ARG(regs, 1);
+	s->args[2] = SYSCALL_ARG(regs, 2);
+	s->args[3] = SYSCALL_ARG(regs, 3);
+	s->args[4] = SYSCALL_ARG(regs, 4);
+	s->args[5] = SYSCALL_ARG(regs, 5);
 	s->sys = sys;
 	s->flags = 0;
 	s->emit = emit;
@@ -772,14 +773,8 @@ static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 	file_facts(x, flags, fd_file(fd), m);
 }
 
-/* x86_64 user ABI layouts of struct stat and struct statx. */
-struct user_stat {
-	__u64 st_dev, st_ino, st_nlink;
-	__u32 st_mode, st_uid, st_gid, pad;
-	__u64 st_rdev;
-	__s64 st_size;
-};
-
+/* struct stat is the architecture's (arch.bpf.h); struct statx is alike
+ * everywhere. */
 static __always_inline void stat_facts(struct riot_ev_ext *x, __u16 *flags,
 				       __u64 uptr)
 {
@@ -1557,7 +1552,7 @@ static long vma_facts(struct task_struct *task, struct vm_area_struct *vma, void
 	if (!f)
 		return 0;
 	v->file = 1;
-	v->off = v->addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT_X86);
+	v->off = v->addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT_4K);
 	inode = BPF_CORE_READ(f, f_inode);
 	if (!inode)
 		return 0;
