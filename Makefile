@@ -143,7 +143,10 @@ $(BUILD)/obj/inspect/cmd_version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(UR
 
 # BPF: compiled against the committed bpf/ARCH/vmlinux.h (the kernel's
 # types of the architecture: pt_regs, ...; scripts/gen-vmlinux.sh makes
-# it), embedded by a skeleton.
+# it), embedded by a skeleton. The syscall numbers are x86_64's in
+# syscalls.def; another architecture's come from its <asm/unistd.h>, as
+# the compiler for it sees them (scripts/gen-syscall-nr.sh:
+# $(BUILD)/syscall_nr.h).
 # The instruction set is pinned (-mcpu=v1: what clang 14, Debian 12's,
 # emits by default; every verifier since 4.x takes it). Block placement
 # stays off: it enters a rotated loop in its middle, so that the loop is
@@ -151,11 +154,19 @@ $(BUILD)/obj/inspect/cmd_version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(UR
 # from insn N to N+1", seen on Debian 12's 6.1). scripts/bpf_loops.py,
 # run by make check, finds any such loop in the objects.
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v1 -mllvm -disable-block-placement
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/$(ARCH)/vmlinux.h bpf/syscalls.def | $(BUILD)
+ifneq ($(ARCH),x86)
+SYSCALL_NR := $(BUILD)/syscall_nr.h
+endif
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/$(ARCH)/vmlinux.h bpf/syscalls.def \
+		$(SYSCALL_NR) | $(BUILD)
 	$(call msg,BPF,$<)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-		-Wno-unused-function -I bpf/$(ARCH) -I bpf -c $< -o $@
+		-Wno-unused-function -I bpf/$(ARCH) -I bpf -I $(BUILD) -c $< -o $@
 	$(Q)llvm-strip -g $@
+
+$(BUILD)/syscall_nr.h: bpf/syscalls.def scripts/gen-syscall-nr.sh | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)sh scripts/gen-syscall-nr.sh '$(CC)' > $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,SKEL,$@)

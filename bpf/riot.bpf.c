@@ -59,13 +59,22 @@ volatile const __u64 wakeup_bytes;	/* wake the reader above this */
 volatile const __u8 path_prefix[RIOT_KPATH_MAX];
 volatile const __u32 path_prefix_len;
 
-/* x86_64 syscall number -> RIOT_SYS_* + 1 (0: not recorded). */
+/* Syscall number -> RIOT_SYS_* + 1 (0: not recorded). x86_64's numbers
+ * are the table's; another architecture's are its <asm/unistd.h>'s, which
+ * make lists in syscall_nr.h (scripts/gen-syscall-nr.sh), without the rows
+ * it lacks. */
 static const __u8 nr_sys[RIOT_NR_MAX] = {
+#if defined(__TARGET_ARCH_x86)
 #define RIOT_SYSCALL(name, nr, cls, fl, a0, a1, a2, a3, a4, a5) \
 	[nr] = RIOT_SYS_##name + 1,
 #define RIOT_ASYNC_OP(id, str, cls, fl, a0, a1, a2, a3, a4, a5)
 #include "syscalls.def"
 #undef RIOT_SYSCALL
+#else
+#define RIOT_NR(name, nr) [nr] = RIOT_SYS_##name + 1,
+#include "syscall_nr.h"
+#undef RIOT_NR
+#endif
 };
 
 /* Where each argument role sits (0-5), from the table; -1: absent. */
