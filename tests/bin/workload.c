@@ -25,9 +25,9 @@
  * (default 0).
  *
  * Directory entry sizes, xattr list lengths and F_GETFL values below are
- * what the VFS computes on Linux x86_64 for the names used here; DIR must
- * be on a filesystem with user xattrs (ext4, xfs, btrfs; not tmpfs before
- * 6.6 without the option).
+ * what the VFS computes on Linux x86_64 and arm64 for the names used
+ * here; DIR must be on a filesystem with user xattrs (ext4, xfs, btrfs;
+ * not tmpfs before 6.6 without the option).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +56,13 @@
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452	/* Linux 6.6 */
+#endif
+/* O_LARGEFILE as the kernel sets it on every file of a 64-bit process
+ * (F_GETFL shows it); libc's is 0 there. */
+#if defined(__aarch64__)
+#define KERNEL_O_LARGEFILE 0400000
+#else
+#define KERNEL_O_LARGEFILE 0100000
 #endif
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -527,7 +534,7 @@ static void run_fdops(void)
 	want("F_DUPFD", SC(SYS_fcntl, 4, F_DUPFD, 20), 20);
 	want("F_DUPFD_CLOEXEC", SC(SYS_fcntl, 4, F_DUPFD_CLOEXEC, 30), 30);
 	/* The kernel adds O_LARGEFILE on 64-bit. */
-	want("F_GETFL", SC(SYS_fcntl, 4, F_GETFL, 0), O_RDWR | 0100000);
+	want("F_GETFL", SC(SYS_fcntl, 4, F_GETFL, 0), O_RDWR | KERNEL_O_LARGEFILE);
 	want("F_SETFL", SC(SYS_fcntl, 4, F_SETFL, O_APPEND | O_NONBLOCK), 0);
 	want("lseek set", SC(SYS_lseek, 4, 100, SEEK_SET), 100);
 	want("lseek cur (shared description)", SC(SYS_lseek, 5, 50, SEEK_CUR), 150);
