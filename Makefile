@@ -8,6 +8,7 @@
 #   make bench      benchmarks/ (riot against its peers)
 #   make demo       the main job on the bundled workload
 #   make install    PREFIX=/usr/local
+#   make ARCH=arm64 cross-build ./riot-arm64 and the tools (build/arm64)
 #   V=1             show full commands
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -17,14 +18,41 @@ SHELL := /bin/bash
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
+
+# The architecture riot is built for: this machine's (uname -m), or the
+# one `make ARCH=...` names (x86 or arm64, the kernel's names), built
+# then with Debian's cross compiler CROSS (aarch64-linux-gnu-gcc from
+# gcc-aarch64-linux-gnu) against the libraries' :arm64 packages, into
+# build/ARCH, the binary ./riot-ARCH. Only the command line's ARCH counts:
+# one left in the environment does not cross-build by surprise.
+HOST_ARCH := $(shell uname -m | sed -e 's/^x86_64$$/x86/' -e 's/^aarch64$$/arm64/')
+ifneq ($(origin ARCH),command line)
+ARCH      := $(HOST_ARCH)
+endif
+GNU_x86   := x86_64-linux-gnu
+GNU_arm64 := aarch64-linux-gnu
+DEB_x86   := amd64
+DEB_arm64 := arm64
+ifeq ($(GNU_$(ARCH)),)
+$(error ARCH=$(ARCH): riot builds for x86 and arm64)
+endif
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS     ?= $(GNU_$(ARCH))-
+BUILD     ?= build/$(ARCH)
+RIOT_BIN  := riot-$(ARCH)
+else
 BUILD     ?= build
+RIOT_BIN  := riot
+endif
 CC        ?= cc
 ifeq ($(origin CC),default)
-CC        := gcc
+CC        := $(CROSS)gcc
+endif
+ifeq ($(origin AR),default)
+AR        := $(CROSS)ar
 endif
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
-ARCH      := x86
 
 ifeq ($(V),1)
 Q :=
@@ -44,6 +72,14 @@ endif
 DEB_QUAL  := $(addprefix :,$(shell dpkg --print-architecture 2>/dev/null))
 DEB_BUILD := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
 	liburing-dev libsqlite3-dev file
+# A cross build takes the compiler and C library for ARCH, and the
+# libraries' packages of ARCH (dpkg --add-architecture; Multi-Arch, they sit
+# beside the build machine's).
+ifneq ($(CROSS),)
+DEB_BUILD := clang llvm bpftool file gcc-$(subst _,-,$(GNU_$(ARCH))) \
+	libc6-dev-$(DEB_$(ARCH))-cross $(addsuffix :$(DEB_$(ARCH)),libbpf-dev \
+	libelf-dev zlib1g-dev libzstd-dev liburing-dev libsqlite3-dev)
+endif
 DEB_TEST  := python3 sqlite3 libclang-rt-14-dev bsdutils e2fsprogs xfsprogs btrfs-progs \
 	tar git strace fio bpftrace linux-perf chromium
 # for the benchmarks only: a PostgreSQL server and pgbench
@@ -75,8 +111,17 @@ BENCH_BINS := $(patsubst benchmarks/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 # (-MMD: build/obj/X.d beside each object, read back below).
 DEPFLAGS  := -MMD -MP
 
+# The tests, fuzzers, benchmarks and the demo run what they build: not
+# from a cross build (copy ./riot-ARCH and build/ARCH/bin to the machine).
+NATIVE_ONLY := check asan fuzz bench demo deps-test deps-bench
+ifneq ($(CROSS),)
+ifneq ($(filter $(NATIVE_ONLY),$(MAKECMDGOALS)),)
+$(error make $(filter $(NATIVE_ONLY),$(MAKECMDGOALS)): not with ARCH=$(ARCH), a cross build)
+endif
+endif
+
 .PHONY: all deps deps-test deps-bench have-deps check test asan fuzz bench demo install clean tools
-all: riot tools
+all: $(RIOT_BIN) tools
 
 # Installs what is missing of the packages given, and does nothing when all
 # is there. One make at a time (flock): a `make check` and a `make asan`
@@ -86,7 +131,7 @@ define install_missing
 	@if command -v flock >/dev/null && { : >>/tmp/riot-deps.lock; } 2>/dev/null && \
 		exec 9</tmp/riot-deps.lock; then flock 9; fi; \
 	missing=""; for p in $(1); do \
-		dpkg-query -W -f='$${Status}' $$p$(DEB_QUAL) 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+		dpkg-query -W -f='$${Status}' $$(case $$p in *:*) echo $$p;; *) echo $$p$(DEB_QUAL);; esac) 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "  DEPS    installing:$$missing"; \
@@ -97,12 +142,16 @@ define install_missing
 endef
 
 deps:
+ifneq ($(CROSS),)
+	@dpkg --print-foreign-architectures | grep -qx $(DEB_$(ARCH)) || \
+		{ echo "  DEPS    dpkg --add-architecture $(DEB_$(ARCH))"; dpkg --add-architecture $(DEB_$(ARCH)); }
+endif
 	$(call install_missing,$(DEB_BUILD))
 
 # Plain `make` installs nothing: it stops early, naming what is missing.
 have-deps:
 	@missing=""; for p in $(DEB_BUILD); do \
-		dpkg-query -W -f='$${Status}' $$p$(DEB_QUAL) 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+		dpkg-query -W -f='$${Status}' $$(case $$p in *:*) echo $$p;; *) echo $$p$(DEB_QUAL);; esac) 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "make: missing packages:$$missing; run 'make deps' (as root) first" >&2; exit 1; fi
@@ -111,7 +160,13 @@ have-deps:
 deps-test: deps
 	$(call install_missing,$(DEB_TEST))
 
-riot: $(BUILD)/riot
+# A cross build's `make riot` makes ./riot-ARCH.
+ifneq ($(RIOT_BIN),riot)
+.PHONY: riot
+riot: $(RIOT_BIN)
+endif
+
+$(RIOT_BIN): $(BUILD)/riot
 	$(Q)cp $< $@
 	$(Q)if [ -n "$(STATIC)" ] && ! file -b $@ | grep -q 'statically linked'; then \
 		echo "riot: the binary is not statically linked" >&2; rm -f $@; exit 1; fi
@@ -122,7 +177,7 @@ $(BUILD)/riot: $(BUILD)/obj/riot.o $(BUILD)/libriot.a
 
 $(BUILD)/libriot.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # The skeletons and the schema are made before the first compile (order
 # only); after that the .d files say which objects include them.
@@ -142,10 +197,15 @@ $(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
 # `riot version` names the liburing package built against. Asked when
 # cmd_version.o is compiled, not when make starts: on a fresh machine `make
 # deps` installs the package in between.
-URING_VER = $(shell dpkg-query -W -f='$${Version}' liburing-dev$(DEB_QUAL) 2>/dev/null)
+URING_VER = $(shell dpkg-query -W -f='$${Version}' liburing-dev:$(DEB_$(ARCH)) 2>/dev/null)
 $(BUILD)/obj/inspect/cmd_version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(URING_VER)"'
 
-# BPF: compiled against the committed vmlinux.h, embedded by a skeleton.
+# BPF: compiled against the committed bpf/ARCH/vmlinux.h (the kernel's
+# types of the architecture: pt_regs, ...; scripts/gen-vmlinux.sh makes
+# it), embedded by a skeleton. The syscall numbers are x86_64's in
+# syscalls.def; another architecture's come from its <asm/unistd.h>, as
+# the compiler for it sees them (scripts/gen-syscall-nr.sh:
+# $(BUILD)/syscall_nr.h).
 # The instruction set is pinned (-mcpu=v1: what clang 14, Debian 12's,
 # emits by default; every verifier since 4.x takes it). Block placement
 # stays off: it enters a rotated loop in its middle, so that the loop is
@@ -153,11 +213,19 @@ $(BUILD)/obj/inspect/cmd_version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(UR
 # from insn N to N+1", seen on Debian 12's 6.1). scripts/bpf_loops.py,
 # run by make check, finds any such loop in the objects.
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v1 -mllvm -disable-block-placement
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/syscalls.def | $(BUILD)
+ifneq ($(ARCH),x86)
+SYSCALL_NR := $(BUILD)/syscall_nr.h
+endif
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/$(ARCH)/vmlinux.h bpf/syscalls.def \
+		$(SYSCALL_NR) | $(BUILD)
 	$(call msg,BPF,$<)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-		-Wno-unused-function -I bpf -c $< -o $@
+		-Wno-unused-function -I bpf/$(ARCH) -I bpf -I $(BUILD) -c $< -o $@
 	$(Q)llvm-strip -g $@
+
+$(BUILD)/syscall_nr.h: bpf/syscalls.def scripts/gen-syscall-nr.sh | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)sh scripts/gen-syscall-nr.sh '$(CC)' > $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,SKEL,$@)
@@ -241,8 +309,8 @@ demo: deps-test
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin bash scripts/demo.sh
 
-install: riot
-	install -D -m 0755 riot $(DESTDIR)$(PREFIX)/bin/riot
+install: $(RIOT_BIN)
+	install -D -m 0755 $(RIOT_BIN) $(DESTDIR)$(PREFIX)/bin/riot
 
 clean:
-	rm -rf build riot
+	rm -rf build riot riot-x86 riot-arm64

@@ -27,7 +27,8 @@ enum {	/* IOCB_CMD_* (linux/aio_abi.h) */
 	AIO_CMD_PWRITEV = 8,
 };
 
-/* linux/aio_abi.h's struct iocb and struct io_event (x86_64). */
+/* linux/aio_abi.h's struct iocb and struct io_event, alike on x86_64 and
+ * arm64 (64-bit, little-endian). */
 struct user_iocb {
 	__u64 aio_data;
 	__u32 aio_key, aio_rw_flags;

@@ -153,13 +153,19 @@ int BPF_PROG(block_requeue, struct request *rq)
 }
 
 /* RQF_FLUSH_SEQ: an enum bit since Linux 6.5 (commit 9f87fc4d72f5), a
- * define of 1 << 4 before */
+ * define of 1 << 4 before. Declared here for the vmlinux.h of kernels
+ * before it (bpf/arm64/vmlinux.h, 6.1's); CO-RE matches the enum and its
+ * value by their names before ___. */
+enum rqf_flags___riot {
+	__RQF_FLUSH_SEQ___riot = 1,
+};
+
 static __always_inline bool in_flush_sequence(struct request *rq)
 {
 	__u32 bit = 1u << 4;
 
-	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_FLUSH_SEQ))
-		bit = 1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
+	if (bpf_core_enum_value_exists(enum rqf_flags___riot, __RQF_FLUSH_SEQ___riot))
+		bit = 1u << bpf_core_enum_value(enum rqf_flags___riot, __RQF_FLUSH_SEQ___riot);
 	return BPF_CORE_READ(rq, rq_flags) & bit;
 }
 

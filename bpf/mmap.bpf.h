@@ -8,15 +8,14 @@
  * folio dirty (writeback_dirty_folio while the task is in a page fault,
  * not a syscall). The page_fault_user/_kernel tracepoints give the
  * faulting address, whose mapping (bpf_find_vma) names the file's path
- * and its start address (ctx). A page is recorded again only once it has
+ * and its start address (ctx); they are x86's: elsewhere the records go
+ * without path and ctx. A page is recorded again only once it has
  * been unmapped or written back and faulted anew. Executable mappings
  * (program text, libraries' code) are left out: paging code in is no
  * I/O of the workload's. */
 
 #define PAGE_BYTES 4096ull
 #define VM_EXEC_FLAG 0x4ull
-#define ORIG_AX_EXCEPTION ((__u64)-1)	/* pt_regs.orig_ax in an exception
-					 * (x86 entry code sets it) */
 
 static __always_inline int mmap_on(void)
 {
@@ -37,10 +36,10 @@ struct {
 } mmap_lasts SEC(".maps");
 
 /* The current task's slot when it is traced (made when missing). */
-static __always_inline struct slot *mmap_slot(void)
+static __always_inline struct sys_slot *mmap_slot(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct slot *s;
+	struct sys_slot *s;
 
 	s = target_mode == RIOT_TARGET_PIDS ?
 		    bpf_task_storage_get(&slots, task, 0, 0) : NULL;
@@ -56,7 +55,7 @@ static __always_inline struct slot *mmap_slot(void)
 
 static __always_inline void fault_seen(unsigned long address)
 {
-	struct slot *s;
+	struct sys_slot *s;
 
 	if (!mmap_on() || !(s = mmap_slot()))
 		return;
@@ -105,7 +104,7 @@ static long mmap_vma_of(struct task_struct *task, struct vm_area_struct *vma,
 }
 
 /* Records pages first..last of mapping's file. */
-static __always_inline void mmap_record(__u32 sys, struct slot *s,
+static __always_inline void mmap_record(__u32 sys, struct sys_slot *s,
 					struct address_space *mapping,
 					__u64 first, __u64 last)
 {
@@ -168,7 +167,7 @@ static __always_inline void mmap_read_pages(struct address_space *mapping,
 {
 	struct task_struct *leader;
 	struct mmap_last *m;
-	struct slot *s;
+	struct sys_slot *s;
 
 	if (!sys_enabled(RIOT_SYS_mmap_read) || !(s = mmap_slot()))
 		return;
@@ -213,8 +212,8 @@ int BPF_PROG(mmap_map_pages, struct address_space *mapping,
 }
 
 /* A folio made dirty: through a shared mapping when its task is in a
- * page fault (pt_regs.orig_ax is -1 in an exception, the syscall number
- * in a syscall: write(2) dirties folios too). */
+ * page fault, not a syscall (write(2) dirties folios too): its user
+ * registers say which (REGS_IN_EXCEPTION, arch.bpf.h). */
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(mmap_dirty_folio, struct folio *folio,
 	     struct address_space *mapping)
@@ -222,12 +221,12 @@ int BPF_PROG(mmap_dirty_folio, struct folio *folio,
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs;
 	__u64 index, nr = 1, flags = 0;
-	struct slot *s;
+	struct sys_slot *s;
 
 	if (!sys_enabled(RIOT_SYS_mmap_write) || !mapping)
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!regs || BPF_CORE_READ(regs, orig_ax) != ORIG_AX_EXCEPTION)
+	if (!regs || !REGS_IN_EXCEPTION(regs))
 		return 0;
 	if (!(s = mmap_slot()))
 		return 0;

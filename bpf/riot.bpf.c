@@ -28,6 +28,7 @@
 
 #include "syscalls.h"
 #include "events.h"
+#include "arch.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -45,7 +46,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define CLONE_VFORK_FLAG 0x4000
 #define FICLONERANGE_CMD 0x4020940du	/* _IOW(0x94, 13, struct file_clone_range) */
 #define CLONE_RANGE_BYTES 32		/* src_fd, src_offset, src_length, dest_offset */
-#define PAGE_SHIFT_X86 12
+#define PAGE_SHIFT_4K 12	/* x86's pages, and Debian's arm64 kernels' */
 
 /* Set by capture before load. */
 volatile const __u32 self_tgid;
@@ -58,13 +59,22 @@ volatile const __u64 wakeup_bytes;	/* wake the reader above this */
 volatile const __u8 path_prefix[RIOT_KPATH_MAX];
 volatile const __u32 path_prefix_len;
 
-/* x86_64 syscall number -> RIOT_SYS_* + 1 (0: not recorded). */
+/* Syscall number -> RIOT_SYS_* + 1 (0: not recorded). x86_64's numbers
+ * are the table's; another architecture's are its <asm/unistd.h>'s, which
+ * make lists in syscall_nr.h (scripts/gen-syscall-nr.sh), without the rows
+ * it lacks. */
 static const __u8 nr_sys[RIOT_NR_MAX] = {
+#if defined(__TARGET_ARCH_x86)
 #define RIOT_SYSCALL(name, nr, cls, fl, a0, a1, a2, a3, a4, a5) \
 	[nr] = RIOT_SYS_##name + 1,
 #define RIOT_ASYNC_OP(id, str, cls, fl, a0, a1, a2, a3, a4, a5)
 #include "syscalls.def"
 #undef RIOT_SYSCALL
+#else
+#define RIOT_NR(name, nr) [nr] = RIOT_SYS_##name + 1,
+#include "syscall_nr.h"
+#undef RIOT_NR
+#endif
 };
 
 /* Where each argument role sits (0-5), from the table; -1: absent. */
@@ -187,7 +197,7 @@ static const struct sys_desc descs[RIOT_SYS_SLOTS] = {
 };
 
 /* A syscall in flight on one task: what exit needs from entry. */
-struct slot {
+struct sys_slot {
 	__u64 t;
 	__u64 args[6];
 	__u64 off, off2, clone3_flags;
@@ -213,7 +223,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct slot);
+	__type(value, struct sys_slot);
 } slots SEC(".maps");
 
 struct {
@@ -580,12 +590,12 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *task;
-	struct slot *s;
+	struct sys_slot *s;
 	__u32 sys, tgid;
 	int emit, ok, aio, calib = 0;
 	__u64 pid_tgid;
 
-	if ((__u64)id >= RIOT_NR_MAX)
+	if ((__u64)id >= RIOT_NR_MAX || SYSCALL_COMPAT(regs))
 		return 0;
 	sys = nr_sys[id];
 	if (!sys)
@@ -596,7 +606,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (!emit && !is_clone(sys) && !aio)
 		return 0;
 	/* Anonymous memory is no file I/O. */
-	if (sys == RIOT_SYS_mmap && (regs->r10 & MAP_ANONYMOUS_FLAG))
+	if (sys == RIOT_SYS_mmap && (SYSCALL_ARG(regs, 3) & MAP_ANONYMOUS_FLAG))
 		return 0;
 	task = bpf_get_current_task_btf();
 	/* With a traced set, only its tasks get a slot: a slot found answers
@@ -621,12 +631,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	} else if (!comm_matches()) {
 		return 0;
 	}
-	s->args[0] = regs->di;
-	s->args[1] = regs->si;
-	s->args[2] = regs->dx;
-	s->args[3] = regs->r10;
-	s->args[4] = regs->r8;
-	s->args[5] = regs->r9;
+	s->args[0] = SYSCALL_ARG(regs, 0);
+	s->args[1] = SYSCALL_ARG(regs, 1);
+	s->args[2] = SYSCALL_ARG(regs, 2);
+	s->args[3] = SYSCALL_ARG(regs, 3);
+	s->args[4] = SYSCALL_ARG(regs, 4);
+	s->args[5] = SYSCALL_ARG(regs, 5);
 	s->sys = sys;
 	s->flags = 0;
 	s->emit = emit;
@@ -772,14 +782,8 @@ static __always_inline void fd_facts(struct riot_ev_ext *x, __u16 *flags,
 	file_facts(x, flags, fd_file(fd), m);
 }
 
-/* x86_64 user ABI layouts of struct stat and struct statx. */
-struct user_stat {
-	__u64 st_dev, st_ino, st_nlink;
-	__u32 st_mode, st_uid, st_gid, pad;
-	__u64 st_rdev;
-	__s64 st_size;
-};
-
+/* struct stat is the architecture's (arch.bpf.h); struct statx is alike
+ * everywhere. */
 static __always_inline void stat_facts(struct riot_ev_ext *x, __u16 *flags,
 				       __u64 uptr)
 {
@@ -848,7 +852,7 @@ static __always_inline __u32 put_args(__u64 *out, const __u64 *args,
 }
 
 static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
-					 const struct slot *s,
+					 const struct sys_slot *s,
 					 const struct sys_desc *d, long ret,
 					 __u64 now)
 {
@@ -874,7 +878,7 @@ static __always_inline void fill_syscall(struct riot_ev_syscall *ev,
  * OFF2P, open_how, clone_args flags, the new fd's file, the stat buffer. */
 static __always_inline void fill_ext(struct riot_ev_ext *x, __u16 *flags,
 				     const struct sys_desc *d,
-				     const struct slot *s, long ret,
+				     const struct sys_slot *s, long ret,
 				     struct opened *m)
 {
 	__builtin_memset(x, 0, sizeof(*x));
@@ -940,7 +944,7 @@ static __always_inline int path_filter(const struct sys_desc *d,
 /* The first RIOT_VALUE_MAX bytes of a setxattr value, into dst (after
  * paths of `used` bytes: there is room when used is below 2 *
  * RIOT_PATH_MAX). Their count, RIOT_EVF_VALUE set in *flags when read. */
-static __always_inline __u32 read_value(char *dst, const struct slot *s,
+static __always_inline __u32 read_value(char *dst, const struct sys_slot *s,
 					const struct sys_desc *d, __u32 used,
 					__u16 *flags)
 {
@@ -961,7 +965,7 @@ static __always_inline __u32 read_value(char *dst, const struct slot *s,
 /* Fills ev, its ext and the paths after it; returns the event's size, 0
  * when --path drops it. ev must have room for EVENT_ROOM bytes. */
 static __always_inline __u32 fill_event(struct riot_ev_syscall *ev,
-					const struct slot *s,
+					const struct sys_slot *s,
 					const struct sys_desc *d, long ret,
 					__u64 now, int keeps_path)
 {
@@ -1018,7 +1022,7 @@ static __always_inline __u32 async_fill(struct riot_ev_syscall *ev,
 
 /* The event of a syscall (a is NULL) or of an asynchronous request. */
 static __always_inline __u32 fill_any(struct riot_ev_syscall *ev,
-				      const struct slot *s,
+				      const struct sys_slot *s,
 				      const struct sys_desc *d,
 				      const struct async_req *a, long ret,
 				      __u64 now, int keeps_path)
@@ -1030,7 +1034,7 @@ static __always_inline __u32 fill_any(struct riot_ev_syscall *ev,
 
 /* Without a batch (another program on this CPU holds it: preemption):
  * one ring record, built in the per-CPU scratch. */
-static __always_inline int emit_direct(const struct slot *s,
+static __always_inline int emit_direct(const struct sys_slot *s,
 				       const struct sys_desc *d,
 				       const struct async_req *a, long ret,
 				       __u64 now, int keeps_path)
@@ -1133,7 +1137,7 @@ static __always_inline void batch_put(struct batch *b)
 /* The event's time (its exit, or the request's completion) is taken once
  * the batch is held, or once the record is counted in b->direct: see
  * batch_flush(). One of s (a syscall) and a (an asynchronous request). */
-static __always_inline int emit_record(const struct slot *s,
+static __always_inline int emit_record(const struct sys_slot *s,
 				       const struct async_req *a, long ret)
 {
 	__u32 sys = s ? s->sys : 0, size;
@@ -1190,7 +1194,7 @@ static __always_inline int emit_record(const struct slot *s,
 	return 0;
 }
 
-static __always_inline int emit_syscall(const struct slot *s, long ret)
+static __always_inline int emit_syscall(const struct sys_slot *s, long ret)
 {
 	return emit_record(s, 0, ret);
 }
@@ -1557,7 +1561,7 @@ static long vma_facts(struct task_struct *task, struct vm_area_struct *vma, void
 	if (!f)
 		return 0;
 	v->file = 1;
-	v->off = v->addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT_X86);
+	v->off = v->addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT_4K);
 	inode = BPF_CORE_READ(f, f_inode);
 	if (!inode)
 		return 0;
@@ -1574,7 +1578,7 @@ static long vma_facts(struct task_struct *task, struct vm_area_struct *vma, void
  * memory all the time: those calls are no file I/O and are not recorded.
  * A mapping whose lock was taken (bpf_find_vma only tries it), or any on a
  * kernel without bpf_find_vma, is recorded without facts rather than lost. */
-static __always_inline int vma_of_file(struct task_struct *task, struct slot *s, long ret)
+static __always_inline int vma_of_file(struct task_struct *task, struct sys_slot *s, long ret)
 {
 	struct vma_seen v = {};
 	long err;
@@ -1604,7 +1608,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	const struct sys_desc *d;
-	struct slot *s;
+	struct sys_slot *s;
 	__u32 sys;
 
 	s = bpf_task_storage_get(&slots, task, 0, 0);
@@ -1673,7 +1677,7 @@ static __always_inline void proc_output(struct riot_ev_proc *ev, __u32 len)
 static __always_inline int clone_flags_of(struct task_struct *parent,
 					  __u64 *flags)
 {
-	struct slot *s = bpf_task_storage_get(&slots, parent, 0, 0);
+	struct sys_slot *s = bpf_task_storage_get(&slots, parent, 0, 0);
 
 	if (!s || !s->active)
 		return 0;

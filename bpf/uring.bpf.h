@@ -33,6 +33,22 @@
 #define FILE_INDEX_ALLOC 0xffffffffu	/* IORING_FILE_INDEX_ALLOC */
 #define PF_IO_WORKER_FLAG 0x10u
 
+/* What is read here of kernels younger than the oldest vmlinux.h this is
+ * compiled against (bpf/arm64/vmlinux.h is Linux 6.1's) is declared here:
+ * CO-RE matches a type named T___riot against the running kernel's T, a
+ * field by its name. Opcodes are kernel ABI. */
+#define URING_OP_FTRUNCATE 55u	/* IORING_OP_FTRUNCATE, Linux 6.9 */
+#define URING_OPS (URING_OP_FTRUNCATE + 1)	/* the opcodes uring_ops names */
+
+struct io_ftrunc___riot {	/* Linux 6.9 */
+	struct file *file;
+	loff_t len;
+} __attribute__((preserve_access_index));
+
+struct io_async_rw___riot {	/* its iov_iter as `iter` (6.1's: s.iter) */
+	struct iov_iter iter;
+} __attribute__((preserve_access_index));
+
 /* A request in flight: the values of its row's roles. */
 struct uring_req {
 	__u64 t;		/* submission */
@@ -125,7 +141,7 @@ static const __u8 async_roles[RIOT_SYS_SLOTS][6] = {
 };
 
 /* IORING_OP_* -> RIOT_SYS_* (0: io_uring:other). Opcodes are kernel ABI. */
-static const __u16 uring_ops[IORING_OP_LAST] = {
+static const __u16 uring_ops[URING_OPS] = {
 	[IORING_OP_READV] = RIOT_SYS_uring_readv,
 	[IORING_OP_WRITEV] = RIOT_SYS_uring_writev,
 	[IORING_OP_FSYNC] = RIOT_SYS_uring_fsync,
@@ -151,12 +167,12 @@ static const __u16 uring_ops[IORING_OP_LAST] = {
 	[IORING_OP_SETXATTR] = RIOT_SYS_uring_setxattr,
 	[IORING_OP_FGETXATTR] = RIOT_SYS_uring_fgetxattr,
 	[IORING_OP_GETXATTR] = RIOT_SYS_uring_getxattr,
-	[IORING_OP_FTRUNCATE] = RIOT_SYS_uring_ftruncate,
+	[URING_OP_FTRUNCATE] = RIOT_SYS_uring_ftruncate,
 };
 
 static __always_inline __u32 uring_sys(__u32 opcode)
 {
-	__u16 sys = opcode < IORING_OP_LAST ? uring_ops[opcode] : 0;
+	__u16 sys = opcode < URING_OPS ? uring_ops[opcode] : 0;
 
 	return sys ? sys : RIOT_SYS_uring_other;
 }
@@ -263,7 +279,7 @@ static __always_inline int async_args(struct uring_req *a, struct io_kiocb *req,
 	case IORING_OP_READV:
 	case IORING_OP_WRITEV: {
 		struct io_rw *rw = (void *)req;
-		struct io_async_rw *io;
+		struct io_async_rw___riot *io;
 
 		a->off = BPF_CORE_READ(rw, kiocb.ki_pos);
 		a->cnt = BPF_CORE_READ(rw, len);
@@ -295,9 +311,9 @@ static __always_inline int async_args(struct uring_req *a, struct io_kiocb *req,
 		a->cmd = BPF_CORE_READ(fa, advice);
 		break;
 	}
-	case IORING_OP_FTRUNCATE:
-		if (bpf_core_type_exists(struct io_ftrunc))
-			a->off = BPF_CORE_READ((struct io_ftrunc *)req, len);
+	case URING_OP_FTRUNCATE:
+		if (bpf_core_type_exists(struct io_ftrunc___riot))
+			a->off = BPF_CORE_READ((struct io_ftrunc___riot *)req, len);
 		break;
 	case IORING_OP_SPLICE:
 	case IORING_OP_TEE: {

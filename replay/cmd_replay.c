@@ -573,7 +573,7 @@ static void start_at(struct replay_run *r)
 
 	sleep_until_wall(target - lead - spin);
 	while (wall_now() < target - lead)
-		__builtin_ia32_pause();
+		replay_spin_pause();
 	mono = replay_now_ns();
 	wall = wall_now();
 	if (wall + lead <= target) {

@@ -50,7 +50,7 @@ void replay_wait_until(struct replay_pace *p, uint64_t due_ns)
 		sleep_until(due_ns - p->spin_ns);
 	if (atomic_fetch_add(&p->spinning, 1) < p->max_spinners) {
 		while (replay_now_ns() < due_ns)
-			__builtin_ia32_pause();
+			replay_spin_pause();
 	} else {
 		/* over the budget of spinners: a timer would wake this thread
 		 * late; yielding keeps it ready without holding a CPU that

@@ -186,6 +186,19 @@ void replay_pace_init(struct replay_pace *p, const struct replay_ctx *cx, uint64
 /* Returns at due_ns (or as soon after as the machine allows). */
 void replay_wait_until(struct replay_pace *p, uint64_t due_ns);
 
+/* One turn of a spin-wait: tells the CPU (x86 pause, arm64 yield) so it
+ * spends less power and leaves a sibling hyperthread more. */
+static inline void replay_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
 /* Steps 1 to 4 of op: dependencies, paths, data, due time. With wait,
  * sleeps on dependencies and never returns BLOCKED or NOT_DUE (the wait
  * until due is the issue's: replay_issue_start(), after its lookups);

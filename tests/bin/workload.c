@@ -25,9 +25,9 @@
  * (default 0).
  *
  * Directory entry sizes, xattr list lengths and F_GETFL values below are
- * what the VFS computes on Linux x86_64 for the names used here; DIR must
- * be on a filesystem with user xattrs (ext4, xfs, btrfs; not tmpfs before
- * 6.6 without the option).
+ * what the VFS computes on Linux x86_64 and arm64 for the names used
+ * here; DIR must be on a filesystem with user xattrs (ext4, xfs, btrfs;
+ * not tmpfs before 6.6 without the option).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,12 +57,76 @@
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452	/* Linux 6.6 */
 #endif
+/* O_LARGEFILE as the kernel sets it on every file of a 64-bit process
+ * (F_GETFL shows it); libc's is 0 there. */
+#if defined(__aarch64__)
+#define KERNEL_O_LARGEFILE 0400000
+#else
+#define KERNEL_O_LARGEFILE 0100000
+#endif
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
 /* A raw syscall whose failure reads as -errno, as the capture records it. */
 #define SC(...) ({ long _r = syscall(__VA_ARGS__); _r == -1 ? -(long)errno : _r; })
+
+/* The legacy calls, which the generic syscall table of arm64 and newer
+ * architectures lacks (<sys/syscall.h> has no SYS_open there). Without
+ * them the workload makes the call that does the same, an *at call or
+ * clone: the scenarios then run as on x86_64 and check the same results,
+ * but a capture records that call (openat where x86_64 records open), so
+ * its counts differ from x86_64's, which the capture tests expect. */
+#ifdef SYS_open
+#define SC_open(path, flags, mode) SC(SYS_open, path, flags, mode)
+#define SC_creat(path, mode) SC(SYS_creat, path, mode)
+#define SC_stat(path, st) SC(SYS_stat, path, st)
+#define SC_lstat(path, st) SC(SYS_lstat, path, st)
+#define SC_access(path, mode) SC(SYS_access, path, mode)
+#define SC_getdents(fd, b, n) SC(SYS_getdents, fd, b, n)
+#define SC_mkdir(path, mode) SC(SYS_mkdir, path, mode)
+#define SC_rmdir(path) SC(SYS_rmdir, path)
+#define SC_unlink(path) SC(SYS_unlink, path)
+#define SC_rename(from, to) SC(SYS_rename, from, to)
+#define SC_link(from, to) SC(SYS_link, from, to)
+#define SC_symlink(target, path) SC(SYS_symlink, target, path)
+#define SC_readlink(path, b, n) SC(SYS_readlink, path, b, n)
+#define SC_mknod(path, mode, dev) SC(SYS_mknod, path, mode, dev)
+#define SC_chmod(path, mode) SC(SYS_chmod, path, mode)
+#define SC_chown(path, uid, gid) SC(SYS_chown, path, uid, gid)
+#define SC_lchown(path, uid, gid) SC(SYS_lchown, path, uid, gid)
+#define SC_utime(path, t) SC(SYS_utime, path, t)
+#define SC_utimes(path, t) SC(SYS_utimes, path, t)
+#define SC_futimesat(dfd, path, t) SC(SYS_futimesat, dfd, path, t)
+#define SC_dup2(fd, fd2) SC(SYS_dup2, fd, fd2)
+#define SC_fork() SC(SYS_fork)
+#else
+#define SC_open(path, flags, mode) SC(SYS_openat, AT_FDCWD, path, flags, mode)
+#define SC_creat(path, mode) SC(SYS_openat, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode)
+#define SC_stat(path, st) SC(SYS_newfstatat, AT_FDCWD, path, st, 0)
+#define SC_lstat(path, st) SC(SYS_newfstatat, AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW)
+#define SC_access(path, mode) SC(SYS_faccessat, AT_FDCWD, path, mode)
+/* linux_dirent64 records of these names are as long as linux_dirent's */
+#define SC_getdents(fd, b, n) SC(SYS_getdents64, fd, b, n)
+#define SC_mkdir(path, mode) SC(SYS_mkdirat, AT_FDCWD, path, mode)
+#define SC_rmdir(path) SC(SYS_unlinkat, AT_FDCWD, path, AT_REMOVEDIR)
+#define SC_unlink(path) SC(SYS_unlinkat, AT_FDCWD, path, 0)
+#define SC_rename(from, to) SC(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to)
+#define SC_link(from, to) SC(SYS_linkat, AT_FDCWD, from, AT_FDCWD, to, 0)
+#define SC_symlink(target, path) SC(SYS_symlinkat, target, AT_FDCWD, path)
+#define SC_readlink(path, b, n) SC(SYS_readlinkat, AT_FDCWD, path, b, n)
+#define SC_mknod(path, mode, dev) SC(SYS_mknodat, AT_FDCWD, path, mode, dev)
+#define SC_chmod(path, mode) SC(SYS_fchmodat, AT_FDCWD, path, mode)
+#define SC_chown(path, uid, gid) SC(SYS_fchownat, AT_FDCWD, path, uid, gid, 0)
+#define SC_lchown(path, uid, gid) SC(SYS_fchownat, AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW)
+/* NULL times: now, for all three */
+#define SC_utime(path, t) SC(SYS_utimensat, AT_FDCWD, path, t, 0)
+#define SC_utimes(path, t) SC(SYS_utimensat, AT_FDCWD, path, t, 0)
+#define SC_futimesat(dfd, path, t) SC(SYS_utimensat, dfd, path, t, 0)
+/* dup3 refuses fd == fd2, which dup2 takes; the fds here differ */
+#define SC_dup2(fd, fd2) SC(SYS_dup3, fd, fd2, 0)
+#define SC_fork() SC(SYS_clone, SIGCHLD, 0, NULL, NULL, 0)
+#endif
 
 static const char *dir;
 static char buf[65536];
@@ -247,14 +311,14 @@ static void run_open(void)
 		.flags = O_CREAT | O_RDWR, .mode = 0600, .resolve = RESOLVE_NO_SYMLINKS,
 	};
 
-	want("open creat", SC(SYS_open, P("open1.dat"), O_CREAT | O_WRONLY | O_EXCL, 0640), 4);
+	want("open creat", SC_open(P("open1.dat"), O_CREAT | O_WRONLY | O_EXCL, 0640), 4);
 	want("open write", SC(SYS_write, 4, buf, 10), 10);
 	want("open close", SC(SYS_close, 4), 0);
 	want("openat existing", SC(SYS_openat, AT_FDCWD, P("open1.dat"), O_RDONLY, 0), 4);
 	want("openat close", SC(SYS_close, 4), 0);
 	want("openat2", SC(SYS_openat2, AT_FDCWD, P("open2.dat"), &how, sizeof(how)), 4);
 	want("openat2 close", SC(SYS_close, 4), 0);
-	want("creat", SC(SYS_creat, P("open3.dat"), 0644), 4);
+	want("creat", SC_creat(P("open3.dat"), 0644), 4);
 	want("creat close", SC(SYS_close, 4), 0);
 }
 
@@ -269,9 +333,9 @@ static void run_stat(void)
 	struct stat st;
 	struct statx stx;
 
-	want("stat", SC(SYS_stat, P("st.dat"), &st), 0);
+	want("stat", SC_stat(P("st.dat"), &st), 0);
 	want("stat size", st.st_size, 1234);
-	want("lstat", SC(SYS_lstat, P("st.lnk"), &st), 0);
+	want("lstat", SC_lstat(P("st.lnk"), &st), 0);
 	want("lstat size", st.st_size, 6);
 	want("stat openat", SC(SYS_openat, AT_FDCWD, P("st.dat"), O_RDONLY, 0), 4);
 	want("fstat", SC(SYS_fstat, 4, &st), 0);
@@ -282,7 +346,7 @@ static void run_stat(void)
 	want("newfstatat nofollow type", st.st_mode & S_IFMT, S_IFLNK);
 	want("statx", SC(SYS_statx, AT_FDCWD, P("st.dat"), 0, STATX_BASIC_STATS, &stx), 0);
 	want("statx size", stx.stx_size, 1234);
-	want("access", SC(SYS_access, P("st.dat"), R_OK), 0);
+	want("access", SC_access(P("st.dat"), R_OK), 0);
 	want("faccessat", SC(SYS_faccessat, AT_FDCWD, P("st.dat"), W_OK), 0);
 	want("faccessat2", SC(SYS_faccessat2, AT_FDCWD, P("st.lnk"), F_OK, AT_SYMLINK_NOFOLLOW), 0);
 }
@@ -303,8 +367,8 @@ static void run_dir(void)
 	want("getdents64 end", SC(SYS_getdents64, 4, rbuf, 32768), 0);
 	want("dir close", SC(SYS_close, 4), 0);
 	want("dir openat 2", SC(SYS_openat, AT_FDCWD, P("d"), O_RDONLY | O_DIRECTORY, 0), 4);
-	want("getdents", SC(SYS_getdents, 4, rbuf, 32768), 120);
-	want("getdents end", SC(SYS_getdents, 4, rbuf, 32768), 0);
+	want("getdents", SC_getdents(4, rbuf, 32768), 120);
+	want("getdents end", SC_getdents(4, rbuf, 32768), 0);
 	want("dir close 2", SC(SYS_close, 4), 0);
 }
 
@@ -314,29 +378,29 @@ static void setup_ns(void)
 
 static void run_ns(void)
 {
-	want("mkdir", SC(SYS_mkdir, P("ns"), 0755), 0);
+	want("mkdir", SC_mkdir(P("ns"), 0755), 0);
 	want("mkdirat", SC(SYS_mkdirat, AT_FDCWD, P("ns/sub"), 0700), 0);
-	want("ns open", SC(SYS_open, P("ns/f1"), O_CREAT | O_WRONLY, 0644), 4);
+	want("ns open", SC_open(P("ns/f1"), O_CREAT | O_WRONLY, 0644), 4);
 	want("ns close", SC(SYS_close, 4), 0);
-	want("rename", SC(SYS_rename, P("ns/f1"), P("ns/f2")), 0);
+	want("rename", SC_rename(P("ns/f1"), P("ns/f2")), 0);
 	want("renameat", SC(SYS_renameat, AT_FDCWD, P("ns/f2"), AT_FDCWD, P("ns/sub/f3")), 0);
 	want("renameat2", SC(SYS_renameat2, AT_FDCWD, P("ns/sub/f3"), AT_FDCWD, P("ns/f4"), RENAME_NOREPLACE), 0);
-	want("link", SC(SYS_link, P("ns/f4"), P("ns/h1")), 0);
+	want("link", SC_link(P("ns/f4"), P("ns/h1")), 0);
 	want("linkat", SC(SYS_linkat, AT_FDCWD, P("ns/f4"), AT_FDCWD, P("ns/h2"), 0), 0);
-	want("symlink", SC(SYS_symlink, "f4", P("ns/s1")), 0);
+	want("symlink", SC_symlink("f4", P("ns/s1")), 0);
 	want("symlinkat", SC(SYS_symlinkat, "/nonexistent/target", AT_FDCWD, P("ns/s2")), 0);
-	want("readlink", SC(SYS_readlink, P("ns/s1"), rbuf, 256), 2);
+	want("readlink", SC_readlink(P("ns/s1"), rbuf, 256), 2);
 	want("readlinkat", SC(SYS_readlinkat, AT_FDCWD, P("ns/s2"), rbuf, 256), 19);
-	want("mknod", SC(SYS_mknod, P("ns/fifo"), S_IFIFO | 0644, 0), 0);
+	want("mknod", SC_mknod(P("ns/fifo"), S_IFIFO | 0644, 0), 0);
 	want("mknodat", SC(SYS_mknodat, AT_FDCWD, P("ns/fifo2"), S_IFIFO | 0600, 0), 0);
-	want("unlink h1", SC(SYS_unlink, P("ns/h1")), 0);
-	want("unlink h2", SC(SYS_unlink, P("ns/h2")), 0);
-	want("unlink s1", SC(SYS_unlink, P("ns/s1")), 0);
-	want("unlink s2", SC(SYS_unlink, P("ns/s2")), 0);
-	want("unlink fifo", SC(SYS_unlink, P("ns/fifo")), 0);
+	want("unlink h1", SC_unlink(P("ns/h1")), 0);
+	want("unlink h2", SC_unlink(P("ns/h2")), 0);
+	want("unlink s1", SC_unlink(P("ns/s1")), 0);
+	want("unlink s2", SC_unlink(P("ns/s2")), 0);
+	want("unlink fifo", SC_unlink(P("ns/fifo")), 0);
 	want("unlinkat fifo2", SC(SYS_unlinkat, AT_FDCWD, P("ns/fifo2"), 0), 0);
 	want("unlinkat f4", SC(SYS_unlinkat, AT_FDCWD, P("ns/f4"), 0), 0);
-	want("rmdir", SC(SYS_rmdir, P("ns/sub")), 0);
+	want("rmdir", SC_rmdir(P("ns/sub")), 0);
 	want("unlinkat dir", SC(SYS_unlinkat, AT_FDCWD, P("ns"), AT_REMOVEDIR), 0);
 }
 
@@ -412,15 +476,15 @@ static void run_attr(void)
 {
 	struct timespec ts[2] = { { 1000000000, 0 }, { 1000000000, 500 } };
 
-	want("chmod", SC(SYS_chmod, P("at.dat"), 0600), 0);
+	want("chmod", SC_chmod(P("at.dat"), 0600), 0);
 	want("attr openat", SC(SYS_openat, AT_FDCWD, P("at.dat"), O_RDONLY, 0), 4);
 	want("fchmod", SC(SYS_fchmod, 4, 0640), 0);
 	want("fchmodat", SC(SYS_fchmodat, AT_FDCWD, P("at.dat"), 0644), 0);
 	want("fchmodat2", SC(SYS_fchmodat2, AT_FDCWD, P("at.dat"), 0604, 0), 0);
 	want("fchmodat2 symlink", SC(SYS_fchmodat2, AT_FDCWD, P("at.lnk"), 0600, AT_SYMLINK_NOFOLLOW), -EOPNOTSUPP);
-	want("chown", SC(SYS_chown, P("at.dat"), 1000, 1000), 0);
+	want("chown", SC_chown(P("at.dat"), 1000, 1000), 0);
 	want("fchown", SC(SYS_fchown, 4, 0, 0), 0);
-	want("lchown", SC(SYS_lchown, P("at.lnk"), 1001, 1001), 0);
+	want("lchown", SC_lchown(P("at.lnk"), 1001, 1001), 0);
 	want("fchownat", SC(SYS_fchownat, AT_FDCWD, P("at.dat"), -1, 1002, 0), 0);
 	want("utimensat", SC(SYS_utimensat, AT_FDCWD, P("at.dat"), ts, 0), 0);
 	want("utimensat nofollow", SC(SYS_utimensat, AT_FDCWD, P("at.lnk"), NULL, AT_SYMLINK_NOFOLLOW), 0);
@@ -465,12 +529,12 @@ static void run_fdops(void)
 {
 	want("fdops openat", SC(SYS_openat, AT_FDCWD, P("fd.dat"), O_RDWR, 0), 4);
 	want("dup", SC(SYS_dup, 4), 5);
-	want("dup2", SC(SYS_dup2, 4, 10), 10);
+	want("dup2", SC_dup2(4, 10), 10);
 	want("dup3", SC(SYS_dup3, 4, 11, O_CLOEXEC), 11);
 	want("F_DUPFD", SC(SYS_fcntl, 4, F_DUPFD, 20), 20);
 	want("F_DUPFD_CLOEXEC", SC(SYS_fcntl, 4, F_DUPFD_CLOEXEC, 30), 30);
 	/* The kernel adds O_LARGEFILE on 64-bit. */
-	want("F_GETFL", SC(SYS_fcntl, 4, F_GETFL, 0), O_RDWR | 0100000);
+	want("F_GETFL", SC(SYS_fcntl, 4, F_GETFL, 0), O_RDWR | KERNEL_O_LARGEFILE);
 	want("F_SETFL", SC(SYS_fcntl, 4, F_SETFL, O_APPEND | O_NONBLOCK), 0);
 	want("lseek set", SC(SYS_lseek, 4, 100, SEEK_SET), 100);
 	want("lseek cur (shared description)", SC(SYS_lseek, 5, 50, SEEK_CUR), 150);
@@ -500,20 +564,20 @@ static void run_cwd(void)
 {
 	struct stat st;
 
-	want("cwd access relative to start cwd", SC(SYS_access, "cw/sub/f.dat", F_OK), 0);
+	want("cwd access relative to start cwd", SC_access("cw/sub/f.dat", F_OK), 0);
 	want("chdir relative", SC(SYS_chdir, "cw"), 0);
-	want("cwd open relative", SC(SYS_open, "sub/f.dat", O_RDONLY, 0), 4);
+	want("cwd open relative", SC_open("sub/f.dat", O_RDONLY, 0), 4);
 	want("cwd read", SC(SYS_read, 4, rbuf, 1000), 300);
 	want("cwd close", SC(SYS_close, 4), 0);
 	want("cwd openat dir", SC(SYS_openat, AT_FDCWD, "sub", O_RDONLY | O_DIRECTORY, 0), 4);
 	want("fchdir", SC(SYS_fchdir, 4), 0);
 	want("cwd close dir", SC(SYS_close, 4), 0);
-	want("cwd stat", SC(SYS_stat, "f.dat", &st), 0);
-	want("cwd stat dotdot", SC(SYS_stat, "../sub/./f.dat", &st), 0);
-	want("cwd mkdir", SC(SYS_mkdir, "new", 0755), 0);
-	want("cwd rename", SC(SYS_rename, "new", "../new2"), 0);
+	want("cwd stat", SC_stat("f.dat", &st), 0);
+	want("cwd stat dotdot", SC_stat("../sub/./f.dat", &st), 0);
+	want("cwd mkdir", SC_mkdir("new", 0755), 0);
+	want("cwd rename", SC_rename("new", "../new2"), 0);
 	want("chdir dotdot", SC(SYS_chdir, ".."), 0);
-	want("cwd rmdir", SC(SYS_rmdir, "new2"), 0);
+	want("cwd rmdir", SC_rmdir("new2"), 0);
 	want("chdir back", SC(SYS_chdir, dir), 0);
 }
 
@@ -773,7 +837,7 @@ static void run_fork(void)
 	long pid;
 
 	want("fork openat shared", SC(SYS_openat, AT_FDCWD, P("fk_shared.dat"), O_CREAT | O_RDWR | O_TRUNC, 0644), 4);
-	pid = SC(SYS_fork);
+	pid = SC_fork();
 	if (pid == 0) {
 		syscall(SYS_pwrite64, 4, buf, 100, 0);
 		syscall(SYS_openat, AT_FDCWD, P("fk_child.dat"), O_CREAT | O_WRONLY | O_TRUNC, 0644);
@@ -812,21 +876,21 @@ static void run_errors(void)
 {
 	struct stat st;
 
-	want("open ENOENT", SC(SYS_open, P("missing/none"), O_RDONLY, 0), -ENOENT);
+	want("open ENOENT", SC_open(P("missing/none"), O_RDONLY, 0), -ENOENT);
 	want("openat ENOENT", SC(SYS_openat, AT_FDCWD, P("nofile"), O_RDONLY, 0), -ENOENT);
-	want("stat ENOENT", SC(SYS_stat, P("nofile"), &st), -ENOENT);
-	want("unlink ENOENT", SC(SYS_unlink, P("nofile")), -ENOENT);
+	want("stat ENOENT", SC_stat(P("nofile"), &st), -ENOENT);
+	want("unlink ENOENT", SC_unlink(P("nofile")), -ENOENT);
 	want("read EBADF", SC(SYS_read, 99, rbuf, 10), -EBADF);
 	want("close EBADF", SC(SYS_close, 99), -EBADF);
 	want("fstat EBADF", SC(SYS_fstat, 98, &st), -EBADF);
-	want("dup2 EBADF", SC(SYS_dup2, 97, 5), -EBADF);
-	want("mkdir", SC(SYS_mkdir, P("er_dir"), 0755), 0);
-	want("mkdir EEXIST", SC(SYS_mkdir, P("er_dir"), 0755), -EEXIST);
-	want("open excl", SC(SYS_open, P("er.dat"), O_CREAT | O_EXCL | O_WRONLY, 0644), 4);
+	want("dup2 EBADF", SC_dup2(97, 5), -EBADF);
+	want("mkdir", SC_mkdir(P("er_dir"), 0755), 0);
+	want("mkdir EEXIST", SC_mkdir(P("er_dir"), 0755), -EEXIST);
+	want("open excl", SC_open(P("er.dat"), O_CREAT | O_EXCL | O_WRONLY, 0644), 4);
 	want("errors close", SC(SYS_close, 4), 0);
-	want("open excl EEXIST", SC(SYS_open, P("er.dat"), O_CREAT | O_EXCL | O_WRONLY, 0644), -EEXIST);
+	want("open excl EEXIST", SC_open(P("er.dat"), O_CREAT | O_EXCL | O_WRONLY, 0644), -EEXIST);
 	want("write EBADF after close", SC(SYS_write, 4, buf, 1), -EBADF);
-	want("rmdir", SC(SYS_rmdir, P("er_dir")), 0);
+	want("rmdir", SC_rmdir(P("er_dir")), 0);
 }
 
 static void setup_prefd(void)
@@ -900,9 +964,9 @@ static void run_misc(void)
 	want("FIONREAD bytes", n, 8192);
 	want("misc close", SC(SYS_close, 4), 0);
 	want("statfs", SC(SYS_statfs, P("misc.dat"), &sfs), 0);
-	want("utime", SC(SYS_utime, P("misc.dat"), NULL), 0);
-	want("utimes", SC(SYS_utimes, P("misc.dat"), NULL), 0);
-	want("futimesat", SC(SYS_futimesat, AT_FDCWD, "misc.dat", NULL), 0);
+	want("utime", SC_utime(P("misc.dat"), NULL), 0);
+	want("utimes", SC_utimes(P("misc.dat"), NULL), 0);
+	want("futimesat", SC_futimesat(AT_FDCWD, "misc.dat", NULL), 0);
 	want("getcwd", SC(SYS_getcwd, rbuf, sizeof(rbuf)), (long)strlen(dir) + 1);
 	want("umask", SC(SYS_umask, 022), 022);
 }
@@ -972,16 +1036,16 @@ static void run_paths(void)
 	want("in close", SC(SYS_close, 4), 0);
 	want("out stat", SC(SYS_newfstatat, AT_FDCWD, P("out/b"), &st, 0), 0);
 	want("folded stat", SC(SYS_newfstatat, AT_FDCWD, P("out/../in/a"), &st, 0), 0);
-	want("out rename", SC(SYS_rename, P("out/c"), P("out/d")), 0);
-	want("rename in", SC(SYS_rename, P("out/d"), P("in/d")), 0);
+	want("out rename", SC_rename(P("out/c"), P("out/d")), 0);
+	want("rename in", SC_rename(P("out/d"), P("in/d")), 0);
 	want("chdir out", SC(SYS_chdir, P("out")), 0);
 	want("relative openat", SC(SYS_openat, AT_FDCWD, "b", O_RDONLY, 0), 4);
 	want("relative pread64", SC(SYS_pread64, 4, rbuf, 10, 50), 10);
 	want("relative close", SC(SYS_close, 4), 0);
 	want("chdir back", SC(SYS_chdir, dir), 0);
-	want("out mkdir", SC(SYS_mkdir, P("out/e"), 0755), 0);
-	want("out rmdir", SC(SYS_rmdir, P("out/e")), 0);
-	want("in unlink", SC(SYS_unlink, P("in/d")), 0);
+	want("out mkdir", SC_mkdir(P("out/e"), 0755), 0);
+	want("out rmdir", SC_rmdir(P("out/e")), 0);
+	want("in unlink", SC_unlink(P("in/d")), 0);
 	/* A directory outside, as the dirfd of a path that leads inside. */
 	want("out dir openat", SC(SYS_openat, AT_FDCWD, P("out"),
 				  O_RDONLY | O_DIRECTORY, 0), 4);
@@ -1024,17 +1088,17 @@ static void run_replayops(void)
 	char proc[32] = "/proc/self/fd/4";
 
 	/* a regular file: EINVAL, and proof that it exists */
-	want("readlink file", SC(SYS_readlink, P("rp.dat"), rbuf, 256), -EINVAL);
-	want("readlink link", SC(SYS_readlink, P("rp.lnk"), rbuf, 256), 6);
+	want("readlink file", SC_readlink(P("rp.dat"), rbuf, 256), -EINVAL);
+	want("readlink link", SC_readlink(P("rp.lnk"), rbuf, 256), 6);
 	/* a mode stat saw; one only access(X_OK) tells about */
-	want("stat rp.exe", SC(SYS_stat, P("rp.exe"), rbuf), 0);
-	want("access X_OK", SC(SYS_access, P("rp.exe"), X_OK), 0);
-	want("access X_OK sh", SC(SYS_access, P("rp.sh"), X_OK), 0);
+	want("stat rp.exe", SC_stat(P("rp.exe"), rbuf), 0);
+	want("access X_OK", SC_access(P("rp.exe"), X_OK), 0);
+	want("access X_OK sh", SC_access(P("rp.sh"), X_OK), 0);
 	want("open rp.dat", SC(SYS_openat, AT_FDCWD, P("rp.dat"), O_RDONLY, 0), 4);
 	/* futimens(4, NULL) */
 	want("futimens", SC(SYS_utimensat, 4, NULL, NULL, 0), 0);
 	/* glibc's fchmodat fallback */
-	want("chmod /proc/self/fd", SC(SYS_chmod, proc, 0600), 0);
+	want("chmod /proc/self/fd", SC_chmod(proc, 0600), 0);
 	want("close rp.dat", SC(SYS_close, 4), 0);
 	want("linkat follow", SC(SYS_linkat, AT_FDCWD, P("rp.lnk"), AT_FDCWD, P("rp.hard"),
 				 AT_SYMLINK_FOLLOW), 0);
