@@ -45,8 +45,16 @@ struct io_ftrunc___riot {	/* Linux 6.9 */
 	loff_t len;
 } __attribute__((preserve_access_index));
 
-struct io_async_rw___riot {	/* its iov_iter as `iter` (6.1's: s.iter) */
+struct io_async_rw___riot {	/* its iov_iter as `iter` (newer kernels) */
 	struct iov_iter iter;
+} __attribute__((preserve_access_index));
+
+struct io_rw_state___riot {
+	struct iov_iter iter;
+} __attribute__((preserve_access_index));
+
+struct io_async_rw___riot_s {	/* or as `s.iter` (6.1's) */
+	struct io_rw_state___riot s;
 } __attribute__((preserve_access_index));
 
 /* A request in flight: the values of its row's roles. */
@@ -287,8 +295,11 @@ static __always_inline int async_args(struct uring_req *a, struct io_kiocb *req,
 			a->iovcnt = a->cnt;
 			a->cnt = 0;
 			io = BPF_CORE_READ(req, async_data);
-			if (io)
+			if (io && bpf_core_field_exists(io->iter))
 				a->cnt = BPF_CORE_READ(io, iter.count);
+			else if (io)
+				a->cnt = BPF_CORE_READ((struct io_async_rw___riot_s *)io,
+						       s.iter.count);
 		}
 		break;
 	}
@@ -404,8 +415,8 @@ static __always_inline int call_flags(__u32 opcode)
 	       opcode == IORING_OP_UNLINKAT || opcode == IORING_OP_LINKAT;
 }
 
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(uring_submit, struct io_kiocb *req)
+/* A request submitted: kept until its completion. */
+static __always_inline int uring_submitted(struct io_kiocb *req)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), key = (__u64)req;
 	struct async_paths *p;
@@ -463,41 +474,89 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 	return 0;
 }
 
-/* The value of a role for the wire. */
-static __always_inline __u64 async_val(const struct uring_req *a, __u8 role)
+/* The submission tracepoint is io_uring_submit_req on newer kernels
+ * (6.12's), io_uring_submit_sqe on older ones (6.1's), with the same
+ * request: capture loads the one the kernel has (capture/tracer.c). */
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(uring_submit, struct io_kiocb *req)
 {
-	switch (role) {
-	case RIOT_ARG_CTX: return a->ctx;
-	case RIOT_ARG_FD: return a->fd;
-	case RIOT_ARG_FD2: return a->fd2;
-	case RIOT_ARG_DFD: return a->dfd;
-	case RIOT_ARG_DFD2: return a->dfd2;
-	case RIOT_ARG_CNT: return a->cnt;
-	case RIOT_ARG_OFF: return a->off;
-	case RIOT_ARG_FLAGS: return a->flags;
-	case RIOT_ARG_MODE: return a->mode;
-	case RIOT_ARG_CMD: return a->cmd;
-	case RIOT_ARG_IOVCNT: return a->iovcnt;
-	}
-	return 0;
+	return uring_submitted(req);
+}
+
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(uring_submit_sqe, struct io_kiocb *req, bool force_nonblock)
+{
+	return uring_submitted(req);
+}
+
+/* A request's values by argument role (RIOT_ARG_*), for the wire: the row
+ * of a request picks its arguments by index, not by a switch, so that the
+ * verifier walks one path rather than one per role of each argument
+ * (6.1's gave up on the switch: "BPF program is too large"). */
+#define ROLE_VALS 32
+struct role_vals {
+	__u64 v[ROLE_VALS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct role_vals);
+} role_scratch SEC(".maps");
+
+_Static_assert(RIOT_ARG_CTX < ROLE_VALS, "ROLE_VALS: too few");
+
+static __always_inline struct role_vals *role_vals_of(const struct uring_req *a)
+{
+	__u32 zero = 0;
+	struct role_vals *rv = bpf_map_lookup_elem(&role_scratch, &zero);
+
+	if (!rv)
+		return NULL;
+	__builtin_memset(rv, 0, sizeof(*rv));
+	rv->v[RIOT_ARG_CTX] = a->ctx;
+	rv->v[RIOT_ARG_FD] = a->fd;
+	rv->v[RIOT_ARG_FD2] = a->fd2;
+	rv->v[RIOT_ARG_DFD] = a->dfd;
+	rv->v[RIOT_ARG_DFD2] = a->dfd2;
+	rv->v[RIOT_ARG_CNT] = a->cnt;
+	rv->v[RIOT_ARG_OFF] = a->off;
+	rv->v[RIOT_ARG_FLAGS] = a->flags;
+	rv->v[RIOT_ARG_MODE] = a->mode;
+	rv->v[RIOT_ARG_CMD] = a->cmd;
+	rv->v[RIOT_ARG_IOVCNT] = a->iovcnt;
+	return rv;
 }
 
 /* Request a completed with ret, as async_emit() takes it: its row's
  * arguments, the registered file's facts or an open's new file's, its
  * paths (kept at submission, or the registered file's, walked). */
-static __always_inline void uring_emit(struct uring_req *a, long ret)
+__attribute__((noinline)) int uring_emit(struct uring_req *a, long ret)
 {
-	__u32 sys = a->sys, zero = 0, len;
+	__u32 sys, zero = 0, len;
+	struct role_vals *rv;
 	struct async_req r = {};
 	struct async_paths *p;
 	struct fd_scratch *fs;
 	struct opened m = {};
-	int open = sys == RIOT_SYS_uring_openat || sys == RIOT_SYS_uring_openat2;
+	int open;
 
+	if (!a)		/* a global function's pointer may be NULL */
+		return 0;
+	sys = a->sys;
 	if (sys >= RIOT_SYS_COUNT)
-		return;
-	for (int i = 0; i < 6; i++)
-		r.args[i] = async_val(a, async_roles[SYS_SLOT(sys)][i]);
+		return 0;
+	open = sys == RIOT_SYS_uring_openat || sys == RIOT_SYS_uring_openat2;
+	rv = role_vals_of(a);
+	if (!rv)
+		return 0;
+	for (int i = 0; i < 6; i++) {
+		__u32 role = async_roles[SYS_SLOT(sys)][i];
+
+		asm volatile("" : "+r"(role));	/* keep the mask */
+		r.args[i] = rv->v[role & (ROLE_VALS - 1)];
+	}
 	r.sys = sys;
 	r.pid = a->pid;
 	r.tid = a->tid;
@@ -510,7 +569,9 @@ static __always_inline void uring_emit(struct uring_req *a, long ret)
 	if (!open)
 		r.flags &= ~RIOT_EVF_CREATED;
 	if (a->paths) {
-		p = bpf_map_lookup_elem(&async_path_map, &a->key);
+		__u64 key = a->key;	/* 6.1 takes no map key from memory */
+
+		p = bpf_map_lookup_elem(&async_path_map, &key);
 		if (p) {
 			r.flags |= p->flags;
 			r.path1 = p->p1;
@@ -540,23 +601,21 @@ static __always_inline void uring_emit(struct uring_req *a, long ret)
 		}
 	}
 	async_emit(&r);
+	return 0;
 }
 
-SEC("tp_btf/io_uring_complete")
-int BPF_PROG(uring_complete, void *ring, void *req,
-	     struct io_uring_cqe *cqe)
+/* A request completed with res: its record. */
+static __always_inline int uring_completed(void *req, long res)
 {
 	__u64 key = (__u64)req, *seen, file;
 	struct fixed_key fk = {};
 	struct uring_req *a;
-	long res;
 
 	if (!req)
 		return 0;
 	a = bpf_map_lookup_elem(&async_reqs, &key);
 	if (!a)
 		return 0;
-	res = BPF_CORE_READ(cqe, res);
 	if (a->fixed) {
 		file = (__u64)BPF_CORE_READ((struct io_kiocb *)req, file);
 		a->file = file;
@@ -581,5 +640,23 @@ int BPF_PROG(uring_complete, void *ring, void *req,
 		bpf_map_delete_elem(&async_path_map, &key);
 	bpf_map_delete_elem(&async_reqs, &key);
 	return 0;
+}
+
+/* The completion tracepoint passes the CQE on newer kernels (6.12's);
+ * older ones (6.1's) pass its fields one by one (user_data, res, cflags,
+ * extra1, extra2). capture/tracer.c loads the program whose arguments
+ * the kernel's BTF gives the tracepoint. */
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(uring_complete, void *ring, void *req,
+	     struct io_uring_cqe *cqe)
+{
+	return uring_completed(req, BPF_CORE_READ(cqe, res));
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(uring_complete_res, void *ring, void *req, __u64 user_data, int res,
+	     unsigned int cflags, __u64 extra1, __u64 extra2)
+{
+	return uring_completed(req, res);
 }
 

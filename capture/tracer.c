@@ -294,7 +294,7 @@ static const struct capture_fallback {
 	{ "no-mmap-write", "writes through shared file mappings are not recorded "
 	  "(writeback_dirty_folio, Linux 5.18)" },
 	{ "no-io-uring", "io_uring requests are not recorded, only io_uring_enter "
-	  "(the io_uring_submit_req tracepoint; older kernels have io_uring_submit_sqe)" },
+	  "(the kernel lacks io_uring or its tracepoints)" },
 	{ "probe-read-files", "file facts are read with probe reads "
 	  "(bpf_rdonly_cast, Linux 6.2): a little more time per open" },
 	{ "no-find-vma", "mmap, madvise and mremap are recorded without their file, "
@@ -337,6 +337,48 @@ static bool btf_has(const struct btf *btf, const char *func, const char *helper)
 	return false;
 }
 
+/* How many arguments the kernel's BTF gives a raw tracepoint (its
+ * btf_trace_NAME typedef, the context pointer first); -1: no such one. */
+static int tp_nargs(const struct btf *btf, const char *tp)
+{
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, id));
+	if (!t || !btf_is_ptr(t) || !(t = btf__type_by_id(btf, t->type)) ||
+	    !btf_is_func_proto(t))
+		return -1;
+	return btf_vlen(t);
+}
+
+/* io_uring requests: one program for the ring's creation, one of two for
+ * the submission (io_uring_submit_req, or io_uring_submit_sqe before it)
+ * and one of two for the completion (the CQE, or its fields before it),
+ * each chosen by what the kernel's BTF says of its tracepoint. Without
+ * them (or io_uring) no requests are recorded rather than no capture. */
+static void probe_uring(struct riot_bpf *skel, const struct btf *btf,
+			struct capture_load *cl)
+{
+	int create = tp_nargs(btf, "io_uring_create") == 6;
+	int req = tp_nargs(btf, "io_uring_submit_req") == 2;
+	int sqe = !req && tp_nargs(btf, "io_uring_submit_sqe") == 3;
+	int done = tp_nargs(btf, "io_uring_complete");
+	int ok = create && (req || sqe) && (done == 4 || done == 8);
+
+	bpf_program__set_autoload(skel->progs.uring_create, ok);
+	bpf_program__set_autoload(skel->progs.uring_submit, ok && req);
+	bpf_program__set_autoload(skel->progs.uring_submit_sqe, ok && sqe);
+	bpf_program__set_autoload(skel->progs.uring_complete, ok && done == 4);
+	bpf_program__set_autoload(skel->progs.uring_complete_res, ok && done == 8);
+	if (!ok)
+		add_fallback(cl, "no-io-uring");
+}
+
 /* The programs of mmap and io_uring capture hang on tracepoints younger
  * than the rest (mm_filemap_fault and mm_filemap_map_pages came with Linux
  * 6.11, writeback_dirty_folio with 5.18, io_uring_submit_req replaced
@@ -357,11 +399,6 @@ static void probe_optional(struct riot_bpf *skel, struct capture_load *cl)
 		{ { skel->progs.mmap_filemap_fault }, { "mm_filemap_fault" }, "no-mmap-fault" },
 		{ { skel->progs.mmap_map_pages }, { "mm_filemap_map_pages" }, "no-fault-around" },
 		{ { skel->progs.mmap_dirty_folio }, { "writeback_dirty_folio" }, "no-mmap-write" },
-		/* older kernels name the submission io_uring_submit_sqe, with
-		 * other arguments; they, and kernels without io_uring, record
-		 * no requests rather than refusing to capture */
-		{ { skel->progs.uring_create, skel->progs.uring_submit, skel->progs.uring_complete },
-		  { "io_uring_create", "io_uring_submit_req", "io_uring_complete" }, "no-io-uring" },
 	};
 	struct bpf_program *prog;
 	struct btf *btf;
@@ -378,6 +415,7 @@ static void probe_optional(struct riot_bpf *skel, struct capture_load *cl)
 			add_fallback(cl, opt[i].fallback);
 	}
 	btf = btf__load_vmlinux_btf();
+	probe_uring(skel, btf, cl);
 	if (btf) {
 		if (!btf_has(btf, "bpf_rdonly_cast", NULL))
 			add_fallback(cl, "probe-read-files");
