@@ -466,10 +466,16 @@ static void run_copy(void)
 	want("copy close 4", SC(SYS_close, 4), 0);
 }
 
+/* fchmodat2 came with Linux 6.6: what the kernel must answer is ENOSYS
+ * before it. Probed before the go signal (an invalid flag: EINVAL where
+ * it exists). */
+static long fchmodat2_ok;
+
 static void setup_attr(void)
 {
 	mkfile("at.dat", 100);
 	mksym("at.dat", "at.lnk");
+	fchmodat2_ok = SC(SYS_fchmodat2, AT_FDCWD, "", 0, ~0) != -ENOSYS;
 }
 
 static void run_attr(void)
@@ -480,8 +486,10 @@ static void run_attr(void)
 	want("attr openat", SC(SYS_openat, AT_FDCWD, P("at.dat"), O_RDONLY, 0), 4);
 	want("fchmod", SC(SYS_fchmod, 4, 0640), 0);
 	want("fchmodat", SC(SYS_fchmodat, AT_FDCWD, P("at.dat"), 0644), 0);
-	want("fchmodat2", SC(SYS_fchmodat2, AT_FDCWD, P("at.dat"), 0604, 0), 0);
-	want("fchmodat2 symlink", SC(SYS_fchmodat2, AT_FDCWD, P("at.lnk"), 0600, AT_SYMLINK_NOFOLLOW), -EOPNOTSUPP);
+	want("fchmodat2", SC(SYS_fchmodat2, AT_FDCWD, P("at.dat"), 0604, 0),
+	     fchmodat2_ok ? 0 : -ENOSYS);
+	want("fchmodat2 symlink", SC(SYS_fchmodat2, AT_FDCWD, P("at.lnk"), 0600, AT_SYMLINK_NOFOLLOW),
+	     fchmodat2_ok ? -EOPNOTSUPP : -ENOSYS);
 	want("chown", SC_chown(P("at.dat"), 1000, 1000), 0);
 	want("fchown", SC(SYS_fchown, 4, 0, 0), 0);
 	want("lchown", SC_lchown(P("at.lnk"), 1001, 1001), 0);
@@ -719,6 +727,18 @@ static void aio_cb(struct iocb *cb, unsigned op, int fd, const void *b, uint64_t
 	cb->aio_offset = off;
 }
 
+/* io_getevents and io_pgetevents fail with EINTR where the kernel has
+ * task work queued for the thread (io_uring's, left by the scenario
+ * before: seen on Debian 12's 6.1 under QEMU): they are called again, and
+ * a count of them takes the failed calls off (riot info's op_errors). */
+#define AIO_WAIT(...)                                                        \
+	({                                                                   \
+		long _w;                                                     \
+		while ((_w = SC(__VA_ARGS__)) == -EINTR)                     \
+			;                                                    \
+		_w;                                                          \
+	})
+
 /* io_setup, io_submit, io_getevents, io_pgetevents and io_destroy are
  * recorded, and each request the kernel took: a pwrite (beside an iocb
  * on a bad fd that io_submit refuses), a pwritev of two iovecs reaped by
@@ -735,19 +755,19 @@ static void run_aio(void)
 	aio_cb(&cb[0], IOCB_CMD_PWRITE, 4, buf, 4096, 0);
 	aio_cb(&cb[1], IOCB_CMD_PWRITE, 99, buf, 4096, 0);
 	want("io_submit of a good and a bad iocb", SC(SYS_io_submit, ctx, 2, cbp), 1);
-	want("io_getevents", SC(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
+	want("io_getevents", AIO_WAIT(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
 	want("aio pwrite res", ev.res, 4096);
 	aio_cb(&cb[0], IOCB_CMD_PWRITEV, 4, iov, 2, 4096);
 	want("io_submit pwritev", SC(SYS_io_submit, ctx, 1, cbp), 1);
-	want("io_pgetevents", SC(SYS_io_pgetevents, ctx, 1, 1, &ev, NULL, NULL), 1);
+	want("io_pgetevents", AIO_WAIT(SYS_io_pgetevents, ctx, 1, 1, &ev, NULL, NULL), 1);
 	want("aio pwritev res", ev.res, 4096);
 	aio_cb(&cb[0], IOCB_CMD_FDSYNC, 4, NULL, 0, 0);
 	want("io_submit fdsync", SC(SYS_io_submit, ctx, 1, cbp), 1);
-	want("io_getevents fdsync", SC(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
+	want("io_getevents fdsync", AIO_WAIT(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
 	want("aio fdsync res", ev.res, 0);
 	aio_cb(&cb[0], IOCB_CMD_PREAD, 4, rbuf, 4096, 4096);
 	want("io_submit pread", SC(SYS_io_submit, ctx, 1, cbp), 1);
-	want("io_getevents pread", SC(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
+	want("io_getevents pread", AIO_WAIT(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
 	want("aio pread res", ev.res, 4096);
 	want("io_destroy", SC(SYS_io_destroy, ctx), 0);
 	want("aio close", SC(SYS_close, 4), 0);
@@ -830,6 +850,11 @@ static void wait_child(const char *what, long pid, int want_status)
 /* fork: the child writes to the inherited fd 4 (the copied fd table) and
  * to a file of its own, and exits 7. clone(SIGCHLD): a child that exits 0.
  * vfork: a child that execs /bin/true. */
+/* The program the fork scenario's child execs: its loader's calls are in
+ * the trace, so `make kernels` gives every kernel the same one (busybox's
+ * true) through WORKLOAD_TRUE, read before the go signal. */
+static const char *true_path = "/bin/true";
+
 static void run_fork(void)
 {
 	static char *const argv[] = { "true", NULL };
@@ -860,7 +885,7 @@ static void run_fork(void)
 
 	pid = vfork();
 	if (pid == 0) {
-		execve("/bin/true", argv, envp);
+		execve(true_path, argv, envp);
 		_exit(127);
 	}
 	wait_child("vfork child", pid, 0);
@@ -1162,6 +1187,9 @@ int main(int argc, char **argv)
 	int nowait = 0, exit_code = 0, fd, a;
 	sigset_t set;
 	siginfo_t si;
+
+	if (getenv("WORKLOAD_TRUE"))
+		true_path = getenv("WORKLOAD_TRUE");
 
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--dir") && a + 1 < argc) {
