@@ -113,14 +113,14 @@ DEPFLAGS  := -MMD -MP
 
 # The tests, fuzzers, benchmarks and the demo run what they build: not
 # from a cross build (copy ./riot-ARCH and build/ARCH/bin to the machine).
-NATIVE_ONLY := check asan fuzz bench demo deps-test deps-bench
+NATIVE_ONLY := check asan fuzz bench demo deps-test deps-bench kernels deps-kernels
 ifneq ($(CROSS),)
 ifneq ($(filter $(NATIVE_ONLY),$(MAKECMDGOALS)),)
 $(error make $(filter $(NATIVE_ONLY),$(MAKECMDGOALS)): not with ARCH=$(ARCH), a cross build)
 endif
 endif
 
-.PHONY: all deps deps-test deps-bench have-deps check test asan fuzz bench demo install clean tools
+.PHONY: kernels deps-kernels all deps deps-test deps-bench have-deps check test asan fuzz bench demo install clean tools
 all: $(RIOT_BIN) tools
 
 # Installs what is missing of the packages given, and does nothing when all
@@ -131,7 +131,8 @@ define install_missing
 	@if command -v flock >/dev/null && { : >>/tmp/riot-deps.lock; } 2>/dev/null && \
 		exec 9</tmp/riot-deps.lock; then flock 9; fi; \
 	missing=""; for p in $(1); do \
-		dpkg-query -W -f='$${Status}' $$(case $$p in *:*) echo $$p;; *) echo $$p$(DEB_QUAL);; esac) 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+		{ dpkg-query -W -f='$${Status}' $$(case $$p in *:*) echo $$p;; *) echo $$p$(DEB_QUAL);; esac) 2>/dev/null || \
+			dpkg-query -W -f='$${Status}' $$p 2>/dev/null; } | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "  DEPS    installing:$$missing"; \
@@ -151,7 +152,8 @@ endif
 # Plain `make` installs nothing: it stops early, naming what is missing.
 have-deps:
 	@missing=""; for p in $(DEB_BUILD); do \
-		dpkg-query -W -f='$${Status}' $$(case $$p in *:*) echo $$p;; *) echo $$p$(DEB_QUAL);; esac) 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+		{ dpkg-query -W -f='$${Status}' $$(case $$p in *:*) echo $$p;; *) echo $$p$(DEB_QUAL);; esac) 2>/dev/null || \
+			dpkg-query -W -f='$${Status}' $$p 2>/dev/null; } | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "make: missing packages:$$missing; run 'make deps' (as root) first" >&2; exit 1; fi
@@ -265,7 +267,7 @@ check: deps-test
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin TESTS=$(CURDIR)/$(BUILD)/tests \
 		FUZZ_SECONDS=$${FUZZ_SECONDS:-20} MAKE_FUZZ="$(MAKE) --no-print-directory fuzz" \
-		bash tests/run.sh
+		MAKE_KERNELS="$(MAKE) --no-print-directory kernels" bash tests/run.sh
 
 asan: deps-test
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan STATIC= CFLAGS="$(ASAN_FLAGS)" \
@@ -296,6 +298,23 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $$(FUZZ_EXTRA
 fuzz: deps-test $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/fuzz/fuzz_plan \
 		$(BUILD)/bin/genlog $(BUILD)/bin/mklog
 	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
+
+# make kernels: the capture-and-replay suite on Debian 12's kernels, booted
+# under QEMU (tests/kernels/run.sh), for x86_64 and arm64. KERNELS=PATH...
+# boots those kernel images instead; KERNEL_CACHE keeps the packages
+# (default /var/cache/riot/kernels, which make clean leaves alone).
+DEB_KERNELS := qemu-system-x86 qemu-system-arm busybox-static cpio kmod e2fsprogs \
+	xz-utils zstd file
+deps-kernels: deps-test
+	$(call install_missing,$(DEB_KERNELS))
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 deps
+
+kernels: deps-kernels
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 riot build/arm64/bin/workload \
+		build/arm64/bin/demo_workload build/arm64/bin/sysloop
+	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin RIOT_ARM64=$(CURDIR)/riot-arm64 \
+		BIN_ARM64=$(CURDIR)/build/arm64/bin bash tests/kernels/run.sh
 
 deps-bench: deps-test
 	$(call install_missing,$(DEB_BENCH))

@@ -3,7 +3,8 @@
 # A test exits 0 (pass), 1 (fail) or 77 (skip). Under CI (CI=true) a skip
 # counts as a failure: root and BPF are there, so nothing may be skipped.
 # Environment (set by the Makefile): RIOT (the binary), BIN (test tools),
-# TESTS (unit test binaries), FUZZ_SECONDS, MAKE_FUZZ, NO_FUZZ.
+# TESTS (unit test binaries), FUZZ_SECONDS, MAKE_FUZZ, NO_FUZZ, MAKE_KERNELS
+# (the kernel matrix, run last).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${RIOT:?}" "${BIN:?}" "${TESTS:?}"
@@ -57,6 +58,11 @@ done
 if [ -z "${NO_FUZZ:-}" ] && [ -n "${MAKE_FUZZ:-}" ]; then
 	echo "fuzz"
 	run_one "fuzz/reader (${FUZZ_SECONDS:-20}s)" bash -c "FUZZ_SECONDS=${FUZZ_SECONDS:-20} $MAKE_FUZZ"
+fi
+if [ -n "${MAKE_KERNELS:-}" ]; then
+	echo "kernels"
+	timeout_s=${KERNELS_TIMEOUT:-2400} run_one "kernels (make kernels: capture on Debian's kernels)" \
+		bash -c "$MAKE_KERNELS"
 fi
 rm -rf "$log_dir"
 echo

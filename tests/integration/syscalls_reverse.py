@@ -138,6 +138,9 @@ def read_unrecorded(path):
     return listed, errors
 
 
+OTHER_ARCH_EVENTS = {"fadvise64_64": "fadvise64"}
+
+
 def main(argv):
     if len(argv) != 4:
         sys.exit("usage: syscalls_reverse.py FORMATS_DIR DEF UNRECORDED")
@@ -148,6 +151,12 @@ def main(argv):
     recorded = {}  # tracepoint name -> row name
     for name, _nr, event in rows:
         recorded[event] = name
+    # Rows whose syscall another architecture's kernel names otherwise
+    # (the asm-generic table of arm64: __NR_fadvise64 is sys_fadvise64_64,
+    # which riot records by its number there).
+    for event, name in OTHER_ARCH_EVENTS.items():
+        if name in recorded.values():
+            recorded.setdefault(event, name)
     listed, errors = read_unrecorded(unrec)
 
     for name in sorted(listed):
