@@ -16,10 +16,21 @@
  * its completions, mmap.bpf.h the pages faulted in and dirtied through
  * file mappings, uring.bpf.h io_uring requests.
  *
+ * Syscall arguments and results are read from what the raw tracepoints
+ * pass (tp_btf/sys_enter: struct pt_regs * and the syscall id; sys_exit:
+ * struct pt_regs * and the return value; the registers through
+ * SYSCALL_ARG0() to SYSCALL_ARG5(), bpf/arch.bpf.h), never from the trace event's record,
+ * struct trace_event_raw_sys_enter/_exit: its layout follows struct
+ * trace_entry, which kernels widen (RHEL 9's rt kernels add
+ * preempt_lazy_count, shifting args and ret), while the raw tracepoint's
+ * arguments are the kernel's function arguments, typed by its BTF. The
+ * rt kernels of `make kernels` (tests/kernels/) run these programs.
+ *
  * Needs BTF-typed raw tracepoints (tp_btf, Linux 5.5), the BPF ring buffer
- * (5.8), task local storage usable from tracing programs (5.11) and BPF
- * atomic compare-and-exchange (5.12). No kprobe or fentry: they may be
- * refused where riot runs.
+ * (5.8), task local storage usable from tracing programs (5.11), BPF
+ * atomic compare-and-exchange (5.12) and bpf_loop (5.17). No kprobe or
+ * fentry: they may be refused where riot runs. Which kernels load them is
+ * tested, not inferred from these versions: `make kernels`.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

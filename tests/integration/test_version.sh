@@ -25,10 +25,10 @@ grep -qxE '  io_uring:                      yes, [0-9]+ operations \(last opcode
 # loads them; without privilege it cannot tell, and says so.
 if [ "$root" = yes ]; then
 	"$RIOT" capture --check >"$IT_TMP/check.txt" || fail "riot capture --check exited $?"
-	n=$(sed -n 's/.*works, \([0-9]*\) of [0-9]* programs loaded$/\1/p' "$IT_TMP/check.txt")
+	n=$(sed -n 's/.*works, \([0-9]* of [0-9]*\) programs loaded$/\1/p' "$IT_TMP/check.txt")
 	[ -n "$n" ] || fail "riot capture --check: $(cat "$IT_TMP/check.txt")"
 	fb=$(sed -n 's/^  \([a-z-]*\)  .*/\1/p' "$IT_TMP/check.txt" | paste -sd,)
-	grep -qxF "  capture:                       yes, $n of $n programs loaded, fallbacks: ${fb:-none}" \
+	grep -qxF "  capture:                       yes, $n programs loaded, fallbacks: ${fb:-none}" \
 		"$IT_TMP/v.txt" || fail "capture line: $(grep capture: "$IT_TMP/v.txt"), --check: $(cat "$IT_TMP/check.txt")"
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
 		"$RIOT" version >"$IT_TMP/v.user" || fail "riot version unprivileged exited $?"
@@ -42,7 +42,7 @@ python3 - "$IT_TMP/v.json" "$uring" "$root" <<'PY' || fail "riot version --json"
 import json, sys
 v = json.load(open(sys.argv[1]))
 if sys.argv[3] == "yes":
-    assert v["capture"] is True and v["capture_programs"] == v["capture_programs_total"] > 0, v
+    assert v["capture"] is True and 0 < v["capture_programs"] <= v["capture_programs_total"], v
     assert v["capture_error"] is None, v
 assert v["liburing"] == sys.argv[2], v
 assert v["io_uring_engine_ops"] is True and v["io_uring_ops"] > 0, v
