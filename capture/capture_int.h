@@ -54,6 +54,11 @@ struct probe_calib;
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 			    tracer_event_fn fn, void *ctx, struct probe_calib *pc,
 			    char *why, size_t len);
+/* From libbpf's message with a refused program's log ("prog 'NAME': --
+ * BEGIN PROG LOAD LOG --\n...-- END PROG LOAD LOG --"): the program, and
+ * the log's last line that is the verifier's verdict rather than its
+ * trace of instructions, source lines and totals. "" where absent. */
+void verifier_verdict(const char *msg, char *prog, size_t plen, char *why, size_t wlen);
 /* What loading found: programs loaded, fallbacks taken. */
 const struct capture_load *tracer_load(const struct tracer *t);
 /* Waits up to timeout_ms for records and hands each to fn; returns how

@@ -1369,7 +1369,8 @@ static int check_kernel(void)
 		printf("fallbacks:\n");
 	memcpy(list, cl.fallbacks, sizeof(list));
 	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save))
-		printf("  %-18s %s\n", name, capture_fallback_effect(name));
+		printf("  %-18s %s\n", name, capture_fallback_effect(name) ?
+		       capture_fallback_effect(name) : "");
 	return RIOT_EXIT_OK;
 }
 

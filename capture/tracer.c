@@ -65,14 +65,12 @@ static bool verifier_trace_line(const char *l, size_t n)
 	return d && d < n && l[d] == ':';
 }
 
-/* libbpf prints a refused program's log as one message: "prog 'NAME': --
- * BEGIN PROG LOAD LOG --\n...-- END PROG LOAD LOG --". Keeps the program
- * and the last line of the log that is a verdict, not the trace. */
-static void keep_refusal(const char *msg)
+void verifier_verdict(const char *msg, char *prog, size_t plen, char *why, size_t wlen)
 {
 	const char *name = strstr(msg, "prog '"), *b, *e, *l, *nl;
 	size_t n;
 
+	prog[0] = why[0] = 0;
 	b = strstr(msg, "-- BEGIN PROG LOAD LOG --");
 	e = b ? strstr(b, "-- END PROG LOAD LOG --") : NULL;
 	if (!b || !e)
@@ -80,15 +78,14 @@ static void keep_refusal(const char *msg)
 	if (name && name < b) {
 		name += 6;
 		n = strcspn(name, "'");
-		snprintf(refused_prog, sizeof(refused_prog), "%.*s", (int)n, name);
+		snprintf(prog, plen, "%.*s", (int)n, name);
 	}
-	refused_why[0] = 0;
 	for (l = strchr(b, '\n'); l && l < e; l = nl) {
 		l++;
 		nl = memchr(l, '\n', e - l);
 		n = (nl ? nl : e) - l;
 		if (!verifier_trace_line(l, n))
-			snprintf(refused_why, sizeof(refused_why), "%.*s", (int)n, l);
+			snprintf(why, wlen, "%.*s", (int)n, l);
 	}
 }
 
@@ -106,7 +103,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 		char *msg = NULL;
 
 		if (vasprintf(&msg, fmt, ap) >= 0)
-			keep_refusal(msg);
+			verifier_verdict(msg, refused_prog, sizeof(refused_prog),
+					 refused_why, sizeof(refused_why));
 		free(msg);
 		return 0;
 	}
@@ -117,6 +115,12 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	if (n)
 		memcpy(libbpf_last, line, n + 1);
 	return 0;
+}
+
+/* Before a load: nothing of an earlier one's complaints is kept. */
+static void load_reset(void)
+{
+	libbpf_last[0] = refused_prog[0] = refused_why[0] = 0;
 }
 
 /* Why a load failed, in one line: the verifier's verdict where it refused
@@ -434,6 +438,7 @@ static int load_attach(struct tracer *t, const struct capture_opts *o,
 {
 	int err;
 
+	load_reset();
 	set_rodata(t->skel, o);
 	probe_optional(t->skel, &t->load);
 	err = bpf_map__set_max_entries(t->skel->maps.events, o->ring_bytes);
@@ -548,6 +553,7 @@ int capture_check_load(struct capture_load *cl, char *why, size_t len)
 		snprintf(why, len, "cannot open the BPF object: %s", strerror(errno));
 		return err;
 	}
+	load_reset();
 	set_rodata(skel, &o);
 	probe_optional(skel, cl);
 	err = bpf_map__set_max_entries(skel->maps.events, o.ring_bytes);
