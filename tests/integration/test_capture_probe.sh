@@ -52,7 +52,7 @@ print(s, "NULL" if p is None else p)' "$IT_TMP/r.db"
 RPID=$!
 wait $RPID || fail "capture: $(cat "$IT_TMP/c.err")"
 read -r minor calls probe untraced recorded < <(info_probe "$IT_TMP/c.riot")
-[ "$minor" = 7 ] || fail "format minor $minor, want 7"
+[ "$minor" = 8 ] || fail "format minor $minor, want 8"
 [ "$calls" -ge 1024 ] && [ "$calls" -le 2048 ] || fail "probe_calls $calls, want 1024 to 2048 (of 2048 calls)"
 [ "$untraced" -gt 0 ] && [ "$recorded" -gt 0 ] || fail "untraced $untraced ns, recorded $recorded ns"
 want=$((recorded > untraced ? recorded - untraced : 0))
