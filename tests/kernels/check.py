@@ -15,6 +15,8 @@ Checks:
   tree      a tree written by 4 threads and a shell (files, modes, a
             symlink) replays to the same names, types, modes, sizes and
             link targets
+  block     4 MiB written and fsynced under `riot capture --block`: the
+            report's device saw at least that much written
   loop      LOOP_CALLS preads at full speed, every one recorded, no drops
   syscalls  every syscall tracepoint taking an fd or a path is a row of
             bpf/syscalls.def or listed in bpf/syscalls.unrecorded
@@ -22,6 +24,7 @@ Checks:
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 
@@ -119,7 +122,7 @@ def judge(k, ref):
         err = read(os.path.join(RES, k.name, "error")).strip() or "the guest left no results"
         tail = read(os.path.join(RES, k.name, "console.log"))[-600:]
         k.why.append(err + (": " + tail.replace("\n", " | ") if tail and not read(os.path.join(RES, k.name, "error")) else ""))
-        for c in ("version", "counts", "tree", "loop", "syscalls"):
+        for c in ("version", "counts", "tree", "block", "loop", "syscalls"):
             k.checks[c] = False
         return
     check = read(os.path.join(out, "check.txt"))
@@ -181,6 +184,24 @@ def judge(k, ref):
         a, b = set(orig.splitlines()), set(rep.splitlines())
         why.append(f"trees differ: only captured {sorted(a - b)[:4]}, only replayed {sorted(b - a)[:4]}")
     k.check("tree", not why, "; ".join(why))
+
+    why = []
+    if rc_of(out, "block") != 0:
+        why.append(f"capture --block exited {rc_of(out, 'block')}: "
+                   f"{read(os.path.join(out, 'block.out'))[-300:]}")
+    else:
+        db = os.path.join(RES, k.name, "block.db")
+        p = subprocess.run([RIOT, "report", os.path.join(out, "block.riot"), "-o", db],
+                           capture_output=True, text=True)
+        rows = []
+        if p.returncode == 0:
+            with sqlite3.connect(db) as c:
+                rows = c.execute("select name, write_reqs, write_bytes from devices").fetchall()
+        if not rows:
+            why.append(f"no device in the report: {p.stderr[-300:]}")
+        elif max(r[2] or 0 for r in rows) < 64 * 65536 or not any(r[1] for r in rows):
+            why.append(f"the device saw less than the 4 MiB fsynced: {rows}")
+    k.check("block", not why, "; ".join(why))
 
     lp = info(os.path.join(out, "loop.riot"))
     n = int(read(os.path.join(RES, "loop_calls"), "0") or 0)

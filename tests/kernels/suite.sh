@@ -15,6 +15,7 @@
 #                                       clone, threads), attached with -p
 #   tree.riot tree.orig tree.replay     a tree written by 4 threads and a shell
 #   tree.cap.rc tree.init.rc tree.rc    (files, a symlink, modes), replayed
+#   block.riot block.rc                 4 MiB written and fsynced, --block
 #   loop.riot loop.rc                   LOOP_CALLS preads at full speed
 set -u
 OUT=$1
@@ -103,6 +104,13 @@ echo $? >"$OUT/tree.init.rc"
 "$RIOT" replay "$OUT/tree.riot" --root "$T/root" --json >"$OUT/tree.replay.json" 2>"$OUT/tree.replay.err"
 echo $? >"$OUT/tree.rc"
 tree_of "$T/root$T/app" >"$OUT/tree.replay"
+
+# What reached the block device (the block programs): 4 MiB written and
+# fsynced under --path, so the filesystem's device sees them.
+mkdir -p "$WORK/blk"
+"$RIOT" capture -q --block --path "$WORK/blk" -o "$OUT/block.riot" -- \
+	dd if=/dev/zero of="$WORK/blk/f" bs=65536 count=64 conv=fsync >"$OUT/block.out" 2>&1
+echo $? >"$OUT/block.rc"
 
 # Full speed: one CPU's worth of preads, none lost.
 "$RIOT" capture -q -o "$OUT/loop.riot" -- "$BIN/sysloop" pread "$LOOP_CALLS" "$OUT/check.txt" \
