@@ -201,8 +201,9 @@ echo "make kernels: x86_64 guests under ${ACCEL}" >&2
 start=$(date +%s)
 # The running kernel: the same suite, here.
 mkdir -p "$RES/running"
+runwork=$(mktemp -d /var/tmp/riot-kernels-run.XXXXXX)
 RIOT=$RIOT BIN=$BIN LOOP_CALLS=$LOOP_CALLS sh "$here/suite.sh" "$RES/running/out" \
-	"$(mktemp -d /var/tmp/riot-kernels-run.XXXXXX)" >"$RES/running/suite.log" 2>&1 &
+	"$runwork" >"$RES/running/suite.log" 2>&1 &
 while read -r name a img; do
 	while [ "$(jobs -rp | wc -l)" -gt "$JOBS" ]; do sleep 1; done
 	if [ -f "$RES/base-$a.error" ]; then
@@ -218,5 +219,11 @@ echo "$LOOP_CALLS" >"$RES/loop_calls"
 awk '{print $1, $2}' "$list" >>"$RES/order"
 python3 "$here/check.py" "$RES" "$RIOT" "$here/../.." 
 rc=$?
-echo "kernels: ${secs}s for $(wc -l <"$list") guests and the running kernel; results in $RES"
+rm -rf "$runwork"
+if [ "$rc" = 0 ] && [ -z "${RESULTS:-}" ]; then
+	rm -rf "$RES"
+	echo "kernels: ${secs}s for $(wc -l <"$list") guests and the running kernel"
+else
+	echo "kernels: ${secs}s for $(wc -l <"$list") guests and the running kernel; results in $RES"
+fi
 exit $rc
