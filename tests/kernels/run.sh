@@ -181,7 +181,8 @@ else
 			apt-get update -q >/dev/null 2>&1
 			pkg=$(newest "$pat")
 		fi
-		[ -n "$pkg" ] || pkg=$(ls "$CACHE" | grep -E "^${pat}_" | sed 's/_.*//' | sort -V | tail -n 1)
+		[ -n "$pkg" ] || pkg=$(for f in "$CACHE"/*.deb; do basename "$f"; done |
+			grep -E "^${pat}_" | sed 's/_.*//' | sort -V | tail -n 1)
 		[ -n "$pkg" ] || die "no package matches $pat (apt-get update, or dpkg --add-architecture arm64)"
 		deb=$(fetch "$a" "$pkg") || die "cannot download $pkg"
 		ver=${pkg#linux-image-}; ver=${ver%-unsigned}
