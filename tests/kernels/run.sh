@@ -220,11 +220,12 @@ echo "$LOOP_CALLS" >"$RES/loop_calls"
 awk '{print $1, $2}' "$list" >>"$RES/order"
 python3 "$here/check.py" "$RES" "$RIOT" "$here/../.." 
 rc=$?
+n=$(wc -l <"$list")
 rm -rf "$runwork"
 if [ "$rc" = 0 ] && [ -z "${RESULTS:-}" ]; then
 	rm -rf "$RES"
-	echo "kernels: ${secs}s for $(wc -l <"$list") guests and the running kernel"
+	echo "kernels: ${secs}s for $n guests and the running kernel"
 else
-	echo "kernels: ${secs}s for $(wc -l <"$list") guests and the running kernel; results in $RES"
+	echo "kernels: ${secs}s for $n guests and the running kernel; results in $RES"
 fi
 exit $rc
