@@ -11,8 +11,8 @@
 #   RIOT_ARM64, BIN_ARM64 the arm64 ones; without them arm64 kernels fail
 #   KERNELS               vmlinuz paths instead of the matrix; a modules
 #                         tree is looked for at DIR/lib/modules/VERSION
-#                         beside boot/ (as a package unpacks), else the
-#                         guest runs on tmpfs
+#                         beside boot/ (as a package unpacks), else
+#                         virtio-blk and ext4 must be built in
 #   KERNEL_CACHE          where packages and unpacked kernels are kept
 #                         (default /var/cache/riot/kernels)
 #   KERNEL_JOBS           guests at once (default 2)
