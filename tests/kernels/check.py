@@ -76,16 +76,18 @@ def fold_generic(ops):
 
 
 def own_mmap_reads(log):
-    """mmap:read records of the workload's own files: the pages its
-    forked child's exec of busybox faults in depend on what of busybox is
-    in the page cache, not on capture."""
+    """mmap:read records of the files the workload made in its directory
+    (WORK/w): the pages of the programs themselves (the workload's data
+    segment, its forked child's exec of busybox) that fault in depend on
+    what of them is in the page cache and on fault-around, not on
+    capture."""
     p = subprocess.run([RIOT, "dump", "--format", "jsonl", "--type", "syscall", log],
                        capture_output=True, text=True)
     n = 0
     for line in p.stdout.splitlines():
         if '"mmap:read"' in line:
             r = json.loads(line)
-            if r.get("op") == "mmap:read" and not (r.get("path") or "").endswith("busybox"):
+            if r.get("op") == "mmap:read" and "/w/" in (r.get("path") or ""):
                 n += 1
     return n
 
