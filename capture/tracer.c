@@ -383,10 +383,10 @@ static void probe_uring(struct riot_bpf *skel, const struct btf *btf,
 		add_fallback(cl, "no-io-uring");
 }
 
-/* The programs of mmap and io_uring capture hang on tracepoints younger
- * than the rest (mm_filemap_fault and mm_filemap_map_pages came with Linux
- * 6.11, writeback_dirty_folio with 5.18, io_uring_submit_req replaced
- * io_uring_submit_sqe; page_fault_* are x86's): each group is loaded only
+/* The programs of mmap capture hang on tracepoints younger than the rest
+ * (mm_filemap_fault and mm_filemap_map_pages came with Linux 6.11,
+ * writeback_dirty_folio with 5.18; page_fault_* are x86's), io_uring's
+ * on tracepoints whose form changed (probe_uring()): each group is loaded only
  * where the kernel's BTF has all its tracepoints, so an older kernel
  * captures without those records rather than not at all. The helpers and
  * kfuncs the programs take where they exist are probed too; cl says what
@@ -433,24 +433,24 @@ static void probe_optional(struct riot_bpf *skel, struct capture_load *cl)
 	}
 }
 
-static int load_attach(struct tracer *t, const struct capture_opts *o,
-		       char *why, size_t len)
+/* Configures skel for o, picks its programs and fallbacks for this kernel
+ * into cl, loads it; on failure says why in one line. */
+static int load_skel(struct riot_bpf *skel, const struct capture_opts *o, int ncpus,
+		     struct capture_load *cl, char *why, size_t len)
 {
 	int err;
 
 	load_reset();
-	set_rodata(t->skel, o);
-	probe_optional(t->skel, &t->load);
-	err = bpf_map__set_max_entries(t->skel->maps.events, o->ring_bytes);
+	set_rodata(skel, o);
+	probe_optional(skel, cl);
+	err = bpf_map__set_max_entries(skel->maps.events, o->ring_bytes);
 	if (!err)
-		err = bpf_map__set_max_entries(t->skel->maps.batches, t->ncpus);
+		err = bpf_map__set_max_entries(skel->maps.batches, ncpus);
 	if (!err)
-		err = riot_bpf__load(t->skel);
-	if (err) {
+		err = riot_bpf__load(skel);
+	if (err)
 		load_failure(why, len, err);
-		return err;
-	}
-	return 0;
+	return err;
 }
 
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
@@ -494,7 +494,7 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 		snprintf(why, len, "out of memory");
 		goto fail;
 	}
-	err = load_attach(t, o, why, len);
+	err = load_skel(t->skel, o, t->ncpus, &t->load, why, len);
 	if (err)
 		goto fail;
 	err = set_targets(t, o, child, why, len);
@@ -553,16 +553,7 @@ int capture_check_load(struct capture_load *cl, char *why, size_t len)
 		snprintf(why, len, "cannot open the BPF object: %s", strerror(errno));
 		return err;
 	}
-	load_reset();
-	set_rodata(skel, &o);
-	probe_optional(skel, cl);
-	err = bpf_map__set_max_entries(skel->maps.events, o.ring_bytes);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.batches, ncpus);
-	if (!err)
-		err = riot_bpf__load(skel);
-	if (err)
-		load_failure(why, len, err);
+	err = load_skel(skel, &o, ncpus, cl, why, len);
 	riot_bpf__destroy(skel);
 	return err;
 }
