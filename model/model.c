@@ -837,7 +837,7 @@ static bool makes_fd_pair(const struct riot_sys_info *si)
 /* A new fd that names no file: a pipe end, a socket, an eventfd... Its
  * object has no path, so its uses are told from lost opens. */
 static int fd_new_nonfile(struct model *m, uint32_t ki, int64_t fd, uint32_t ftype,
-			  bool cloexec, struct model_op *op)
+			  bool cloexec, struct model_op *op, uint32_t *slot)
 {
 	uint32_t fi;
 	struct model_file *f;
@@ -845,6 +845,8 @@ static int fd_new_nonfile(struct model *m, uint32_t ki, int64_t fd, uint32_t fty
 	if (!fd_valid(fd))
 		return 0;
 	fi = file_new(m, 0, false);
+	if (slot)
+		*slot = fi;
 	if (!fi)
 		return -ENOMEM;
 	f = &FILEO(m, fi)->pub;
@@ -866,13 +868,21 @@ static int sys_fd_make(struct model *m, uint32_t ki, const struct riot_syscall *
 	int err;
 
 	if (makes_fd_pair(si)) {
+		uint32_t a = 0, b = 0;
+
 		if ((sc->has & (RIOT_HAS_FD | RIOT_HAS_FD2)) != (RIOT_HAS_FD | RIOT_HAS_FD2))
 			return 0;
-		err = fd_new_nonfile(m, ki, sc->fd, ftype, cloexec, op);
-		return err ? err : fd_new_nonfile(m, ki, sc->fd2, ftype, cloexec, op);
+		err = fd_new_nonfile(m, ki, sc->fd, ftype, cloexec, op, &a);
+		if (!err)
+			err = fd_new_nonfile(m, ki, sc->fd2, ftype, cloexec, op, &b);
+		if (!err && a && b) {
+			FILEO(m, a)->pub.pair = FILEO(m, b)->pub.id;
+			FILEO(m, b)->pub.pair = FILEO(m, a)->pub.id;
+		}
+		return err;
 	}
 	return fd_new_nonfile(m, ki, sc->ret, sc->has & RIOT_HAS_FTYPE ? sc->ftype : 0,
-			      cloexec, op);
+			      cloexec, op, NULL);
 }
 
 static int sys_apply(struct model *m, uint32_t ki, const struct riot_syscall *sc,

@@ -150,6 +150,8 @@ struct model_file {
 				 * pos at a snapshot, moved by the read and
 				 * write family without an offset (an O_APPEND
 				 * write to end), copies, lseek */
+	uint64_t pair;		/* the other end of a pipe or socketpair made
+				 * in the log (one call made both), 0: none */
 	uint64_t end;		/* the size the log implies: size at the
 				 * open or snapshot, grown by writes and
 				 * fallocate, set by ftruncate (truncate by

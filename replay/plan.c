@@ -25,6 +25,8 @@
 struct file_state {
 	uint64_t pos;
 	uint64_t last;
+	uint64_t pipe_write;	/* a pipe's (by the lower id of its ends):
+				 * its last write that moved bytes */
 };
 
 struct stream_key {
@@ -40,6 +42,8 @@ struct stream_key {
 	uint32_t child_stream;	/* the last op of the child that exited last
 				 * (child_seq 0: none since its last op) */
 	uint64_t child_seq, child_end, child_exit;
+	uint64_t fault_seq;	/* a thread's: its last mmap page not yet
+				 * waited for by its next call (dep_fault()) */
 };
 #define NO_STREAM UINT32_MAX
 /* The ctx of a process's own key (tid 0): no ring, AIO context or mapping
@@ -105,6 +109,12 @@ struct replay_plan {
 	struct u64map map_index;	/* hash of (pid, addr) -> index in maps */
 	uint64_t skipped[SKIP_COUNT];
 	uint64_t max_end;	/* the latest captured end so far, after t0 */
+	uint64_t child_exits;	/* process keys with a child_seq noted */
+	uint64_t faults;	/* thread keys with a fault_seq noted */
+	bool pages_recorded;	/* the log's capture recorded the pages of
+				 * file mappings (mmap:*): it says so, with
+				 * no no-mmap-fault fallback */
+	const struct riot_syscall *cur;	/* the call being classified */
 	uint64_t barrier_end;	/* stream_of()'s: the after_end of the stream
 				 * it just found (for plan_think()) */
 	struct replay_clock **clocks;	/* --timing think: CLOCK_CHUNKS chunks
@@ -549,14 +559,14 @@ static int note_start(struct replay_plan *p, uint32_t pid, uint32_t tid)
 	return 0;
 }
 
-/* --timing think: a new process's parent, and a task's exit noted on its
- * parent's key (the last op of the child that exited last), so that the
- * parent's next op follows the child's end as its wait did. */
+/* A new process's parent, and a task's exit noted on its parent's key
+ * (the last op of the child that exited last), so that the parent's next
+ * op waits for the child's end as its wait did (dep_child()). */
 static int note_fork(struct replay_plan *p, const struct riot_proc *r)
 {
 	struct stream_key *k;
 
-	if (!p->o.think || r->child_pid == r->pid)
+	if (r->child_pid == r->pid)
 		return 0;
 	if (!(k = skey_slot(p, r->child_pid, 0, PROC_CTX)))
 		return -ENOMEM;
@@ -570,7 +580,7 @@ static int note_exit(struct replay_plan *p, const struct riot_proc *r)
 	const struct async_state *st;
 	uint32_t parent, stream;
 
-	if (!p->o.think || !p->have_t0)
+	if (!p->have_t0)
 		return 0;
 	if (!(k = skey_slot(p, r->pid, 0, PROC_CTX)))
 		return -ENOMEM;
@@ -585,6 +595,7 @@ static int note_exit(struct replay_plan *p, const struct riot_proc *r)
 		return st->last_seq ? -ENOMEM : 0;
 	if (k->child_seq && k->child_end > st->last_end)
 		return 0;
+	p->child_exits += !k->child_seq;
 	k->child_seq = st->last_seq;
 	k->child_end = st->last_end;
 	k->child_stream = stream;
@@ -756,10 +767,21 @@ static bool nofollow(const struct riot_syscall *sc)
 }
 
 /* No file behind an fd: lost (as `riot info` counts it), or no fd at all
- * when the capture got EBADF. */
-static unsigned skip_unknown(const struct replay_op *op)
+ * when the capture got EBADF; not a file where the call's own record says
+ * its fd was a pipe, socket or device (an fstat of stdout). */
+static unsigned skip_unknown(const struct replay_plan *p, const struct replay_op *op)
 {
-	return op->ret == -EBADF ? SKIP_BADF : SKIP_UNRESOLVED;
+	if (op->ret == -EBADF)
+		return SKIP_BADF;
+	if (p->cur && (p->cur->has & RIOT_HAS_FTYPE) && op->ret >= 0) {
+		unsigned t = p->cur->ftype & S_IFMT;
+
+		if (t == S_IFIFO || t == S_IFSOCK)
+			return SKIP_NOT_A_PATH;
+		if (t == S_IFCHR || t == S_IFBLK)
+			return SKIP_DEVICE;
+	}
+	return SKIP_UNRESOLVED;
 }
 
 /* A file-based op needs a known file object with a real path. */
@@ -769,7 +791,7 @@ static bool file_ok(struct replay_plan *p, struct replay_op *op, uint64_t file,
 	const struct model_file *mf;
 
 	if (!file) {
-		set_skip(p, op, skip_unknown(op));
+		set_skip(p, op, skip_unknown(p, op));
 		return false;
 	}
 	mf = model_file(p->m, file);
@@ -793,7 +815,7 @@ static bool path_ok(struct replay_plan *p, struct replay_op *op, const struct mo
 		    bool two)
 {
 	if (!op->path || (two && !op->path2)) {
-		set_skip(p, op, skip_unknown(op));
+		set_skip(p, op, skip_unknown(p, op));
 		return false;
 	}
 	if (mop->flags & (MODEL_OP_PATH_TRUNCATED | MODEL_OP_PATH2_TRUNCATED)) {
@@ -820,7 +842,7 @@ static void plan_copy(struct replay_plan *p, struct replay_op *op, const struct 
 	if (!file_ok(p, op, op->file, mop))
 		return;
 	if (!op->file2 || !mop->path2 || mop->path2[0] != '/') {
-		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : skip_unknown(op));
+		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : skip_unknown(p, op));
 		return;
 	}
 	in = file_state(p, op->file);
@@ -845,7 +867,7 @@ static void plan_clone(struct replay_plan *p, struct replay_op *op, const struct
 	if (!file_ok(p, op, op->file, mop))
 		return;
 	if (!op->file2 || !mop->path2 || mop->path2[0] != '/') {
-		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : skip_unknown(op));
+		set_skip(p, op, op->file2 ? SKIP_NOT_A_PATH : skip_unknown(p, op));
 		return;
 	}
 	op->act = ACT_CLONE;
@@ -932,6 +954,7 @@ static bool is_state_only(unsigned sys)
 	case RIOT_SYS_fcntl: case RIOT_SYS_close_range: case RIOT_SYS_chdir:
 	case RIOT_SYS_fchdir: case RIOT_SYS_clone: case RIOT_SYS_clone3: case RIOT_SYS_fork:
 	case RIOT_SYS_vfork: case RIOT_SYS_execve: case RIOT_SYS_execveat: case RIOT_SYS_munmap:
+	case RIOT_SYS_getcwd: case RIOT_SYS_umask:	/* no I/O of their own */
 		return true;
 	default:
 		return false;
@@ -955,12 +978,11 @@ static void plan_path_or_file(struct replay_plan *p, struct replay_op *op,
 }
 
 /* Recorded file calls riot does not replay: what they need is not in the
- * log (a handle, an xattr_args value, an ioctl's argument but a clone's)
- * or they do no I/O of their own (getcwd, umask). */
+ * log (a handle, an xattr_args value, an ioctl's argument but a clone's). */
 static bool not_replayed(unsigned sys)
 {
 	switch (sys) {
-	case RIOT_SYS_ioctl: case RIOT_SYS_getcwd: case RIOT_SYS_umask:
+	case RIOT_SYS_ioctl:
 	case RIOT_SYS_name_to_handle_at: case RIOT_SYS_open_by_handle_at:
 	case RIOT_SYS_setxattrat: case RIOT_SYS_getxattrat:
 	case RIOT_SYS_file_getattr: case RIOT_SYS_file_setattr:
@@ -1180,9 +1202,12 @@ static void classify_call(struct replay_plan *p, struct replay_op *op,
 	switch (si->cls) {
 	case RIOT_CLASS_MMAP:
 		/* madvise and mremap are recorded for file mappings only; the
-		 * replay maps no file, so it has none to advise or move */
+		 * replay maps no file, so it has none to advise or move. An
+		 * mmap of a file does no I/O itself: its pages do, replayed
+		 * from their records where the capture recorded them */
 		if (sc->sys == RIOT_SYS_msync || sc->sys == RIOT_SYS_madvise ||
-		    sc->sys == RIOT_SYS_mremap || (sc->sys == RIOT_SYS_mmap && op->file))
+		    sc->sys == RIOT_SYS_mremap ||
+		    (sc->sys == RIOT_SYS_mmap && op->file && !p->pages_recorded))
 			op->act = ACT_UNREPLAYABLE;
 		if (sc->sys == RIOT_SYS_mmap)
 			note_mapping(p, op, sc);
@@ -1236,7 +1261,11 @@ static void classify_call(struct replay_plan *p, struct replay_op *op,
 static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		     const struct model_op *mop)
 {
+	const struct riot_syscall *outer = p->cur;
+
+	p->cur = sc;
 	classify_call(p, op, sc, mop);
+	p->cur = outer;
 	if (replay_act_issues(op->act) && !replay_failure_issued(sc->sys, sc->ret))
 		op->act = ACT_FAILED;
 }
@@ -1473,34 +1502,97 @@ static void dep_submitter(struct replay_plan *p, struct replay_op *op)
 		dep_add(op, st->last_seq);
 }
 
-/* --timing think: a thread's op after a child process exited (since the
- * thread's previous op ended) follows the child's last op, as the wait
- * for it did, and waits for it whatever the order. *from: the captured
- * end it follows. */
-static void think_child(struct replay_plan *p, struct replay_op *op, uint64_t *from)
+/* A thread's op after a child process exited since the thread's previous
+ * op ended: the thread waited for the child (wait4 is not recorded), so
+ * the op waits for the child's last op under every order (strict waits
+ * for everything anyway), as a stream's first op waits for its creator's,
+ * and under --timing think follows its end (op->anchor). Returns the
+ * child's captured end, 0: no such child. */
+static uint64_t dep_child(struct replay_plan *p, struct replay_op *op)
 {
-	struct stream_key *k = skey_slot(p, op->pid, 0, PROC_CTX);
+	const struct async_state *st = &p->astate[op->stream];
+	struct stream_key *k;
+	uint64_t end;
 
-	if (!k || !k->child_seq || k->child_exit < *from || k->child_exit > op->t ||
-	    k->child_end <= *from)
-		return;
+	if (!p->child_exits || (op->opflags & OPF_ASYNC) || !st->last_seq)
+		return 0;
+	k = skey_slot(p, op->pid, 0, PROC_CTX);
+	if (!k || !k->child_seq || k->child_exit < st->last_end || k->child_exit > op->t ||
+	    k->child_end <= st->last_end)
+		return 0;
+	if (p->o.order != ORDER_STRICT)
+		dep_add(op, k->child_seq);
 	op->anchor = k->child_stream;
-	*from = k->child_end;
-	dep_add(op, k->child_seq);
+	end = k->child_end;
 	k->child_seq = 0;
+	p->child_exits--;
+	return end;
+}
+
+/* A page fault holds its thread: an mmap page (on its process's
+ * asynchronous stream) is noted on its thread's key, and the thread's
+ * next call waits for it under every order (strict waits for all). */
+static void dep_fault(struct replay_plan *p, struct replay_op *op)
+{
+	struct stream_key *k;
+
+	if (p->o.order == ORDER_STRICT)
+		return;
+	if (op->sys == RIOT_SYS_mmap_read || op->sys == RIOT_SYS_mmap_write) {
+		if ((k = skey_slot(p, op->pid, op->tid, 0))) {
+			p->faults += !k->fault_seq;
+			k->fault_seq = op->seq;
+		}
+		return;
+	}
+	if (!p->faults || (op->opflags & OPF_ASYNC))
+		return;
+	k = skey_slot(p, op->pid, op->tid, 0);
+	if (!k || !k->fault_seq)
+		return;
+	dep_add(op, k->fault_seq);
+	k->fault_seq = 0;
+	p->faults--;
+}
+
+/* A pipe or socketpair the log made carries bytes from one thread to
+ * another: a read that got bytes waits for the last write to it before,
+ * as the reader waited for those bytes, under every order (strict waits
+ * for all). Neither is issued (no path): the wait orders what each
+ * thread did around them (a pack written and renamed, its name written
+ * down a pipe, read, and the pack opened by the reader). */
+static void dep_pipe(struct replay_plan *p, struct replay_op *op)
+{
+	const struct riot_sys_info *si = riot_sys_info(op->sys);
+	const struct model_file *mf;
+	struct file_state *fs;
+
+	if (p->o.order == ORDER_STRICT || op->skip != SKIP_NOT_A_PATH || !op->file ||
+	    op->ret <= 0 || !si ||
+	    (si->cls != RIOT_CLASS_DATA_READ && si->cls != RIOT_CLASS_DATA_WRITE))
+		return;
+	mf = model_file(p->m, op->file);
+	if (!mf || !mf->pair || !(fs = file_state(p, mf->id < mf->pair ? mf->id : mf->pair)))
+		return;
+	if (si->cls == RIOT_CLASS_DATA_WRITE)
+		fs->pipe_write = op->seq;
+	else if (fs->pipe_write)
+		dep_add(op, fs->pipe_write);
 }
 
 /* --timing think: what op is due after, and its captured gap (enum
  * replay_think); before its stream's state moves on to it. */
-static void plan_think(struct replay_plan *p, struct replay_op *op, uint64_t after)
+static void plan_think(struct replay_plan *p, struct replay_op *op, uint64_t after,
+		       uint64_t child_end)
 {
 	const struct async_state *st = &p->astate[op->stream];
 	struct stream_key *k;
 	uint64_t from;
 
 	op->think = THINK_START;
-	op->anchor = op->stream;
 	op->gap = op->t;
+	if (!child_end)
+		op->anchor = op->stream;
 	if (op->opflags & OPF_ASYNC) {
 		if (st->last_seq) {
 			op->think = THINK_ISSUE;
@@ -1520,9 +1612,8 @@ static void plan_think(struct replay_plan *p, struct replay_op *op, uint64_t aft
 		return;
 	}
 	if (st->last_seq) {
-		from = st->last_end;
+		from = child_end ? child_end : st->last_end;
 		op->think = THINK_END;
-		think_child(p, op, &from);
 		op->gap = op->t > from ? op->t - from : 0;
 	} else if (after) {
 		op->think = THINK_READY;
@@ -1534,12 +1625,17 @@ static void plan_think(struct replay_plan *p, struct replay_op *op, uint64_t aft
  * and hands it to its stream's lane, unless it is a close to settle. */
 static int plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t after)
 {
+	uint64_t child_end;
+
 	plan_refuse_paths(p, op);
 	plan_deps(p, op);
 	if ((op->opflags & OPF_ASYNC) && p->o.order != ORDER_STRICT)
 		dep_submitter(p, op);
+	dep_fault(p, op);
+	dep_pipe(p, op);
+	child_end = dep_child(p, op);
 	if (p->o.think)
-		plan_think(p, op, after);
+		plan_think(p, op, after, child_end);
 	p->astate[op->stream].last_seq = op->seq;
 	p->astate[op->stream].last_t = op->t;
 	p->astate[op->stream].last_end = op->t + op->dur;
@@ -1772,6 +1868,12 @@ struct replay_plan *replay_plan_new(const struct replay_plan_opts *o, char *err,
 	}
 	map_init(&p->map_index, map_seed());
 	map_init(&p->skey_ix, map_seed());
+	{
+		const struct riot_log_header *h = riot_reader_header(p->rd);
+
+		p->pages_recorded = h->fallbacks_known && h->fallbacks &&
+				    !strstr(h->fallbacks, "no-mmap-fault");
+	}
 	p->m = model_new();
 	p->win = calloc(REPLAY_WINDOW, sizeof(*p->win));
 	if (o->think)

@@ -20,7 +20,12 @@
  * the fork or clone that made its thread, and its first op after an exec
  * for every op logged before the exec (a prefix barrier up to the last op
  * planned before the FORK or EXEC record: its creator's ops, and those of
- * the children it waited for), whatever the order. Thread
+ * the children it waited for), whatever the order; and a thread's op
+ * after a child process exited (since the thread's previous op ended)
+ * waits for the child's last op, as the thread waited for the child
+ * (thread and resource order; strict waits for all); so does a read that
+ * got bytes from a pipe the log made, for the last write to it, and a
+ * thread's call after a page fault of its own, for that page. Thread
  * order waits for nothing else; resource order waits
  * for the previous op (in log order) on each file object and path the op
  * touches (an open touches its path and the object it creates, a rename
@@ -254,8 +259,7 @@ struct replay_plan_opts {
 	 * schedule's time 0 is the whole log's first call. */
 	struct riot_shard shard;
 	/* --timing think: every op gets its anchor and gap (struct
-	 * replay_op), and a process's op after a child's exit also waits for
-	 * the child's last op, whatever the order (its wait for the child) */
+	 * replay_op) */
 	bool think;
 };
 

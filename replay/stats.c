@@ -385,9 +385,21 @@ void replay_timing_warning(const struct replay_timing *t, char *buf, size_t len)
 		 t->paced, t->paced ? 100.0 * (double)t->late / (double)t->paced : 0.0);
 }
 
+/* Skipped ops that lose storage I/O: not those on pipes, sockets, devices
+ * or /proc, /sys and /dev, which no storage would have served. */
+static uint64_t storage_skips(const struct replay_stats *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 1; k < SKIP_COUNT; k++)
+		if (k != SKIP_NOT_A_PATH && k != SKIP_PSEUDO && k != SKIP_DEVICE)
+			n += s->skip_by[k];
+	return n;
+}
+
 void replay_trust_of(const struct replay_stats *s, struct replay_trust *t)
 {
-	uint64_t div = sum_div(s), skipped = SUM(s, skipped), unrep = SUM(s, unreplayable);
+	uint64_t div = sum_div(s), skipped = storage_skips(s), unrep = SUM(s, unreplayable);
 
 	*t = (struct replay_trust){ .off = div + skipped + unrep };
 	t->unreliable = s->flips ||

@@ -168,7 +168,8 @@ struct replay_summary_info {
 };
 
 /* Whether a run did the captured I/O: it did not (unreliable) when its
- * divergences, skipped and unreplayable ops are over
+ * divergences, skipped ops that lose storage I/O (all but those on pipes,
+ * sockets, devices and pseudo files) and unreplayable ops are over
  * REPLAY_UNRELIABLE_SHARE of its ops, or any call's success or failure
  * turned round; warning then holds the summary's first line, "warning:
  * ..." without a newline. */

@@ -60,12 +60,13 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-# replay_treats WHAT ISSUED UNREPLAYABLE: in $IT_TMP/replay.json, every op
-# of each syscall of ISSUED ("flock readahead") was issued, each NAME=N of
-# UNREPLAYABLE ("ioctl=1 madvise=2") had N ops, all counted as not
-# replayable, and nothing diverged; fails the test naming WHAT otherwise.
+# replay_treats WHAT ISSUED UNREPLAYABLE [STATE]: in $IT_TMP/replay.json,
+# every op of each syscall of ISSUED ("flock readahead") was issued, each
+# NAME=N of UNREPLAYABLE ("ioctl=1 madvise=2") had N ops, all counted as
+# not replayable, each NAME=N of STATE ("getcwd=1") N ops, all state only,
+# and nothing diverged; fails the test naming WHAT otherwise.
 replay_treats() {
-	python3 - "$IT_TMP/replay.json" "$2" "$3" <<'PY' || fail "$1: wrong treatment by the replay"
+	python3 - "$IT_TMP/replay.json" "$2" "$3" "${4:-}" <<'PY' || fail "$1: wrong treatment by the replay"
 import json, sys
 rep = json.load(open(sys.argv[1]))
 sc, bad = rep["syscalls"], []
@@ -78,6 +79,11 @@ for item in sys.argv[3].split():
     s = sc.get(op, {})
     if s.get("ops") != int(n) or s.get("unreplayable") != int(n):
         bad.append("%s: %r, expected %s counted as unreplayable" % (op, s, n))
+for item in sys.argv[4].split():
+    op, n = item.split("=")
+    s = sc.get(op, {})
+    if s.get("ops") != int(n) or s.get("state_only") != int(n):
+        bad.append("%s: %r, expected %s counted as state only" % (op, s, n))
 if rep.get("divergences"):
     bad.append("divergences: %r" % rep.get("divergences"))
 for b in bad:

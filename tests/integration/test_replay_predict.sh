@@ -16,6 +16,13 @@
 #     previous call's end: two stats 200 ms apart take at least 200 ms
 #     (predicted_ns), captured_ns is the log's own span to the ns, and
 #     the report's run row holds both with replay_timing 'think'.
+#  5. git (init, add, commit, mv, commit, gc), captured whole, replays
+#     with no divergence under thread order as under resource order, and
+#     is not unreliable: under thread order
+#     too, a parent's call after a child it waited for waits for the
+#     child's last call, a read that got bytes from a pipe for the write
+#     (git repack learns the new pack's name from pack-objects so), a
+#     thread's call after its page fault for that page.
 #  4. a replay that does not do the captured I/O (opens that succeeded in
 #     the capture fail on an empty root, --no-init) starts its summary
 #     with a warning line, says unreliable in --json and in the report, and
@@ -186,3 +193,23 @@ assert "unreliable" in verdicts
 assert all(w is None for w in winners), winners
 PY
 echo "unreliable: warning first, recorded in the report, compare names no winner"
+
+# ---- 5. git under thread and resource order ----
+G=$IT_TMP/mnt/g
+mkdir -p "$G/src/sub"
+for i in $(seq 1 40); do head -c $((i * 517)) /dev/urandom | od -An -tx1 >"$G/src/f$i"; done
+cp "$G/src/f1" "$G/src/sub/a"
+"$RIOT" capture -q -o "$IT_TMP/git.riot" -- sh -c 'cd "$1" && git init -q &&
+	git add -A && git -c user.name=r -c user.email=r@l commit -qm one && git mv src src2 &&
+	git -c user.name=r -c user.email=r@l commit -qm two && git gc -q' sh "$G" \
+	>/dev/null 2>"$IT_TMP/cap.err" </dev/null || { cat "$IT_TMP/cap.err" >&2; fail "capture git"; }
+for o in thread resource; do
+	replay_json "$IT_TMP/git.riot" "$IT_TMP/git-$o" --order "$o"
+	[ "$(jget divergences)" = 0 ] || {
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); [print(k, v["examples"]) for k, v in r["syscalls"].items() if v["examples"]]' "$IT_TMP/replay.json" >&2
+		fail "git, $o order: $(jget divergences) divergences"; }
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); u={k: v["unreplayable"] for k, v in r["syscalls"].items() if v["unreplayable"]}; print("unreplayable:", u) if u else None' "$IT_TMP/replay.json"
+	[ "$(jget unreliable)" = False ] || fail "git, $o order: $(jget warning)"
+	[ "$(jget skip_reasons 'unresolved fd or cwd')" = 0 ] || fail "git, $o order: unresolved skips"
+done
+echo "git: 0 divergences under thread and resource order, reliable"

@@ -25,6 +25,8 @@
 
 static char log_path[64];
 static struct riot_writer *w;
+/* The header's fallbacks (format 1.8), NULL: not stated. */
+static const char *fallbacks;
 static uint64_t t_next;
 
 /* ---- writing a log ---- */
@@ -34,6 +36,7 @@ static void log_begin(void)
 	struct riot_log_header h = {
 		.host = "test", .kernel = "synthetic", .arch = "x86_64",
 		.riot_version = RIOT_VERSION, .cmdline = "test_replay_plan", .start_t = T0,
+		.fallbacks = fallbacks,
 	};
 
 	w = riot_writer_open(log_path, &h, NULL);
@@ -1086,9 +1089,105 @@ static void test_think(void)
 	CHECK_U64(replay_plan_captured_ns(p), 38000 + 5000);
 	replay_plan_free(p);
 
-	/* without think: no wait for the child, whatever the order */
+	/* without think the parent waits for the child too, in thread order
+	 * as in resource order: the wait is the program's; strict order
+	 * waits for the op before */
 	p = plan_log(ORDER_THREAD);
-	CHECK(!has_dep(replay_plan_op(p, 5), 4));
+	DEPS(p, 5, 4);
+	NO_DEPS(p, 6);
+	replay_plan_free(p);
+	p = plan_log(ORDER_STRICT);
+	DEPS(p, 5, 4);
+	replay_plan_free(p);
+}
+
+/* ---- 8. what is waited for under every order, and what is state ---- */
+
+/* A page fault holds its thread: the thread's next call waits for its
+ * last mmap page (on the process's asynchronous stream) under thread
+ * order too. getcwd and umask do no I/O: state. An fstat of an fd the
+ * log never opened, whose record says it is a pipe: a pipe, not a lost
+ * file. An mmap of a file does no I/O itself: state where the capture
+ * says it recorded the pages, unreplayable where it says it could not
+ * (no-mmap-fault) or does not say. */
+static void test_waits_and_state(void)
+{
+	static const char *const fb[] = { "", "no-mmap-fault", NULL };
+	static const unsigned want_mmap[] = { ACT_STATE, ACT_UNREPLAYABLE, ACT_UNREPLAYABLE };
+	struct replay_plan *p;
+
+	for (unsigned i = 0; i < 3; i++) {
+		fallbacks = fb[i];
+		log_begin();
+		op_open(100, 100, "/data/m", O_RDONLY, 4);		/* 1 */
+		op_mmap(100, 100, 4, 8192);				/* 2 */
+		{
+			struct riot_rec r = sys(RIOT_SYS_mmap_read, 100, 100, 4096);
+
+			r.sc.has = RIOT_HAS_PATH | RIOT_HAS_OFF | RIOT_HAS_COUNT | RIOT_HAS_CTX;
+			r.sc.path.s = "/data/m";
+			r.sc.off = 0;
+			r.sc.count = 4096;
+			r.sc.ctx = 0x7f0000000000;
+			r.sc.dur = 0;
+			add(&r);					/* 3 */
+		}
+		op_path(RIOT_SYS_stat, 100, 100, "/data/x", NULL, -ENOENT);	/* 4 */
+		op_path(RIOT_SYS_stat, 100, 100, "/data/y", NULL, -ENOENT);	/* 5 */
+		op_fd(RIOT_SYS_getcwd, 100, 100, -1, 0, 8);			/* 6 */
+		{
+			struct riot_rec r = sys(RIOT_SYS_fstat, 100, 100, 0);
+
+			r.sc.has = RIOT_HAS_FD | RIOT_HAS_FTYPE;
+			r.sc.fd = 1;
+			r.sc.ftype = S_IFIFO;
+			add(&r);					/* 7 */
+		}
+		log_end();
+		p = plan_log(ORDER_THREAD);
+		CHECK_U64(replay_plan_planned(p), 7);
+		CHECK_STR(replay_act_name(replay_plan_op(p, 2)->act), replay_act_name(want_mmap[i]));
+		CHECK(replay_plan_op(p, 3)->opflags & OPF_ASYNC);
+		DEPS(p, 4, 3);
+		NO_DEPS(p, 5);
+		CHECK_EQ(replay_plan_op(p, 6)->act, ACT_STATE);
+		CHECK_EQ(replay_plan_op(p, 7)->act, ACT_SKIP);
+		CHECK_EQ(replay_plan_op(p, 7)->skip, SKIP_NOT_A_PATH);
+		replay_plan_free(p);
+	}
+	fallbacks = NULL;
+}
+
+/* A read that got bytes from a pipe the log made waits for the last
+ * write to it (the other end, another process), under thread order; a
+ * read that got none, and a pipe's write, wait for nothing. */
+static void test_pipe_wait(void)
+{
+	struct replay_plan *p;
+
+	log_begin();
+	{
+		struct riot_rec r = sys(RIOT_SYS_pipe2, 100, 100, 0);
+
+		r.sc.has = RIOT_HAS_FD | RIOT_HAS_FD2;
+		r.sc.fd = 3;
+		r.sc.fd2 = 4;
+		add(&r);						/* 1 */
+	}
+	proc(RIOT_PROC_FORK, 100, 200);
+	op_fd(RIOT_SYS_write, 200, 200, 4, 10, 10);			/* 2 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 100, 10);			/* 3 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 100, 0);			/* 4 */
+	op_fd(RIOT_SYS_write, 200, 200, 4, 5, 5);			/* 5 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 100, 5);			/* 6 */
+	log_end();
+	p = plan_log(ORDER_THREAD);
+	CHECK_U64(replay_plan_planned(p), 6);
+	CHECK_EQ(replay_plan_op(p, 3)->skip, SKIP_NOT_A_PATH);
+	DEPS(p, 3, 2);
+	NO_DEPS(p, 4);
+	NO_DEPS(p, 5);
+	DEPS(p, 6, 5);
 	replay_plan_free(p);
 }
 
@@ -1122,6 +1221,8 @@ int main(void)
 	test_clones();
 	test_failures();
 	test_think();
+	test_waits_and_state();
+	test_pipe_wait();
 
 	unlink(log_path);
 	return unit_done();
