@@ -701,6 +701,14 @@ static int start_run(struct replay_run *r)
 	return 0;
 }
 
+/* --timing think: the program's predicted time: its calls' span as this
+ * storage served them with its own time between them, and its time
+ * before its first call and after its last as captured. */
+static uint64_t predicted_ns(const struct replay_run *r)
+{
+	return r->total.think_end_ns + replay_plan_outside_ns(r->cx.plan);
+}
+
 static int store_report(struct replay_run *r, int argc, char **argv)
 {
 	const struct replay_args *a = r->a;
@@ -723,7 +731,7 @@ static int store_report(struct replay_run *r, int argc, char **argv)
 
 	replay_trust_of(&r->total, &trust);
 	meta.timing = timing_name(a);
-	meta.predicted_ns = a->think ? r->total.think_end_ns : 0;
+	meta.predicted_ns = a->think ? predicted_ns(r) : 0;
 	meta.captured_ns = replay_plan_captured_ns(r->cx.plan);
 	meta.unreliable = trust.unreliable;
 	meta.warning = trust.unreliable ? trust.warning : NULL;
@@ -751,7 +759,7 @@ static void print_summary(const struct replay_run *r)
 	const struct replay_args *a = r->a;
 	struct replay_summary_info si = {
 		.engine = a->engine->name, .order = order_names[a->order], .speed = a->speed,
-		.timing = timing_name(a), .predicted_ns = r->total.think_end_ns,
+		.timing = timing_name(a), .predicted_ns = predicted_ns(r),
 		.captured_ns = replay_plan_captured_ns(r->cx.plan),
 		.workers = a->engine->threads(r->eng),
 		.elapsed_ns = r->elapsed_ns, .clock_bias_ns = r->cx.clock_bias_ns,

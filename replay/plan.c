@@ -109,6 +109,9 @@ struct replay_plan {
 	struct u64map map_index;	/* hash of (pid, addr) -> index in maps */
 	uint64_t skipped[SKIP_COUNT];
 	uint64_t max_end;	/* the latest captured end so far, after t0 */
+	uint64_t first_proc, last_exit;	/* the first process record's time
+					 * and the last exit's (log clock),
+					 * 0: none */
 	uint64_t child_exits;	/* process keys with a child_seq noted */
 	uint64_t faults;	/* thread keys with a fault_seq noted */
 	bool pages_recorded;	/* the log's capture recorded the pages of
@@ -360,9 +363,25 @@ struct replay_clock *replay_plan_clock(struct replay_plan *p, uint32_t i)
 	return &p->clocks[i / CLOCK_CHUNK][i % CLOCK_CHUNK];
 }
 
+/* The program's time outside its calls: from its start (a process record
+ * before its first call: the exec of a `-- CMD` capture) to its first
+ * call, and from its last call's end to its last exit. */
+uint64_t replay_plan_outside_ns(const struct replay_plan *p)
+{
+	uint64_t head = 0, tail = 0, last = p->t0 + p->max_end;
+
+	if (!p->have_t0)
+		return 0;
+	if (p->first_proc && p->first_proc < p->t0)
+		head = p->t0 - p->first_proc;
+	if (p->last_exit > last)
+		tail = p->last_exit - last;
+	return head + tail;
+}
+
 uint64_t replay_plan_captured_ns(const struct replay_plan *p)
 {
-	return p->max_end;
+	return p->max_end + replay_plan_outside_ns(p);
 }
 
 /* The clock of stream idx exists before its first op is handed over: the
@@ -1822,6 +1841,12 @@ int replay_plan_run(struct replay_plan *p)
 		}
 		if ((rec.type == RIOT_REC_PROC || rec.type == RIOT_REC_SNAP_PROC) && p->o.on_proc)
 			p->o.on_proc(p->o.proc_ctx, &rec);
+		if (rec.type == RIOT_REC_PROC) {
+			if (!p->first_proc || rec.proc.t < p->first_proc)
+				p->first_proc = rec.proc.t;
+			if (rec.proc.kind == RIOT_PROC_EXIT && rec.proc.t > p->last_exit)
+				p->last_exit = rec.proc.t;
+		}
 		if (rec.type == RIOT_REC_PROC && (rc = note_proc(p, &rec.proc)) < 0) {
 			plan_fail(p, strerror(-rc));
 			break;

@@ -298,9 +298,13 @@ long replay_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct tim
 /* The clock of stream i (--timing think): good for the plan's life once
  * the stream's first op has been handed over. */
 struct replay_clock *replay_plan_clock(struct replay_plan *p, uint32_t i);
-/* The captured time from the log's first call to the latest end of a
- * call planned so far: the program's own, on the captured storage. */
+/* The captured program's elapsed time: from its start (a process record
+ * before its first call, such as the exec of a `-- CMD` capture; else its
+ * first call) to the latest of its last call's end and its last exit; of
+ * it, the time outside the span of its calls (before the first, after the
+ * last), which no storage changes. Once the plan has finished. */
 uint64_t replay_plan_captured_ns(const struct replay_plan *p);
+uint64_t replay_plan_outside_ns(const struct replay_plan *p);
 
 /* Set once the producer handed over the last op. */
 bool replay_plan_finished(const struct replay_plan *p);

@@ -462,13 +462,13 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 		secs > 0 ? (double)s->issued / secs : 0);
 	if (strcmp(si->timing, "think") == 0)
 		fprintf(out, "predicted:     %.3f s: the program's time on this storage, from its "
-			"first call\n               to its last call's end (captured: %.3f s, %+.1f %%)\n",
+			"start\n               to its end (captured: %.3f s, %+.1f %%)\n",
 			(double)si->predicted_ns / 1e9, (double)si->captured_ns / 1e9,
 			si->captured_ns ? 100.0 * ((double)si->predicted_ns /
 						   (double)si->captured_ns - 1) : 0.0);
 	else
-		fprintf(out, "captured:      %.3f s from the program's first call to its last "
-			"call's end\n               (--timing think predicts it on this storage)\n",
+		fprintf(out, "captured:      %.3f s: the program's time, from its start to its "
+			"end\n               (--timing think predicts it on this storage)\n",
 			(double)si->captured_ns / 1e9);
 	riot_fmt_ns(si->clock_bias_ns, b1, sizeof(b1));
 	fprintf(out, "latencies:     as the capture times them, in the kernel: less %s of\n"

@@ -60,7 +60,9 @@ CREATE TABLE runs (
 					-- (the program's time between calls
 					-- kept) or 'captured' (the schedule)
 	predicted_ns INTEGER,		-- think: the program's predicted time on
-					-- this storage, first call to last end
+					-- this storage, from its start (its
+					-- first process record or call) to its
+					-- end (its last call's end or exit)
 	captured_ns INTEGER,		-- the same span of the captured program
 	unreliable INTEGER,		-- 1: the replay did not do the captured
 					-- I/O (divergences, skipped or

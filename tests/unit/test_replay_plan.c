@@ -1191,6 +1191,26 @@ static void test_pipe_wait(void)
 	replay_plan_free(p);
 }
 
+/* The program's time runs from its first process record (a fork or exec
+ * before its first call) to its last exit; what lies outside its calls
+ * is apart (replay_plan_outside_ns()). */
+static void test_program_span(void)
+{
+	struct replay_plan *p;
+
+	log_begin();
+	proc(RIOT_PROC_FORK, 100, 200);				/* t 0 */
+	op_path(RIOT_SYS_stat, 200, 200, "/a", NULL, 0);	/* t 1000, ends 1500 */
+	op_path(RIOT_SYS_stat, 200, 200, "/b", NULL, 0);	/* t 2000, ends 2500 */
+	t_next += 2000;
+	proc(RIOT_PROC_EXIT, 200, 0);				/* t 5000 */
+	log_end();
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_captured_ns(p), 5000);
+	CHECK_U64(replay_plan_outside_ns(p), 1000 + 2500);
+	replay_plan_free(p);
+}
+
 int main(void)
 {
 	int fd;
@@ -1223,6 +1243,7 @@ int main(void)
 	test_think();
 	test_waits_and_state();
 	test_pipe_wait();
+	test_program_span();
 
 	unlink(log_path);
 	return unit_done();
