@@ -706,7 +706,7 @@ static int start_run(struct replay_run *r)
  * before its first call and after its last as captured. */
 static uint64_t predicted_ns(const struct replay_run *r)
 {
-	return r->total.think_end_ns + replay_plan_outside_ns(r->cx.plan);
+	return r->total.think_vend_ns + replay_plan_outside_ns(r->cx.plan);
 }
 
 static int store_report(struct replay_run *r, int argc, char **argv)

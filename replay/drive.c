@@ -61,44 +61,87 @@ void replay_wait_until(struct replay_pace *p, uint64_t due_ns)
 	atomic_fetch_sub(&p->spinning, 1);
 }
 
-/* --timing think: when op is due, from its anchor (plan.h), computed once
+/* --timing think keeps two clocks. The real one issues each op at its
+ * due time: its anchor's real end (or due time) plus its captured gap,
+ * so the storage sees the program's pauses. The virtual one is the
+ * program's: an op starts at its anchor's virtual end plus its gap (and
+ * not before the virtual end of an op it waits for), and lasts what the
+ * storage took for its call (its latency; a call not issued, its captured
+ * duration). riot's own time between calls (lookups in the root, waking
+ * up, queueing behind another stream on a shared worker) is in the real
+ * clock, not in the virtual one, whose latest end is the prediction. */
+
+/* The latest virtual end of the ops op waits for by seq (not prefixes,
+ * whose ops are the creator's: THINK_READY takes the run's latest). A
+ * dependency's slot still holds it unless the window moved past it, read
+ * and checked again so a slot rewritten meanwhile is not taken. */
+static uint64_t deps_vend(const struct replay_ctx *cx, const struct replay_op *op)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < REPLAY_MAX_DEPS && op->dep[i]; i++) {
+		const struct replay_op *d;
+		uint64_t e;
+
+		if (op->dep[i] & REPLAY_DEP_PREFIX)
+			continue;
+		d = replay_plan_op(cx->plan, op->dep[i]);
+		if (d->seq != op->dep[i])
+			continue;
+		e = atomic_load(&d->vend);
+		if (d->seq == op->dep[i] && e > v)
+			v = e;
+	}
+	return v ? v - 1 : 0;
+}
+
+/* When op is due on both clocks, from its anchor (plan.h), computed once
  * (an engine that multiplexes asks again while it is not due). */
 static uint64_t think_due(const struct replay_ctx *cx, struct replay_op *op)
 {
 	struct replay_clock *own = replay_plan_clock(cx->plan, op->stream);
-	uint64_t base;
+	uint64_t base, vbase, dv;
 
 	if (op->due)
 		return op->due;
 	switch (op->think) {
 	case THINK_END:
 		base = atomic_load(&replay_plan_clock(cx->plan, op->anchor)->end);
+		vbase = atomic_load(&replay_plan_clock(cx->plan, op->anchor)->vend);
 		break;
 	case THINK_ISSUE:
 		base = atomic_load(&own->due);
+		vbase = atomic_load(&own->vstart);
 		break;
 	case THINK_READY:
 		base = replay_now_ns();
+		vbase = atomic_load(&cx->vmax);
 		break;
 	default:
 		base = cx->start_ns;
+		vbase = 0;
 		break;
 	}
 	if (!base)
 		base = replay_now_ns();
 	op->due = base + op->gap;
+	op->vstart = vbase + op->gap;
+	if ((dv = deps_vend(cx, op)) > op->vstart)
+		op->vstart = dv;
 	atomic_store(&own->due, op->due);
+	atomic_store(&own->vstart, op->vstart);
 	return op->due;
 }
 
-/* --timing think: the end of op on its stream's clock, and the latest
- * end of the run; an op not issued takes its captured duration from its
- * due time (or now, when its dependencies came later), as the program's
- * call did. */
-static void think_done(const struct replay_ctx *cx, struct replay_stats *s,
-		       const struct replay_op *op, const struct replay_done *d)
+/* The end of op on its stream's clocks, and the run's latest virtual end;
+ * an op not issued ends its captured duration after its due time (or now,
+ * when its dependencies came later) on the real clock. */
+static void think_done(struct replay_ctx *cx, struct replay_stats *s,
+		       struct replay_op *op, const struct replay_done *d)
 {
-	uint64_t end, now;
+	struct replay_clock *own = replay_plan_clock(cx->plan, op->stream);
+	uint64_t end, now, vend = op->vstart + (d->issued ? d->lat_ns : op->dur);
+	uint64_t vmax = atomic_load(&cx->vmax);
 
 	if (d->issued) {
 		end = cx->start_ns + d->t_ns + d->lat_ns;
@@ -106,10 +149,15 @@ static void think_done(const struct replay_ctx *cx, struct replay_stats *s,
 		now = replay_now_ns();
 		end = (d->due_ns > now ? d->due_ns : now) + op->dur;
 	}
-	if (!(op->opflags & OPF_ASYNC))
-		atomic_store(&replay_plan_clock(cx->plan, op->stream)->end, end);
-	if (end > cx->start_ns && end - cx->start_ns > s->think_end_ns)
-		s->think_end_ns = end - cx->start_ns;
+	atomic_store(&op->vend, vend + 1);
+	if (!(op->opflags & OPF_ASYNC)) {
+		atomic_store(&own->end, end);
+		atomic_store(&own->vend, vend);
+	}
+	while (vend > vmax && !atomic_compare_exchange_weak(&cx->vmax, &vmax, vend))
+		;
+	if (vend > s->think_vend_ns)
+		s->think_vend_ns = vend;
 }
 
 enum replay_step replay_drive_begin(const struct replay_ctx *cx, struct replay_op *op, bool wait,

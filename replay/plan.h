@@ -188,6 +188,9 @@ struct replay_op {
 	uint64_t gap;		/* the captured think time after that point */
 	uint64_t due;		/* drive-owned: the due time once computed
 				 * (CLOCK_MONOTONIC), 0: not yet */
+	uint64_t vstart;	/* drive-owned: its start on the program's
+				 * virtual clock (ns after the start) */
+	_Atomic uint64_t vend;	/* its virtual end + 1, 0: not yet */
 };
 
 /* --timing think: an op is due the captured gap (op->gap) after ... */
@@ -211,6 +214,9 @@ struct replay_clock {
 	_Atomic uint64_t end;	/* its completion (a call not issued: its due
 				 * time + its captured duration) */
 	_Atomic uint64_t due;	/* its due time */
+	/* the same on the program's virtual clock (drive.c), ns after the
+	 * start: its start, and its end (its start + its call's latency) */
+	_Atomic uint64_t vstart, vend;
 };
 
 struct replay_stream {

@@ -291,8 +291,8 @@ int replay_stats_merge(struct replay_stats *into, const struct replay_stats *fro
 		into->per_second[sec] += from->per_second[sec];
 	if (from->last_end_ns > into->last_end_ns)
 		into->last_end_ns = from->last_end_ns;
-	if (from->think_end_ns > into->think_end_ns)
-		into->think_end_ns = from->think_end_ns;
+	if (from->think_vend_ns > into->think_vend_ns)
+		into->think_vend_ns = from->think_vend_ns;
 	return 0;
 }
 

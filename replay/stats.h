@@ -81,8 +81,9 @@ struct replay_stats {
 	uint64_t *per_second;	/* completions per second of the run */
 	uint64_t nseconds;
 	uint64_t last_end_ns;	/* latest completion, ns after start */
-	uint64_t think_end_ns;	/* --timing think: the latest end of an op,
-				 * issued or not, ns after start */
+	uint64_t think_vend_ns;	/* --timing think: the latest end of an op,
+				 * issued or not, on the program's virtual
+				 * clock (drive.c), ns after start */
 	/* asynchronous streams: in-flight depth at each request's issue,
 	 * captured and replayed (NULL until the first) */
 	struct hist *depth_captured, *depth_replayed;
@@ -152,7 +153,8 @@ struct replay_summary_info {
 	const char *engine, *order;
 	const char *timing;	/* "fast", "think" or "captured" */
 	double speed;
-	uint64_t predicted_ns;	/* think: stats' think_end_ns */
+	uint64_t predicted_ns;	/* think: stats' think_vend_ns + the time
+				 * outside the calls */
 	uint64_t captured_ns;	/* replay_plan_captured_ns() */
 	unsigned workers;
 	uint64_t elapsed_ns;
