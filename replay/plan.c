@@ -1276,7 +1276,10 @@ static void classify_call(struct replay_plan *p, struct replay_op *op,
 }
 
 /* What to do for a call: its act, then whether a captured failure is
- * issued to fail the same way or accounted as captured (ACT_FAILED). */
+ * issued to fail the same way or accounted as captured (ACT_FAILED). A
+ * failure accounted so loses nothing even where riot could not have
+ * issued the call (its fd's file unknown: cp's copy_file_range from a
+ * file outside a --path capture): it is not counted skipped. */
 static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		     const struct model_op *mop)
 {
@@ -1285,8 +1288,15 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 	p->cur = sc;
 	classify_call(p, op, sc, mop);
 	p->cur = outer;
-	if (replay_act_issues(op->act) && !replay_failure_issued(sc->sys, sc->ret))
+	if (replay_failure_issued(sc->sys, sc->ret))
+		return;
+	if (op->act == ACT_SKIP) {
+		p->skipped[op->skip]--;
+		op->skip = SKIP_NONE;
 		op->act = ACT_FAILED;
+	} else if (replay_act_issues(op->act)) {
+		op->act = ACT_FAILED;
+	}
 }
 
 /* ---- dependencies ---- */

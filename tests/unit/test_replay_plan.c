@@ -963,6 +963,7 @@ static void test_failures(void)
 		{ 13, ACT_FAILED },	/* fstat EBADF of a known fd: no I/O */
 		{ 14, ACT_CLOSE },	/* close EIO still lets the fd go */
 		{ 15, ACT_CLOSE },
+		{ 16, ACT_FAILED },	/* EXDEV from a file riot never saw */
 	};
 	struct replay_plan *p;
 
@@ -990,10 +991,21 @@ static void test_failures(void)
 	op_fd(RIOT_SYS_fstat, 100, 100, 3, 0, -EBADF);			/* 13 */
 	op_fd(RIOT_SYS_close, 100, 100, 3, 0, -EIO);			/* 14 */
 	op_fd(RIOT_SYS_close, 100, 100, 4, 0, 0);			/* 15 */
+	{
+		struct riot_rec r = sys(RIOT_SYS_copy_file_range, 100, 100, -EXDEV);
+
+		r.sc.has = RIOT_HAS_FD | RIOT_HAS_FD2 | RIOT_HAS_COUNT;
+		r.sc.fd = 9;	/* opened outside a --path capture */
+		r.sc.fd2 = 10;
+		r.sc.count = 65536;
+		add(&r);						/* 16 */
+	}
 	log_end();
 
 	p = plan_log(ORDER_RESOURCE);
-	CHECK_U64(replay_plan_planned(p), 15);
+	CHECK_U64(replay_plan_planned(p), 16);
+	/* nothing lost: not counted skipped */
+	CHECK_U64(replay_plan_skipped_ops(p, SKIP_UNRESOLVED), 0);
 	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		CHECK_STR(replay_act_name(replay_plan_op(p, want[i].seq)->act),
 			  replay_act_name(want[i].act));
