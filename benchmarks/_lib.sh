@@ -77,7 +77,11 @@ files_of() { (cd "$1" && find . -type f | sort | head -n "$2"); }
 # (scale PG_SCALE). pgbench leaves PROGRAMS where PostgreSQL is missing
 # or fails to make the database.
 programs_inputs() {
-	local i
+	local i p
+	for p in rsync git sqlite3 fio; do
+		[[ " $PROGRAMS " != *" ${p%3} "* ]] || command -v "$p" >/dev/null ||
+			programs_drop "${p%3}" "no $p here (make deps-test, make deps-bench)"
+	done
 	if [[ " $PROGRAMS " == *" pgbench "* ]] &&
 		! { [ -x "$PGBIN/postgres" ] && [ -x "$PGBIN/pgbench" ] && id postgres >/dev/null 2>&1; }; then
 		programs_drop pgbench "no PostgreSQL server and postgres user here (make deps-bench)"
