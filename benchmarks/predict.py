@@ -128,6 +128,9 @@ def report(args, prog, fses, emit):
     riot_runs = {}
     div = Divergences()
     other = collections.Counter()
+    skips = collections.Counter()
+    skipped = collections.Counter()
+    unrep = collections.Counter()
     for fs in fses:
         js = replays(args.dir, prog, fs)
         riot_runs[fs] = Runs([j[args.key] for j in js if j.get(args.key) is not None])
@@ -135,6 +138,10 @@ def report(args, prog, fses, emit):
             div.add(j)
             for k in ("skipped", "unreplayable", "fallbacks"):
                 other[k] += j.get(k, 0)
+            skips.update(j.get("skip_reasons", {}))
+            for name, sc in j.get("syscalls", {}).items():
+                skipped[name] += sc.get("skipped", 0)
+                unrep[name] += sc.get("unreplayable", 0)
     if not any(prog_runs.values()) or not any(riot_runs.values()):
         print("\n%s: no figures (see the lines above)" % prog)
         return []
@@ -211,6 +218,9 @@ def report(args, prog, fses, emit):
         print(line)
     if any(other.values()):
         print("  in all replays: %s" % ", ".join("%s %d" % kv for kv in sorted(other.items())))
+    for what, c in (("skipped, why", skips), ("skipped", skipped), ("unreplayable", unrep)):
+        if +c:
+            print("    %s: %s" % (what, ", ".join("%s %d" % kv for kv in (+c).most_common())))
     emit("predict_%s_divergences" % prog, statistics.median(div.per_replay) if nrep else 0)
     emit("predict_%s_div_result" % prog, result)
     if result:

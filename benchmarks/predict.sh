@@ -66,13 +66,13 @@ echo "settings: $settings"
 
 # the images' directory: on a disk, or the filesystems compared are
 # tmpfs's pages under three names
-img_fs=$(stat -f -c %T "$IMG_DIR" 2>/dev/null)
+img_fs=$(findmnt -n -o FSTYPE -T "$IMG_DIR" 2>/dev/null)
 case $img_fs in
 "" | tmpfs | ramfs)
 	echo "predict.sh: IMG_DIR=$IMG_DIR is ${img_fs:-missing}: images need a disk (set IMG_DIR)" >&2
 	exit 1 ;;
 esac
-echo "images in $IMG_DIR ($img_fs on $(df --output=source "$IMG_DIR" | tail -n 1))"
+echo "images in $IMG_DIR ($img_fs on $(findmnt -n -o SOURCE -T "$IMG_DIR"))"
 
 if "$RIOT" replay --help 2>/dev/null | grep -q -- '--timing'; then
 	timing=(--timing think) key=predicted_ns
