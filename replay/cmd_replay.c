@@ -125,6 +125,8 @@ struct replay_args {
 	struct replay_map maps[REPLAY_MAPS_MAX];
 	unsigned nmaps;
 	double speed;
+	bool think;		/* --timing think */
+	const char *timing;	/* --timing as given, NULL: none */
 	enum replay_order order;
 	unsigned workers;
 	const struct replay_engine *engine;
@@ -191,6 +193,12 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 					  REPLAY_MIN_SPEED);
 		return 0;
 	case 'o': return parse_order(a, arg);
+	case 't':
+		a->timing = arg;
+		if (strcmp(arg, "fast") && strcmp(arg, "think") && strcmp(arg, "captured"))
+			return riot_usage("--timing is fast, think or captured");
+		a->think = strcmp(arg, "think") == 0;
+		return 0;
 	case 'w':
 		if (riot_parse_u64(arg, &n) < 0 || n < 1 || n > REPLAY_MAX_THREADS)
 			return riot_usage("--workers wants 1..%u", REPLAY_MAX_THREADS);
@@ -234,6 +242,27 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 	}
 }
 
+/* Whether --speed was given (--speed=X or --speed X). */
+static bool speed_given(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (strcmp(argv[i], "--speed") == 0 || strncmp(argv[i], "--speed=", 8) == 0)
+			return true;
+	return false;
+}
+
+/* --timing's name of how the ops were timed. */
+static const char *timing_name(const struct replay_args *a)
+{
+	return a->think ? "think" : a->speed > 0 ? "captured" : "fast";
+}
+
+/* A replay whose ops wait for a due time. */
+static bool paced(const struct replay_args *a)
+{
+	return a->speed > 0 || a->think;
+}
+
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
 	static const struct option opts[] = {
@@ -246,6 +275,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "dry-run", no_argument, NULL, 'D' }, { "json", no_argument, NULL, 'j' },
 		{ "no-block", no_argument, NULL, 'B' }, { "block-dev", required_argument, NULL, 'b' },
 		{ "shard", required_argument, NULL, 'S' }, { "start-at", required_argument, NULL, 'T' },
+		{ "timing", required_argument, NULL, 't' },
 		{ 0 },
 	};
 	char err[512];
@@ -263,6 +293,13 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 				      (unsigned)(argc - optind) };
 	if (!a->root && !a->dry_run)
 		return riot_usage("needs --root DIR");
+	if (a->timing && strcmp(a->timing, "captured") == 0) {
+		if (a->speed == 0 && !speed_given(argc, argv))
+			a->speed = 1;
+	}
+	if (a->timing && strcmp(a->timing, "captured") && speed_given(argc, argv))
+		return riot_usage("--speed sets the captured timing's pace: not with --timing %s",
+				  a->timing);
 	if (a->label && !a->report)
 		return riot_usage("--label names a run in --report DB: give --report too");
 	if (replay_map_check(a->maps, a->nmaps, err, sizeof(err)) < 0)
@@ -561,7 +598,7 @@ static void sleep_until_wall(int64_t t)
 static void start_at(struct replay_run *r)
 {
 	const struct replay_args *a = r->a;
-	int64_t target = a->start_at_ns, lead = a->speed > 0 ? START_LEAD_NS : 0;
+	int64_t target = a->start_at_ns, lead = paced(a) ? START_LEAD_NS : 0;
 	/* at a real-time priority the timer wakes this thread on time: the
 	 * lag measured before, at the normal one, is capped, so the spin
 	 * holds a CPU for a millisecond at most */
@@ -594,12 +631,12 @@ static int start_run(struct replay_run *r)
 	const struct replay_args *a = r->a;
 	struct replay_plan_opts po = { .logs = &a->logs, .order = a->order,
 				       .route = a->engine->route, .push = a->engine->push,
-				       .shard = a->shard };
+				       .shard = a->shard, .think = a->think };
 	char err[512];
 
 	/* before any thread of the run exists, on a CPU nothing of it uses */
 	r->cx.clock_bias_ns = replay_clock_bias();
-	if (a->speed > 0 || a->start_at)
+	if (paced(a) || a->start_at)
 		r->cx.timer_lag_ns = replay_timer_lag();
 	r->eng = a->engine->create(&r->cx, err, sizeof(err));
 	if (!r->eng) {
@@ -639,7 +676,7 @@ static int start_run(struct replay_run *r)
 	} else {
 		/* the schedule starts a little ahead, so the workers are awake
 		 * and waiting when the first op falls due */
-		r->cx.start_ns = replay_now_ns() + (a->speed > 0 ? START_LEAD_NS : 0);
+		r->cx.start_ns = replay_now_ns() + (paced(a) ? START_LEAD_NS : 0);
 		r->start_unix_ns = wall_of(r->cx.start_ns);
 		replay_ctx_open_gate(&r->cx);
 	}
@@ -664,9 +701,16 @@ static int store_report(struct replay_run *r, int argc, char **argv)
 		.fill = a->fill_name, .block = r->dev.recorded ? &r->dev.res : NULL,
 	};
 	struct replay_timing tm;
+	struct replay_trust trust;
 
+	replay_trust_of(&r->total, &trust);
+	meta.timing = timing_name(a);
+	meta.predicted_ns = a->think ? r->total.think_end_ns : 0;
+	meta.captured_ns = replay_plan_captured_ns(r->cx.plan);
+	meta.unreliable = trust.unreliable;
+	meta.warning = trust.unreliable ? trust.warning : NULL;
 	replay_timing_of(&r->total, &tm);
-	if (a->speed > 0) {
+	if (paced(a)) {
 		meta.timing_known = true;
 		meta.timing_kept = tm.kept;
 		meta.late_ops = tm.late;
@@ -689,6 +733,8 @@ static void print_summary(const struct replay_run *r)
 	const struct replay_args *a = r->a;
 	struct replay_summary_info si = {
 		.engine = a->engine->name, .order = order_names[a->order], .speed = a->speed,
+		.timing = timing_name(a), .predicted_ns = r->total.think_end_ns,
+		.captured_ns = replay_plan_captured_ns(r->cx.plan),
 		.workers = a->engine->threads(r->eng),
 		.elapsed_ns = r->elapsed_ns, .clock_bias_ns = r->cx.clock_bias_ns,
 		.timer_lag_ns = r->cx.timer_lag_ns, .streams = replay_plan_nstreams(r->cx.plan),
@@ -787,7 +833,7 @@ int cmd_replay(int argc, char **argv)
 		return RIOT_EXIT_FAIL;
 	replay_stats_init(&r.total);
 	r.cx = (struct replay_ctx){ .root = root, .fill = a.fill, .speed = a.speed,
-				    .workers = a.workers };
+				    .think = a.think, .workers = a.workers };
 	if (a.report) {
 		rep.acc = run_acc_new(RUN_REPLAY);
 		if (!rep.acc) {

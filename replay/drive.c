@@ -61,6 +61,57 @@ void replay_wait_until(struct replay_pace *p, uint64_t due_ns)
 	atomic_fetch_sub(&p->spinning, 1);
 }
 
+/* --timing think: when op is due, from its anchor (plan.h), computed once
+ * (an engine that multiplexes asks again while it is not due). */
+static uint64_t think_due(const struct replay_ctx *cx, struct replay_op *op)
+{
+	struct replay_clock *own = replay_plan_clock(cx->plan, op->stream);
+	uint64_t base;
+
+	if (op->due)
+		return op->due;
+	switch (op->think) {
+	case THINK_END:
+		base = atomic_load(&replay_plan_clock(cx->plan, op->anchor)->end);
+		break;
+	case THINK_ISSUE:
+		base = atomic_load(&own->due);
+		break;
+	case THINK_READY:
+		base = replay_now_ns();
+		break;
+	default:
+		base = cx->start_ns;
+		break;
+	}
+	if (!base)
+		base = replay_now_ns();
+	op->due = base + op->gap;
+	atomic_store(&own->due, op->due);
+	return op->due;
+}
+
+/* --timing think: the end of op on its stream's clock, and the latest
+ * end of the run; an op not issued takes its captured duration from its
+ * due time (or now, when its dependencies came later), as the program's
+ * call did. */
+static void think_done(const struct replay_ctx *cx, struct replay_stats *s,
+		       const struct replay_op *op, const struct replay_done *d)
+{
+	uint64_t end, now;
+
+	if (d->issued) {
+		end = cx->start_ns + d->t_ns + d->lat_ns;
+	} else {
+		now = replay_now_ns();
+		end = (d->due_ns > now ? d->due_ns : now) + op->dur;
+	}
+	if (!(op->opflags & OPF_ASYNC))
+		atomic_store(&replay_plan_clock(cx->plan, op->stream)->end, end);
+	if (end > cx->start_ns && end - cx->start_ns > s->think_end_ns)
+		s->think_end_ns = end - cx->start_ns;
+}
+
 enum replay_step replay_drive_begin(const struct replay_ctx *cx, struct replay_op *op, bool wait,
 				    struct replay_done *d, uint64_t *what)
 {
@@ -74,12 +125,14 @@ enum replay_step replay_drive_begin(const struct replay_ctx *cx, struct replay_o
 		}
 		replay_plan_wait_op(cx->plan, seq);
 	}
-	if (op->act <= ACT_UNREPLAYABLE)
+	if (cx->think)
+		d->due_ns = think_due(cx, op);
+	if (!replay_act_issues(op->act))
 		return STEP_DONE;
 	d->skip = (uint8_t)replay_check_paths(cx, op);
 	if (d->skip)
 		return STEP_DONE;
-	due = replay_due_ns(cx, op);
+	due = cx->think ? d->due_ns : replay_due_ns(cx, op);
 	/* a multiplexing engine waits itself, for the earliest of its
 	 * streams' ops: spinning here for this one would hold back another
 	 * stream's op due before it (4 threads a pread every 25 us each, one
@@ -111,6 +164,8 @@ void replay_drive_end(struct replay_ctx *cx, struct replay_stats *s, pthread_mut
 {
 	if (lock)
 		pthread_mutex_lock(lock);
+	if (cx->think)
+		think_done(cx, s, op, d);
 	replay_account(s, cx->report, op, d);
 	if (lock)
 		pthread_mutex_unlock(lock);

@@ -53,6 +53,8 @@ struct replay_ctx {
 	const struct replay_root *root;
 	struct fill fill;
 	double speed;		/* 0: as fast as possible */
+	bool think;		/* --timing think: ops due by their anchors
+				 * and gaps (plan.h), not by speed */
 	unsigned workers;	/* uring: --workers, 0: one per stream */
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start */
 	uint64_t clock_bias_ns;	/* taken off every call's latency:

@@ -33,15 +33,25 @@ struct stream_key {
 	uint32_t index;		/* + 1; 0: empty slot; NO_STREAM: a thread
 				 * seen forked, with no op yet */
 	uint64_t after;		/* its first op waits for this seq */
+	uint64_t after_end;	/* --timing think: the latest captured end
+				 * of the ops up to after */
+	/* a process's key (PROC_CTX), --timing think: */
+	uint32_t parent;	/* the pid that forked it, 0: unknown */
+	uint32_t child_stream;	/* the last op of the child that exited last
+				 * (child_seq 0: none since its last op) */
+	uint64_t child_seq, child_end, child_exit;
 };
 #define NO_STREAM UINT32_MAX
+/* The ctx of a process's own key (tid 0): no ring, AIO context or mapping
+ * address is this. */
+#define PROC_CTX (UINT64_MAX - 1)
 
 /* Per stream: its last op (seq, captured end); for an asynchronous one
  * the captured completion times of the requests in flight at its last
  * submission, a min-heap of at most REPLAY_ASYNC_DEPTH_MAX (its size is
  * the depth). */
 struct async_state {
-	uint64_t last_seq, last_end;
+	uint64_t last_seq, last_t, last_end;
 	uint64_t *ends;
 	uint32_t n;
 };
@@ -94,6 +104,11 @@ struct replay_plan {
 	uint32_t nmaps;
 	struct u64map map_index;	/* hash of (pid, addr) -> index in maps */
 	uint64_t skipped[SKIP_COUNT];
+	uint64_t max_end;	/* the latest captured end so far, after t0 */
+	uint64_t barrier_end;	/* stream_of()'s: the after_end of the stream
+				 * it just found (for plan_think()) */
+	struct replay_clock **clocks;	/* --timing think: CLOCK_CHUNKS chunks
+					 * of CLOCK_CHUNK, made as streams come */
 	_Atomic bool finished;
 	_Atomic uint64_t planned;
 	_Atomic uint64_t lost;	/* planned, but no engine could take them */
@@ -104,6 +119,7 @@ struct replay_plan {
 
 static const char *const act_names[ACT_COUNT] = {
 	[ACT_STATE] = "state", [ACT_SKIP] = "skip", [ACT_UNREPLAYABLE] = "unreplayable",
+	[ACT_FAILED] = "failed",
 	[ACT_FLOCK] = "flock", [ACT_READAHEAD] = "readahead", [ACT_STATFS] = "statfs",
 	[ACT_OPEN] = "open", [ACT_CLOSE] = "close", [ACT_READ] = "read",
 	[ACT_WRITE] = "write", [ACT_FSYNC] = "fsync", [ACT_FDATASYNC] = "fdatasync",
@@ -326,6 +342,39 @@ static uint64_t key_hash(const struct replay_plan *p, uint32_t pid, uint32_t tid
 	return hash_bytes(k, sizeof(k), p->skey_ix.seed);
 }
 
+#define CLOCK_CHUNK 1024u
+#define CLOCK_CHUNKS 65536u
+
+struct replay_clock *replay_plan_clock(struct replay_plan *p, uint32_t i)
+{
+	return &p->clocks[i / CLOCK_CHUNK][i % CLOCK_CHUNK];
+}
+
+uint64_t replay_plan_captured_ns(const struct replay_plan *p)
+{
+	return p->max_end;
+}
+
+/* The clock of stream idx exists before its first op is handed over: the
+ * chunk is made by the producer, and reaches the engine's threads with
+ * the op. */
+static int clock_make(struct replay_plan *p, uint32_t idx)
+{
+	struct replay_clock **c;
+
+	if (!p->clocks)
+		return 0;
+	if (idx / CLOCK_CHUNK >= CLOCK_CHUNKS) {
+		snprintf(p->err, sizeof(p->err), "more than %u threads and rings: too many to "
+			 "time with --timing think", CLOCK_CHUNK * CLOCK_CHUNKS);
+		return -E2BIG;
+	}
+	c = &p->clocks[idx / CLOCK_CHUNK];
+	if (!*c && !(*c = calloc(CLOCK_CHUNK, sizeof(**c))))
+		return -ENOMEM;
+	return 0;
+}
+
 static bool routes_async(const struct replay_plan *p, uint32_t stream)
 {
 	return p->streams[stream].async && p->o.route_async;
@@ -352,6 +401,8 @@ static int stream_add(struct replay_plan *p, uint32_t pid, uint32_t tid, bool as
 	if (async && !(p->astate[p->nstreams].ends =
 			       malloc(REPLAY_ASYNC_DEPTH_MAX * sizeof(uint64_t))))
 		return -ENOMEM;
+	if ((lane = clock_make(p, p->nstreams)) < 0)
+		return lane;
 	p->streams[p->nstreams] = (struct replay_stream){ .pid = pid, .tid = tid,
 							  .async = async, .ctx = ctx };
 	/* counted first: a router may look at it (replay_plan_stream()) */
@@ -418,6 +469,7 @@ static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid, uint64_t
 	if (!k)
 		return -ENOMEM;
 	*after = k->index ? k->after : 0;
+	p->barrier_end = k->after_end;
 	k->after = 0;
 	if (k->index && k->index != NO_STREAM)
 		return (int)k->index - 1;
@@ -493,15 +545,64 @@ static int note_start(struct replay_plan *p, uint32_t pid, uint32_t tid)
 	if (!k->index)
 		*k = (struct stream_key){ .pid = pid, .tid = tid, .index = NO_STREAM };
 	k->after = p->next_seq - 1;
+	k->after_end = p->max_end;
+	return 0;
+}
+
+/* --timing think: a new process's parent, and a task's exit noted on its
+ * parent's key (the last op of the child that exited last), so that the
+ * parent's next op follows the child's end as its wait did. */
+static int note_fork(struct replay_plan *p, const struct riot_proc *r)
+{
+	struct stream_key *k;
+
+	if (!p->o.think || r->child_pid == r->pid)
+		return 0;
+	if (!(k = skey_slot(p, r->child_pid, 0, PROC_CTX)))
+		return -ENOMEM;
+	k->parent = r->pid;
+	return 0;
+}
+
+static int note_exit(struct replay_plan *p, const struct riot_proc *r)
+{
+	struct stream_key *k;
+	const struct async_state *st;
+	uint32_t parent, stream;
+
+	if (!p->o.think || !p->have_t0)
+		return 0;
+	if (!(k = skey_slot(p, r->pid, 0, PROC_CTX)))
+		return -ENOMEM;
+	parent = k->parent;
+	if (!parent || !(k = skey_slot(p, r->pid, r->tid, 0)))
+		return k ? 0 : -ENOMEM;
+	if (!k->index || k->index == NO_STREAM)
+		return 0;
+	stream = k->index - 1;
+	st = &p->astate[stream];
+	if (!st->last_seq || !(k = skey_slot(p, parent, 0, PROC_CTX)))
+		return st->last_seq ? -ENOMEM : 0;
+	if (k->child_seq && k->child_end > st->last_end)
+		return 0;
+	k->child_seq = st->last_seq;
+	k->child_end = st->last_end;
+	k->child_stream = stream;
+	k->child_exit = r->t > p->t0 ? r->t - p->t0 : 0;
 	return 0;
 }
 
 static int note_proc(struct replay_plan *p, const struct riot_proc *r)
 {
-	if (r->kind == RIOT_PROC_FORK)
-		return note_start(p, r->child_pid, r->child_tid ? r->child_tid : r->child_pid);
+	if (r->kind == RIOT_PROC_FORK) {
+		int rc = note_start(p, r->child_pid, r->child_tid ? r->child_tid : r->child_pid);
+
+		return rc ? rc : note_fork(p, r);
+	}
 	if (r->kind == RIOT_PROC_EXEC)	/* the survivor takes the pid as tid */
 		return note_start(p, r->pid, r->pid);
+	if (r->kind == RIOT_PROC_EXIT)
+		return note_exit(p, r);
 	return 0;
 }
 
@@ -1046,8 +1147,8 @@ static void classify_async(struct replay_plan *p, struct replay_op *op,
 		op->sqe_flags = (uint8_t)(sc->flags & (SQE_IO_LINK | SQE_IO_DRAIN | SQE_IO_HARDLINK));
 }
 
-static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
-		     const struct model_op *mop)
+static void classify_call(struct replay_plan *p, struct replay_op *op,
+			  const struct riot_syscall *sc, const struct model_op *mop)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
 	int act;
@@ -1130,6 +1231,16 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 		plan_copy(p, op, sc, mop);
 }
 
+/* What to do for a call: its act, then whether a captured failure is
+ * issued to fail the same way or accounted as captured (ACT_FAILED). */
+static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+		     const struct model_op *mop)
+{
+	classify_call(p, op, sc, mop);
+	if (replay_act_issues(op->act) && !replay_failure_issued(sc->sys, sc->ret))
+		op->act = ACT_FAILED;
+}
+
 /* ---- dependencies ---- */
 
 static void dep_add(struct replay_op *op, uint64_t seq)
@@ -1209,8 +1320,7 @@ static void plan_deps(struct replay_plan *p, struct replay_op *op)
 			op->dep[0] = op->seq - 1;
 		return;
 	}
-	if (p->o.order != ORDER_RESOURCE || op->act == ACT_STATE || op->act == ACT_SKIP ||
-	    op->act == ACT_UNREPLAYABLE)
+	if (p->o.order != ORDER_RESOURCE || !replay_act_issues(op->act))
 		return;
 	if (op->file)
 		dep_on(p, op, file_last(p, op->file));
@@ -1306,6 +1416,10 @@ static void op_fill(struct replay_plan *p, struct replay_op *op, const struct ri
 	op->depth = 0;
 	op->sqe_flags = 0;
 	op->next = 0;
+	op->think = THINK_START;
+	op->anchor = 0;
+	op->gap = 0;
+	op->due = 0;
 }
 
 /* Sizes that stat results and truncates reveal. */
@@ -1331,7 +1445,7 @@ static void plan_refuse_paths(struct replay_plan *p, struct replay_op *op)
 {
 	int rc = 0;
 
-	if (op->act <= ACT_UNREPLAYABLE)
+	if (!replay_act_issues(op->act))
 		return;
 	if (op->path)
 		rc = replay_root_check_path(op->path);
@@ -1359,6 +1473,63 @@ static void dep_submitter(struct replay_plan *p, struct replay_op *op)
 		dep_add(op, st->last_seq);
 }
 
+/* --timing think: a thread's op after a child process exited (since the
+ * thread's previous op ended) follows the child's last op, as the wait
+ * for it did, and waits for it whatever the order. *from: the captured
+ * end it follows. */
+static void think_child(struct replay_plan *p, struct replay_op *op, uint64_t *from)
+{
+	struct stream_key *k = skey_slot(p, op->pid, 0, PROC_CTX);
+
+	if (!k || !k->child_seq || k->child_exit < *from || k->child_exit > op->t ||
+	    k->child_end <= *from)
+		return;
+	op->anchor = k->child_stream;
+	*from = k->child_end;
+	dep_add(op, k->child_seq);
+	k->child_seq = 0;
+}
+
+/* --timing think: what op is due after, and its captured gap (enum
+ * replay_think); before its stream's state moves on to it. */
+static void plan_think(struct replay_plan *p, struct replay_op *op, uint64_t after)
+{
+	const struct async_state *st = &p->astate[op->stream];
+	struct stream_key *k;
+	uint64_t from;
+
+	op->think = THINK_START;
+	op->anchor = op->stream;
+	op->gap = op->t;
+	if (op->opflags & OPF_ASYNC) {
+		if (st->last_seq) {
+			op->think = THINK_ISSUE;
+			op->gap = op->t > st->last_t ? op->t - st->last_t : 0;
+			return;
+		}
+		/* a ring's first request: after its submitter's last call */
+		k = skey_slot(p, op->pid, op->tid, 0);
+		if (!k || !k->index || k->index == NO_STREAM)
+			return;
+		st = &p->astate[k->index - 1];
+		if (!st->last_seq || st->last_end > op->t)
+			return;
+		op->think = THINK_END;
+		op->anchor = k->index - 1;
+		op->gap = op->t - st->last_end;
+		return;
+	}
+	if (st->last_seq) {
+		from = st->last_end;
+		op->think = THINK_END;
+		think_child(p, op, &from);
+		op->gap = op->t > from ? op->t - from : 0;
+	} else if (after) {
+		op->think = THINK_READY;
+		op->gap = op->t > p->barrier_end ? op->t - p->barrier_end : 0;
+	}
+}
+
 /* Orders a filled op (its deps; after: a fork or exec's prefix barrier)
  * and hands it to its stream's lane, unless it is a close to settle. */
 static int plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t after)
@@ -1367,8 +1538,13 @@ static int plan_hand_over(struct replay_plan *p, struct replay_op *op, uint64_t 
 	plan_deps(p, op);
 	if ((op->opflags & OPF_ASYNC) && p->o.order != ORDER_STRICT)
 		dep_submitter(p, op);
+	if (p->o.think)
+		plan_think(p, op, after);
 	p->astate[op->stream].last_seq = op->seq;
+	p->astate[op->stream].last_t = op->t;
 	p->astate[op->stream].last_end = op->t + op->dur;
+	if (op->t + op->dur > p->max_end)
+		p->max_end = op->t + op->dur;
 	if (after && p->o.order != ORDER_STRICT)
 		dep_first(op, after | REPLAY_DEP_PREFIX);
 	p->streams[op->stream].ops++;
@@ -1598,7 +1774,9 @@ struct replay_plan *replay_plan_new(const struct replay_plan_opts *o, char *err,
 	map_init(&p->skey_ix, map_seed());
 	p->m = model_new();
 	p->win = calloc(REPLAY_WINDOW, sizeof(*p->win));
-	if (!p->m || !p->win) {
+	if (o->think)
+		p->clocks = calloc(CLOCK_CHUNKS, sizeof(*p->clocks));
+	if (!p->m || !p->win || (o->think && !p->clocks)) {
 		snprintf(err, errlen, "out of memory");
 		replay_plan_free(p);
 		errno = ENOMEM;
@@ -1633,5 +1811,8 @@ void replay_plan_free(struct replay_plan *p)
 	free(p->stream_lane);
 	free(p->skeys);
 	map_fini(&p->skey_ix);
+	for (uint32_t i = 0; p->clocks && i < CLOCK_CHUNKS && p->clocks[i]; i++)
+		free(p->clocks[i]);
+	free(p->clocks);
 	free(p);
 }

@@ -67,6 +67,8 @@ enum replay_act {
 	ACT_SKIP,	/* cannot be replayed faithfully: op->skip says why */
 	ACT_UNREPLAYABLE,	/* I/O riot cannot replay: mmap'ed file I/O,
 				 * io_uring or AIO submitted by the workload */
+	ACT_FAILED,	/* a captured failure accounted without being issued
+			 * (replay/syscalls.def): it did no I/O */
 	ACT_OPEN, ACT_CLOSE,
 	ACT_READ, ACT_WRITE,	/* positional: off, count */
 	ACT_FSYNC, ACT_FDATASYNC, ACT_SYNC_RANGE, ACT_FALLOCATE,
@@ -87,6 +89,18 @@ enum replay_act {
 			 * FICLONERANGE: off, count from file2 to arg */
 	ACT_COUNT
 };
+
+/* Whether an op of act is issued against the root: the acts above
+ * ACT_FAILED are. */
+static inline bool replay_act_issues(unsigned act)
+{
+	return act > ACT_FAILED;
+}
+
+/* Whether a call of sys whose captured result is ret is issued (its
+ * failure reproduced by issuing it), or accounted as captured without
+ * being issued: the row of sys in replay/syscalls.def. */
+bool replay_failure_issued(unsigned sys, int64_t ret);
 
 /* Why an op is skipped (ACT_SKIP), or was skipped at issue. */
 enum replay_skip {
@@ -161,6 +175,37 @@ struct replay_op {
 				 * IOSQE_IO_HARDLINK as captured */
 	uint64_t next;		/* engine-owned: next seq of the stream */
 	_Atomic uint32_t waiters;	/* threads sleeping on its completion */
+	/* --timing think (replay_plan_opts.think): when it is due, from
+	 * what the program did before it: */
+	uint8_t think;		/* enum replay_think */
+	uint32_t anchor;	/* THINK_END: the stream whose last op's end
+				 * it follows */
+	uint64_t gap;		/* the captured think time after that point */
+	uint64_t due;		/* drive-owned: the due time once computed
+				 * (CLOCK_MONOTONIC), 0: not yet */
+};
+
+/* --timing think: an op is due the captured gap (op->gap) after ... */
+enum replay_think {
+	THINK_START,	/* the run's start: gap is op->t (the stream's
+			 * first op, no creator known) */
+	THINK_END,	/* the replayed end of the last op of stream
+			 * op->anchor: its own stream's previous op (a
+			 * thread's think time), or the last op of a child
+			 * process that exited meanwhile (the wait for it) */
+	THINK_ISSUE,	/* its own stream's previous op's due time: an
+			 * asynchronous stream's requests keep their
+			 * captured submission gaps */
+	THINK_READY,	/* its dependencies' completion: the first op of a
+			 * forked or exec'ed thread, after its creator's */
+};
+
+/* The replayed times of a stream's last op under --timing think
+ * (CLOCK_MONOTONIC ns), written by the thread that drives the stream. */
+struct replay_clock {
+	_Atomic uint64_t end;	/* its completion (a call not issued: its due
+				 * time + its captured duration) */
+	_Atomic uint64_t due;	/* its due time */
 };
 
 struct replay_stream {
@@ -208,6 +253,10 @@ struct replay_plan_opts {
 	 * all); the others still move file positions and sizes, and the
 	 * schedule's time 0 is the whole log's first call. */
 	struct riot_shard shard;
+	/* --timing think: every op gets its anchor and gap (struct
+	 * replay_op), and a process's op after a child's exit also waits for
+	 * the child's last op, whatever the order (its wait for the child) */
+	bool think;
 };
 
 /* Opens the log and the model. NULL + errno, with a reason in err. */
@@ -241,6 +290,13 @@ void replay_plan_wait_op(struct replay_plan *p, uint64_t seq);
 /* futex(2) on a 32-bit word (FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE...). */
 struct timespec;
 long replay_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts);
+
+/* The clock of stream i (--timing think): good for the plan's life once
+ * the stream's first op has been handed over. */
+struct replay_clock *replay_plan_clock(struct replay_plan *p, uint32_t i);
+/* The captured time from the log's first call to the latest end of a
+ * call planned so far: the program's own, on the captured storage. */
+uint64_t replay_plan_captured_ns(const struct replay_plan *p);
 
 /* Set once the producer handed over the last op. */
 bool replay_plan_finished(const struct replay_plan *p);

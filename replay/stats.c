@@ -169,6 +169,8 @@ static void account_not_issued(struct replay_stats *s, struct replay_sys_stats *
 		s->skipped_written += (uint64_t)op->ret;
 	if (op->act == ACT_STATE) {
 		ss->state_only++;
+	} else if (op->act == ACT_FAILED) {
+		ss->failed_as_captured++;
 	} else if (op->act == ACT_UNREPLAYABLE) {
 		ss->unreplayable++;
 	} else {
@@ -195,7 +197,7 @@ void replay_account(struct replay_stats *s, struct replay_report *rep,
 	ss->ops++;
 	if (!d->issued) {
 		account_not_issued(s, ss, op, d);
-		if (op->act != ACT_STATE)
+		if (op->act != ACT_STATE && op->act != ACT_FAILED)
 			div = RUN_DIV_SKIPPED;
 	} else {
 		s->issued++;
@@ -215,6 +217,7 @@ void replay_account(struct replay_stats *s, struct replay_report *rep,
 		count_bytes(s, ss, op, d->result);
 		count_second(s, d->t_ns + d->lat_ns);
 		div = divergence(op, d->result);
+		s->flips += (op->ret < 0) != (d->result < 0);
 		if (div) {
 			ss->div[div]++;
 			note_example(ss, op, d->result);
@@ -233,6 +236,7 @@ static void merge_sys(struct replay_sys_stats *a, const struct replay_sys_stats 
 	a->fallbacks += b->fallbacks;
 	a->here += b->here;
 	a->state_only += b->state_only;
+	a->failed_as_captured += b->failed_as_captured;
 	a->skipped += b->skipped;
 	a->unreplayable += b->unreplayable;
 	for (unsigned k = 0; k < RUN_DIV_COUNT; k++)
@@ -276,6 +280,7 @@ int replay_stats_merge(struct replay_stats *into, const struct replay_stats *fro
 	into->missed_wakeups += from->missed_wakeups;
 	into->released += from->released;
 	into->released_failed += from->released_failed;
+	into->flips += from->flips;
 	into->skipped_read += from->skipped_read;
 	into->skipped_written += from->skipped_written;
 	for (unsigned k = 0; k < SKIP_COUNT; k++)
@@ -286,6 +291,8 @@ int replay_stats_merge(struct replay_stats *into, const struct replay_stats *fro
 		into->per_second[sec] += from->per_second[sec];
 	if (from->last_end_ns > into->last_end_ns)
 		into->last_end_ns = from->last_end_ns;
+	if (from->think_end_ns > into->think_end_ns)
+		into->think_end_ns = from->think_end_ns;
 	return 0;
 }
 
@@ -327,7 +334,7 @@ static void print_counts(FILE *out, const char *what, const struct replay_stats 
 		uint64_t n = *(const uint64_t *)((const char *)&s->sys[i] + offset);
 
 		if (n) {
-			fprintf(out, "%s %s %" PRIu64, *sep ? "," : " (", sys_name(i), n);
+			fprintf(out, "%s%s %" PRIu64, *sep ? ", " : " (", sys_name(i), n);
 			sep = ",";
 		}
 	}
@@ -378,16 +385,47 @@ void replay_timing_warning(const struct replay_timing *t, char *buf, size_t len)
 		 t->paced, t->paced ? 100.0 * (double)t->late / (double)t->paced : 0.0);
 }
 
+void replay_trust_of(const struct replay_stats *s, struct replay_trust *t)
+{
+	uint64_t div = sum_div(s), skipped = SUM(s, skipped), unrep = SUM(s, unreplayable);
+
+	*t = (struct replay_trust){ .off = div + skipped + unrep };
+	t->unreliable = s->flips ||
+		(s->ops && (double)t->off > REPLAY_UNRELIABLE_SHARE * (double)s->ops);
+	if (!t->unreliable)
+		return;
+	snprintf(t->warning, sizeof(t->warning), "warning: not the captured I/O: %" PRIu64
+		 " divergences (%" PRIu64 " of them success against failure), %" PRIu64
+		 " skipped, %" PRIu64 " unreplayable of %" PRIu64 " operations (%.1f %%): its "
+		 "times describe this replay, not the program", div, s->flips, skipped, unrep,
+		 s->ops, s->ops ? 100.0 * (double)t->off / (double)s->ops : 0.0);
+}
+
+static void print_timing(FILE *out, const struct replay_summary_info *si)
+{
+	if (strcmp(si->timing, "think") == 0)
+		fprintf(out, "timing think");
+	else if (si->speed == 0)
+		fprintf(out, "as fast as possible");
+	else
+		fprintf(out, "captured timing, speed %g", si->speed);
+}
+
 void replay_print_summary(FILE *out, const struct replay_stats *s,
 			  const struct replay_summary_info *si)
 {
 	double secs = (double)si->elapsed_ns / 1e9;
 	char b1[32], b2[32], p50[32], p99[32], warn[256];
 	struct replay_timing tm;
+	struct replay_trust trust;
 
-	fprintf(out, "replay:        %s engine, %s order, speed %g%s, %u workers, %u streams%s\n",
-		si->engine, si->order, si->speed, si->speed == 0 ? " (as fast as possible)" : "",
-		si->workers, si->streams, si->log_complete ? "" : ", log incomplete");
+	replay_trust_of(s, &trust);
+	if (trust.unreliable)
+		fprintf(out, "%s\n", trust.warning);
+	fprintf(out, "replay:        %s engine, %s order, ", si->engine, si->order);
+	print_timing(out, si);
+	fprintf(out, ", %u workers, %u streams%s\n", si->workers, si->streams,
+		si->log_complete ? "" : ", log incomplete");
 	if (si->shard_n)
 		fprintf(out, "shard:         %u of %u (its processes' operations only)\n",
 			si->shard_k, si->shard_n);
@@ -395,8 +433,9 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 		fprintf(out, "start:         %" PRId64 " ns after the epoch, %s after --start-at\n",
 			si->start_unix_ns, riot_fmt_ns(si->start_late_ns, b1, sizeof(b1)));
 	fprintf(out, "operations:    %" PRIu64 " (%" PRIu64 " issued, %" PRIu64 " state only, %"
-		PRIu64 " skipped, %" PRIu64 " unreplayable)\n", s->ops, s->issued,
-		SUM(s, state_only), SUM(s, skipped), SUM(s, unreplayable));
+		PRIu64 " failed as captured, %" PRIu64 " skipped, %" PRIu64 " unreplayable)\n",
+		s->ops, s->issued, SUM(s, state_only), SUM(s, failed_as_captured),
+		SUM(s, skipped), SUM(s, unreplayable));
 	fprintf(out, "bytes:         %s read, %s written\n",
 		riot_fmt_bytes(s->bytes_read, b1, sizeof(b1)),
 		riot_fmt_bytes(s->bytes_written, b2, sizeof(b2)));
@@ -409,6 +448,16 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 			"exit), %" PRIu64 " failed\n", s->released, s->released_failed);
 	fprintf(out, "elapsed:       %.3f s, %.0f issued ops/s\n", secs,
 		secs > 0 ? (double)s->issued / secs : 0);
+	if (strcmp(si->timing, "think") == 0)
+		fprintf(out, "predicted:     %.3f s: the program's time on this storage, from its "
+			"first call\n               to its last call's end (captured: %.3f s, %+.1f %%)\n",
+			(double)si->predicted_ns / 1e9, (double)si->captured_ns / 1e9,
+			si->captured_ns ? 100.0 * ((double)si->predicted_ns /
+						   (double)si->captured_ns - 1) : 0.0);
+	else
+		fprintf(out, "captured:      %.3f s from the program's first call to its last "
+			"call's end\n               (--timing think predicts it on this storage)\n",
+			(double)si->captured_ns / 1e9);
 	riot_fmt_ns(si->clock_bias_ns, b1, sizeof(b1));
 	fprintf(out, "latencies:     as the capture times them, in the kernel: less %s of\n"
 		"               clock reads and syscall entry and exit (a null syscall's)\n", b1);
@@ -443,6 +492,8 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 	if (sum_field(s, offsetof(struct replay_sys_stats, here)))
 		print_counts(out, "run inline:", s, offsetof(struct replay_sys_stats, here));
 	print_divergences(out, s);
+	print_counts(out, "failed as captured:", s,
+		     offsetof(struct replay_sys_stats, failed_as_captured));
 	print_counts(out, "unreplayable:", s, offsetof(struct replay_sys_stats, unreplayable));
 	print_counts(out, "skipped:", s, offsetof(struct replay_sys_stats, skipped));
 	for (unsigned k = 1; k < SKIP_COUNT; k++)
@@ -476,6 +527,7 @@ static void json_sys(struct json *j, const struct replay_sys_stats *ss, const ch
 	json_u64(j, "fallbacks", ss->fallbacks);
 	json_u64(j, "inline", ss->here);
 	json_u64(j, "state_only", ss->state_only);
+	json_u64(j, "failed_as_captured", ss->failed_as_captured);
 	json_u64(j, "skipped", ss->skipped);
 	json_u64(j, "unreplayable", ss->unreplayable);
 	json_u64(j, "div_result", ss->div[RUN_DIV_RESULT]);
@@ -500,17 +552,24 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 {
 	struct json j;
 	struct replay_timing tm;
+	struct replay_trust trust;
 	char warn[256];
 
 	json_init(&j, out, false);
 	json_obj_open(&j, NULL);
 	json_str(&j, "engine", si->engine);
 	json_str(&j, "order", si->order);
+	json_str(&j, "timing", si->timing);
 	json_double(&j, "speed", si->speed);
 	json_u64(&j, "workers", si->workers);
 	json_u64(&j, "streams", si->streams);
 	json_bool(&j, "log_complete", si->log_complete);
 	json_u64(&j, "elapsed_ns", si->elapsed_ns);
+	if (strcmp(si->timing, "think") == 0)
+		json_u64(&j, "predicted_ns", si->predicted_ns);
+	else
+		json_null(&j, "predicted_ns");
+	json_u64(&j, "captured_ns", si->captured_ns);
 	json_u64(&j, "clock_bias_ns", si->clock_bias_ns);
 	json_u64(&j, "timer_lag_ns", si->timer_lag_ns);
 	json_i64(&j, "start_unix_ns", si->start_unix_ns);
@@ -534,6 +593,14 @@ void replay_print_json(FILE *out, const struct replay_stats *s,
 	json_u64(&j, "fallbacks", SUM(s, fallbacks));
 	json_u64(&j, "inline", SUM(s, here));
 	json_u64(&j, "divergences", sum_div(s));
+	json_u64(&j, "flips", s->flips);
+	replay_trust_of(s, &trust);
+	json_bool(&j, "unreliable", trust.unreliable);
+	if (trust.unreliable)
+		json_str(&j, "warning", trust.warning);
+	else
+		json_null(&j, "warning");
+	json_u64(&j, "failed_as_captured", SUM(s, failed_as_captured));
 	json_u64(&j, "skipped", SUM(s, skipped));
 	json_u64(&j, "unreplayable", SUM(s, unreplayable));
 	json_u64(&j, "reopened", s->reopened);

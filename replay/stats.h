@@ -36,6 +36,8 @@ struct replay_sys_stats {
 	uint64_t here;		/* uring: run by the worker itself, not
 				 * handed to io-wq (run_here()) */
 	uint64_t state_only;	/* nothing to issue (lseek, dup...) */
+	uint64_t failed_as_captured;	/* a captured failure accounted, not
+					 * issued (ACT_FAILED) */
 	uint64_t skipped;	/* not replayable safely: see skip_by */
 	uint64_t unreplayable;	/* mmap I/O, workload io_uring / AIO */
 	uint64_t div[RUN_DIV_COUNT];	/* divergences by kind */
@@ -72,11 +74,15 @@ struct replay_stats {
 	uint64_t released;	/* implicit closes issued (OPF_RELEASE): not
 				 * in ops, no captured syscall of their own */
 	uint64_t released_failed;	/* of those, failed other than EBADF */
+	uint64_t flips;		/* issued ops that succeeded where the
+				 * capture failed, or the reverse */
 	uint64_t skipped_read, skipped_written;	/* captured bytes of data
 						 * ops not issued */
 	uint64_t *per_second;	/* completions per second of the run */
 	uint64_t nseconds;
 	uint64_t last_end_ns;	/* latest completion, ns after start */
+	uint64_t think_end_ns;	/* --timing think: the latest end of an op,
+				 * issued or not, ns after start */
 	/* asynchronous streams: in-flight depth at each request's issue,
 	 * captured and replayed (NULL until the first) */
 	struct hist *depth_captured, *depth_replayed;
@@ -144,7 +150,10 @@ int replay_stats_merge(struct replay_stats *into, const struct replay_stats *fro
 
 struct replay_summary_info {
 	const char *engine, *order;
+	const char *timing;	/* "fast", "think" or "captured" */
 	double speed;
+	uint64_t predicted_ns;	/* think: stats' think_end_ns */
+	uint64_t captured_ns;	/* replay_plan_captured_ns() */
 	unsigned workers;
 	uint64_t elapsed_ns;
 	uint64_t clock_bias_ns;	/* replay_clock_bias(), taken off latencies */
@@ -157,6 +166,19 @@ struct replay_summary_info {
 	uint64_t start_late_ns;	/* how far past it the start was */
 	uint32_t shard_k, shard_n;	/* --shard K/N; n 0: none */
 };
+
+/* Whether a run did the captured I/O: it did not (unreliable) when its
+ * divergences, skipped and unreplayable ops are over
+ * REPLAY_UNRELIABLE_SHARE of its ops, or any call's success or failure
+ * turned round; warning then holds the summary's first line, "warning:
+ * ..." without a newline. */
+#define REPLAY_UNRELIABLE_SHARE 0.01
+struct replay_trust {
+	bool unreliable;
+	uint64_t off;		/* divergences + skipped + unreplayable */
+	char warning[320];
+};
+void replay_trust_of(const struct replay_stats *s, struct replay_trust *t);
 
 void replay_print_summary(FILE *out, const struct replay_stats *s,
 			  const struct replay_summary_info *si);

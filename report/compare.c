@@ -17,9 +17,10 @@
 #include "lib/text.h"
 #include "report/view.h"
 
-const char *const cmp_metric_names[CMP_METRICS + 1] = {
+const char *const cmp_metric_names[CMP_ALL_METRICS] = {
 	[CMP_OPS_RATE] = "ops/s", [CMP_THROUGHPUT] = "MiB/s", [CMP_P50] = "p50",
 	[CMP_P99] = "p99", [CMP_TOTAL_TIME] = "total time", [CMP_ELAPSED] = "elapsed",
+	[CMP_PREDICTED] = "predicted", [CMP_CAPTURED] = "captured",
 };
 
 double cmp_value(const struct cmp_src *s, enum cmp_metric m)
@@ -88,6 +89,14 @@ int cmp_winner(const struct cmp_stat *s, unsigned n, enum cmp_metric m)
 
 /* ---- groups and rows ---- */
 
+/* A verdict, unless a run of the comparison did not replay the captured
+ * I/O: then no winner is named. */
+static int trusted(const struct cmp_ctx *c, int winner)
+{
+	return c->unreliable && (winner >= 0 || winner == CMP_WITHIN_NOISE) ?
+		CMP_UNRELIABLE : winner;
+}
+
 void cmp_ctx_init(struct cmp_ctx *c, struct run_view *runs, unsigned n)
 {
 	memset(c, 0, sizeof(*c));
@@ -97,6 +106,7 @@ void cmp_ctx_init(struct cmp_ctx *c, struct run_view *runs, unsigned n)
 	for (unsigned i = 0; i < c->nruns; i++) {
 		unsigned g;
 
+		c->unreliable |= runs[i].unreliable == 1;
 		for (g = 0; g < c->ng; g++)
 			if (strcmp(cmp_group_label(c, g), runs[i].label) == 0)
 				break;
@@ -191,25 +201,61 @@ static void src_rows(const struct cmp_ctx *c, const char *name, const struct cmp
 			vals[i] = cmp_value(&src[i], m);
 		r.m = m;
 		group_stats(c, vals, have, r.st);
-		r.winner = cmp_winner(r.st, c->ng, m);
+		r.winner = trusted(c, cmp_winner(r.st, c->ng, m));
 		fn(c, &r, arg);
 		r.first = false;
 	}
 }
 
+/* The run's time of metric m (a run row's), 0: none. */
+static uint64_t run_time(const struct run_view *v, enum cmp_metric m)
+{
+	int64_t t = m == CMP_PREDICTED ? v->predicted_ns : m == CMP_CAPTURED ? v->captured_ns :
+					 (int64_t)v->duration_ns;
+
+	return t > 0 ? (uint64_t)t : 0;
+}
+
+/* Whether a run's elapsed time holds the program's own time between its
+ * calls: a capture's, a replay's timed by the capture (--timing think or
+ * captured; speed > 0 in a report older than replay_timing); not one as
+ * fast as possible. */
+static bool program_time(const struct run_view *v)
+{
+	if (!view_is_replay(v))
+		return true;
+	if (v->replay_timing)
+		return strcmp(v->replay_timing, "fast") != 0;
+	return v->replay_speed > 0;
+}
+
+/* The run rows: elapsed; then, where a run predicted the program's time
+ * (--timing think), the prediction and the captured program's own. */
 static void run_rows(const struct cmp_ctx *c, row_fn fn, void *arg)
 {
-	struct cmp_row r = { .name = "run", .first = true, .m = CMP_ELAPSED };
-	bool have[CMP_MAX_RUNS];
+	struct cmp_row r = { .name = "run", .first = true };
+	bool have[CMP_MAX_RUNS], predicted = false, same_timing = true;
 	double vals[CMP_MAX_RUNS];
 
 	for (unsigned i = 0; i < c->nruns; i++) {
-		vals[i] = (double)c->runs[i].duration_ns;
-		have[i] = c->runs[i].duration_ns > 0;
+		predicted |= run_time(&c->runs[i], CMP_PREDICTED) > 0;
+		same_timing &= program_time(&c->runs[i]) == program_time(&c->runs[0]);
 	}
-	group_stats(c, vals, have, r.st);
-	r.winner = c->same_log ? cmp_winner(r.st, c->ng, CMP_ELAPSED) : CMP_NO_WINNER;
-	fn(c, &r, arg);
+	for (unsigned m = CMP_ELAPSED; m <= (predicted ? CMP_CAPTURED : CMP_ELAPSED); m++) {
+		for (unsigned i = 0; i < c->nruns; i++) {
+			vals[i] = (double)run_time(&c->runs[i], (enum cmp_metric)m);
+			have[i] = vals[i] > 0;
+		}
+		r.m = (enum cmp_metric)m;
+		group_stats(c, vals, have, r.st);
+		/* the captured time is the log's, the same for every replay;
+		 * an elapsed time with the program's time between calls and
+		 * one without measure different things */
+		r.winner = c->same_log && m != CMP_CAPTURED && (m != CMP_ELAPSED || same_timing) ?
+			trusted(c, cmp_winner(r.st, c->ng, r.m)) : CMP_NO_WINNER;
+		fn(c, &r, arg);
+		r.first = false;
+	}
 }
 
 void cmp_rows(const struct cmp_ctx *c, enum cmp_table t, row_fn fn, void *arg)
@@ -301,6 +347,8 @@ const char *cmp_verdict(const struct cmp_ctx *c, const struct cmp_row *r)
 		return "-";
 	case CMP_NO_WINNER:
 		return "";
+	case CMP_UNRELIABLE:
+		return "unreliable";
 	default:
 		return cmp_group_label(c, (unsigned)r->winner);
 	}
@@ -614,7 +662,7 @@ static void print_runs(FILE *out, struct run_view *runs, unsigned n)
 	fprintf(out, "runs (#1 is the baseline: a ratio is a run's value over #1's)\n");
 	for (unsigned i = 0; i < c->nruns; i++) {
 		const struct run_view *v = &runs[i];
-		char d[24];
+		char d[24], warn[4 * 320 + 8];
 
 		caps |= !view_is_replay(v);
 		fprintf(out, "  #%u %s: %s of log %.12s, %s on %s, %s, host %s\n", c->group_of[i] + 1,
@@ -622,7 +670,15 @@ static void print_runs(FILE *out, struct run_view *runs, unsigned n)
 			v->fs_type ? v->fs_type : "?", v->fs_device ? v->fs_device : "?",
 			riot_fmt_ns(v->duration_ns, d, sizeof(d)), v->host ? v->host : "?");
 		fprintf(out, "     run %lld of %s\n", (long long)v->id, v->db_path);
+		if (v->replay_timing && strcmp(v->replay_timing, "think") == 0)
+			fprintf(out, "     timing think: predicts the program's time on its storage\n");
+		if (v->unreliable == 1)
+			fprintf(out, "     unreliable: %s\n", text_safe(v->warning ? v->warning :
+				"not the captured I/O", warn, sizeof(warn)));
 	}
+	if (c->unreliable)
+		fprintf(out, "warning: a run did not replay the captured I/O: its verdicts are "
+			"marked unreliable, no winner is named\n");
 	if (c->repeats)
 		fprintf(out, "  (a label with several runs: their median, and their spread as "
 			"± the range)\n");
@@ -657,6 +713,8 @@ static const char *verdict_json(const struct cmp_ctx *c, const struct cmp_row *r
 		return "not comparable";
 	case CMP_NO_WINNER:
 		return "none";
+	case CMP_UNRELIABLE:
+		return "unreliable";
 	default:
 		return "winner";
 	}
@@ -769,6 +827,13 @@ void compare_json(FILE *out, struct run_view *runs, unsigned n)
 		json_str(&j, "kind", runs[i].kind);
 		json_str(&j, "trace_sha256", runs[i].trace_sha256);
 		json_u64(&j, "duration_ns", runs[i].duration_ns);
+		json_str(&j, "timing", runs[i].replay_timing);
+		if (runs[i].predicted_ns > 0)
+			json_i64(&j, "predicted_ns", runs[i].predicted_ns);
+		else
+			json_null(&j, "predicted_ns");
+		json_bool(&j, "unreliable", runs[i].unreliable == 1);
+		json_str(&j, "warning", runs[i].warning);
 		json_u64(&j, "group", c->group_of[i]);
 		device_json(&j, &runs[i]);
 		json_obj_close(&j);
@@ -783,6 +848,7 @@ void compare_json(FILE *out, struct run_view *runs, unsigned n)
 	}
 	json_arr_close(&j);
 	json_bool(&j, "same_log", c->same_log);
+	json_bool(&j, "unreliable", c->unreliable);
 	json_table(c, &j, "run", CMP_TABLE_RUN);
 	json_table(c, &j, "classes", CMP_TABLE_CLASS);
 	json_left_out(&j, c);

@@ -182,6 +182,12 @@ static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
 				    "ALTER TABLE runs ADD COLUMN fleet_runs INTEGER", err, errlen);
 	if (!rc && v >= 1 && v < 5)
 		rc = report_db_exec(db, "ALTER TABLE runs ADD COLUMN probe_ns INTEGER", err, errlen);
+	if (!rc && v >= 1 && v < 6)
+		rc = report_db_exec(db, "ALTER TABLE runs ADD COLUMN replay_timing TEXT; "
+				    "ALTER TABLE runs ADD COLUMN predicted_ns INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN captured_ns INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN unreliable INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN warning TEXT", err, errlen);
 	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
 		 REPORT_SCHEMA_VERSION);
 	return end_transaction(db, rc ? rc : report_db_exec(db, sql, err, errlen), err, errlen);

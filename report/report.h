@@ -42,7 +42,7 @@
 #include "lib/hist.h"
 
 /* The schema version this riot writes, and the newest it reads. */
-#define REPORT_SCHEMA_VERSION 5
+#define REPORT_SCHEMA_VERSION 6
 
 /* Seconds of the timeline kept with full histograms (see above). */
 #define RUN_TIMELINE_WINDOW 16
@@ -138,6 +138,16 @@ struct run_meta {
 	 * over 1 ms late, issue delay p99 and max */
 	bool timing_known, timing_kept;
 	uint64_t late_ops, delay_p99_ns, delay_max_ns;
+	/* how ops were timed: "fast", "think" or "captured"; under think the
+	 * predicted time of the program (first call to last call's end);
+	 * the captured program's own; 0: unknown */
+	const char *timing;
+	uint64_t predicted_ns, captured_ns;
+	/* a replay that did not do the captured I/O (divergences, skipped or
+	 * unreplayable ops over 1 %, or a call's success or failure turned
+	 * round): unreliable 1 and its warning */
+	int64_t unreliable;
+	const char *warning;
 	/* what reached the devices; NULL: not recorded */
 	const struct run_block *block;
 };

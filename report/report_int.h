@@ -163,7 +163,12 @@ void run_bytes(unsigned sys, int64_t ret, uint64_t *read, uint64_t *written);
 	X(delay_max_ns, RC_U64, t->timed, m->delay_max_ns, MAX) \
 	X(start_late_ns, RC_U64, t->replay && m->start_at, m->start_late_ns, MAX) \
 	X(shard, RC_TEXT, t->replay && m->shard_n, t->shard, NONE) \
-	X(probe_ns, RC_U64, !t->replay && m->probe_known, m->probe_ns, ONE)
+	X(probe_ns, RC_U64, !t->replay && m->probe_known, m->probe_ns, ONE) \
+	X(replay_timing, RC_TEXT, t->replay, m->timing, ONE) \
+	X(predicted_ns, RC_OPT, t->replay, (int64_t)m->predicted_ns, MAX) \
+	X(captured_ns, RC_OPT, t->replay, (int64_t)m->captured_ns, MAX) \
+	X(unreliable, RC_FLAG, t->replay, m->unreliable, MAX) \
+	X(warning, RC_TEXT, t->replay, m->warning, NONE)
 
 /* The C type of a column's value (struct run_view). */
 #define RC_TEXT_T char *

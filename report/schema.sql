@@ -1,4 +1,4 @@
--- report/schema.sql: the riot report database (schema version 5).
+-- report/schema.sql: the riot report database (schema version 6).
 --
 -- One database holds several runs (captures and replays), each with a
 -- unique label. Times are ns, sizes bytes. Syscalls are named as in
@@ -52,9 +52,21 @@ CREATE TABLE runs (
 	fleet_runs INTEGER,		-- a fleet run (riot report merge): how
 					-- many runs it sums; NULL: a run of its own
 	-- version 5 (an older report gains it with ALTER TABLE):
-	probe_ns INTEGER		-- a capture's: the time its probes added to
+	probe_ns INTEGER,		-- a capture's: the time its probes added to
 					-- each duration (the log's header), taken
 					-- off every latency; NULL: none
+	-- version 6 (an older report gains them with ALTER TABLE), replays:
+	replay_timing TEXT,		-- 'fast' (as fast as possible), 'think'
+					-- (the program's time between calls
+					-- kept) or 'captured' (the schedule)
+	predicted_ns INTEGER,		-- think: the program's predicted time on
+					-- this storage, first call to last end
+	captured_ns INTEGER,		-- the same span of the captured program
+	unreliable INTEGER,		-- 1: the replay did not do the captured
+					-- I/O (divergences, skipped or
+					-- unreplayable ops over 1 %, or a call's
+					-- success or failure turned round)
+	warning TEXT			-- why, as the summary's warning line
 );
 
 -- Per syscall: latency and, for replays, issue delay.

@@ -39,10 +39,13 @@ static void wall(int64_t unix_ns, char *buf, size_t len)
 
 static void print_header(const struct run_view *v)
 {
-	char when[64], b1[32], b2[32], mem[32];
+	char when[64], b1[32], b2[32], mem[32], b1big[4 * 320 + 8];
 
 	wall(v->start_unix_ns, when, sizeof(when));
 	printf("run %" PRId64 ": %s (%s)\n", v->id, s_or(v->label, "?"), v->kind);
+	if (v->unreliable == 1)
+		printf("%s\n", text_safe(s_or(v->warning, "warning: not the captured I/O"), b1big,
+					 sizeof(b1big)));
 	printf("  host        %s, kernel %s, %s\n", s_or(v->host, "?"), s_or(v->kernel, "?"),
 	       s_or(v->arch, "?"));
 	printf("  machine     %s, %" PRId64 " CPUs, %s memory\n", s_or(v->cpu_model, "unknown CPU"),
@@ -57,6 +60,10 @@ static void print_header(const struct run_view *v)
 		       v->replay_speed, v->replay_speed == 0 ? " (as fast as possible)" : "",
 		       s_or(v->replay_order, "?"), v->replay_workers, s_or(v->replay_engine, "?"),
 		       s_or(v->replay_fill, "?"));
+	if (v->replay_timing && strcmp(v->replay_timing, "think") == 0)
+		printf("  predicted   %.6f s: the program's time on this storage, timing think "
+		       "(captured %.6f s)\n", (double)v->predicted_ns / 1e9,
+		       (double)v->captured_ns / 1e9);
 	printf("  start       %s, duration %.6f s%s\n", when, (double)v->duration_ns / 1e9,
 	       v->complete == 0 ? " (log incomplete)" : "");
 	printf("  operations  %" PRIu64 " syscalls (%" PRIu64 " failed), %" PRIu64
@@ -265,6 +272,17 @@ static void json_run_header(struct json *j, const struct run_view *v)
 	if (view_is_replay(v)) {
 		json_obj_open(j, "replay");
 		json_double(j, "speed", v->replay_speed);
+		json_str(j, "timing", v->replay_timing);
+		if (v->predicted_ns > 0)
+			json_i64(j, "predicted_ns", v->predicted_ns);
+		else
+			json_null(j, "predicted_ns");
+		if (v->captured_ns > 0)
+			json_i64(j, "captured_ns", v->captured_ns);
+		else
+			json_null(j, "captured_ns");
+		json_bool(j, "unreliable", v->unreliable == 1);
+		json_str(j, "warning", v->warning);
 		json_str(j, "order", v->replay_order);
 		json_i64(j, "workers", v->replay_workers);
 		json_str(j, "engine", v->replay_engine);

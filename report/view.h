@@ -111,9 +111,11 @@ int report_show(int argc, char **argv);
  * elapsed time: a run's elapsed time is its own row (CMP_ELAPSED). */
 enum cmp_metric {
 	CMP_OPS_RATE, CMP_THROUGHPUT, CMP_P50, CMP_P99, CMP_TOTAL_TIME, CMP_METRICS,
-	CMP_ELAPSED = CMP_METRICS
+	/* the run rows: its elapsed time, a --timing think replay's
+	 * prediction of the program's, the captured program's own */
+	CMP_ELAPSED = CMP_METRICS, CMP_PREDICTED, CMP_CAPTURED, CMP_ALL_METRICS
 };
-extern const char *const cmp_metric_names[CMP_METRICS + 1];
+extern const char *const cmp_metric_names[CMP_ALL_METRICS];
 
 struct cmp_src {
 	uint64_t count, bytes, p50, p99, lat_sum;
@@ -135,6 +137,9 @@ struct cmp_stat {
 #define CMP_WITHIN_NOISE (-1)	/* the best two are closer than the noise */
 #define CMP_NOT_COMPARABLE (-2)	/* a group lacks the operation */
 #define CMP_NO_WINNER (-3)	/* no winner asked (elapsed of different logs) */
+#define CMP_UNRELIABLE (-4)	/* a run did not replay the captured I/O
+				 * (runs.unreliable): its verdicts say
+				 * nothing of the storage */
 
 /* Without repeats, differences below this share of the larger value are
  * noise: one run of each says nothing of the spread. */
@@ -161,6 +166,7 @@ struct cmp_ctx {
 	unsigned size[CMP_MAX_RUNS];		/* group -> runs in it */
 	bool repeats;		/* some label has several runs */
 	bool same_log;		/* every run has the same trace SHA-256 */
+	bool unreliable;	/* a run did not replay the captured I/O */
 };
 void cmp_ctx_init(struct cmp_ctx *c, struct run_view *runs, unsigned n);
 static inline const char *cmp_group_label(const struct cmp_ctx *c, unsigned g)

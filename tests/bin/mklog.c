@@ -87,6 +87,8 @@ static const struct { const char *name; long long v; } names[] = {
 	{ "ENOTDIR", ENOTDIR }, { "EINVAL", EINVAL }, { "EBADF", EBADF },
 	{ "EACCES", EACCES }, { "EPERM", EPERM }, { "ELOOP", ELOOP },
 	{ "ENAMETOOLONG", ENAMETOOLONG }, { "ENOTEMPTY", ENOTEMPTY },
+	{ "EXDEV", EXDEV }, { "EOPNOTSUPP", EOPNOTSUPP }, { "EIO", EIO },
+	{ "EAGAIN", EAGAIN }, { "EINTR", EINTR }, { "ENODATA", ENODATA },
 	{ "reg", S_IFREG }, { "dir", S_IFDIR }, { "lnk", S_IFLNK }, { "sock", S_IFSOCK },
 	{ "fifo", S_IFIFO }, { "chr", S_IFCHR }, { "blk", S_IFBLK },
 };

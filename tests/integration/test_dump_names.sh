@@ -67,13 +67,13 @@ usage "an empty type list" --type , "$LOG"
 # replays: a divergence names both errnos; a speed-0 run has no delay table
 V=$IT_TMP/v.riot
 "$BIN/mklog" -o "$V" <<'EOF2' || fail "mklog v"
-openat dirfd=AT_FDCWD path=/w/secret flags=O_RDONLY ret=-EACCES
+openat dirfd=AT_FDCWD path=/w/secret/x flags=O_RDONLY ret=-ENOTDIR
 openat dirfd=AT_FDCWD path=/w/gone flags=O_RDONLY ret=-ENOENT
 stat path=/w/file ret=0 size=10 ftype=reg
 EOF2
 "$RIOT" replay "$V" --root "$IT_TMP/root" --report "$IT_TMP/v.db" --label fast >"$IT_TMP/fast.txt" ||
 	fail "replay fast"
-grep -qxF '    op 1 /w/secret: captured -13 EACCES, replayed -2 ENOENT' "$IT_TMP/fast.txt" ||
+grep -qxF '    op 1 /w/secret/x: captured -20 ENOTDIR, replayed -2 ENOENT' "$IT_TMP/fast.txt" ||
 	fail "divergence example: $(grep -A3 diverg "$IT_TMP/fast.txt")"
 "$RIOT" replay "$V" --root "$IT_TMP/root" --report "$IT_TMP/v.db" --label paced --speed 1 \
 	>/dev/null || fail "replay paced"

@@ -142,6 +142,19 @@ static void op_mmap(uint32_t pid, uint32_t tid, int fd, uint64_t len)
 	add(&r);
 }
 
+/* A fork (child_tid 0: a new process) or a task's exit, at t_next. */
+static void proc(unsigned kind, uint32_t pid, uint32_t child)
+{
+	struct riot_rec r = { .type = RIOT_REC_PROC };
+
+	r.proc.kind = (uint8_t)kind;
+	r.proc.pid = r.proc.tid = pid;
+	r.proc.t = t_next;
+	r.proc.child_pid = r.proc.child_tid = child;
+	t_next += 1000;
+	add(&r);
+}
+
 static void snap_proc(uint32_t pid, const char *cwd)
 {
 	struct riot_rec r = { .type = RIOT_REC_SNAP_PROC };
@@ -178,6 +191,8 @@ static unsigned routed;
  * op fail_push (0: none). */
 static uint32_t fail_route;
 static uint64_t fail_push;
+/* Plan with --timing think's anchors and gaps. */
+static bool think;
 
 /* Every stream gets a lane of its own: lane == stream index. */
 static int route(void *eng, uint32_t stream, uint32_t pid)
@@ -208,6 +223,7 @@ static struct replay_plan *plan_log(enum replay_order order)
 {
 	struct replay_plan_opts o = {
 		.logs = RIOT_LOGS_ONE(log_path), .order = order, .route = route, .push = push,
+		.think = think,
 	};
 	struct replay_plan *p;
 	char err[512];
@@ -334,7 +350,8 @@ static void test_positions(void)
 	check_data(p, 9, ACT_READ, 1030, 4, true);
 	/* the position moves by the result, not the count asked for */
 	check_data(p, 10, ACT_READ, 1034, 100, true);
-	check_data(p, 11, ACT_READ, 1064, 5, true);
+	/* a failed read moves nothing, and is not issued */
+	check_data(p, 11, ACT_FAILED, 1064, 5, true);
 	check_data(p, 12, ACT_READ, 1064, 5, true);
 	/* a dup shares the description, so the position */
 	CHECK_EQ(replay_plan_op(p, 13)->act, ACT_STATE);
@@ -923,6 +940,158 @@ static void test_clones(void)
 	replay_plan_free(p);
 }
 
+/* ---- 6. captured failures ---- */
+
+/* A captured failure is issued where the replayed tree fails it the same
+ * way, and accounted without being issued where it did no I/O or depends
+ * on the captured host (replay/syscalls.def). */
+static void test_failures(void)
+{
+	static const struct { uint64_t seq; unsigned act; } want[] = {
+		{ 3, ACT_FAILED },	/* copy_file_range EXDEV */
+		{ 4, ACT_FAILED },	/* fallocate EOPNOTSUPP */
+		{ 5, ACT_READ }, { 6, ACT_WRITE },
+		{ 7, ACT_FAILED },	/* fsync EIO */
+		{ 8, ACT_OPEN },	/* ENOENT: the tree fails it too */
+		{ 9, ACT_FAILED },	/* EACCES: the replay's credentials */
+		{ 10, ACT_MKDIR },	/* EEXIST */
+		{ 11, ACT_FAILED },	/* mkdir EROFS */
+		{ 12, ACT_STAT },	/* ENOTDIR */
+		{ 13, ACT_FAILED },	/* fstat EBADF of a known fd: no I/O */
+		{ 14, ACT_CLOSE },	/* close EIO still lets the fd go */
+		{ 15, ACT_CLOSE },
+	};
+	struct replay_plan *p;
+
+	log_begin();
+	op_open(100, 100, "/d/src", O_RDONLY, 3);			/* 1 */
+	op_open(100, 100, "/d/dst", O_WRONLY | O_CREAT, 4);		/* 2 */
+	{
+		struct riot_rec r = sys(RIOT_SYS_copy_file_range, 100, 100, -EXDEV);
+
+		r.sc.has = RIOT_HAS_FD | RIOT_HAS_FD2 | RIOT_HAS_COUNT;
+		r.sc.fd = 3;
+		r.sc.fd2 = 4;
+		r.sc.count = 65536;
+		add(&r);						/* 3 */
+	}
+	op_off(RIOT_SYS_fallocate, 100, 100, 4, 0, 65536, -EOPNOTSUPP);	/* 4 */
+	op_fd(RIOT_SYS_read, 100, 100, 3, 65536, 65536);		/* 5 */
+	op_fd(RIOT_SYS_write, 100, 100, 4, 65536, 65536);		/* 6 */
+	op_fd(RIOT_SYS_fsync, 100, 100, 4, 0, -EIO);			/* 7 */
+	op_open(100, 100, "/d/missing", O_RDONLY, -ENOENT);		/* 8 */
+	op_open(100, 100, "/d/src", O_RDWR, -EACCES);			/* 9 */
+	op_path(RIOT_SYS_mkdir, 100, 100, "/d", NULL, -EEXIST);	/* 10 */
+	op_path(RIOT_SYS_mkdir, 100, 100, "/e", NULL, -EROFS);		/* 11 */
+	op_path(RIOT_SYS_stat, 100, 100, "/d/src/x", NULL, -ENOTDIR);	/* 12 */
+	op_fd(RIOT_SYS_fstat, 100, 100, 3, 0, -EBADF);			/* 13 */
+	op_fd(RIOT_SYS_close, 100, 100, 3, 0, -EIO);			/* 14 */
+	op_fd(RIOT_SYS_close, 100, 100, 4, 0, 0);			/* 15 */
+	log_end();
+
+	p = plan_log(ORDER_RESOURCE);
+	CHECK_U64(replay_plan_planned(p), 15);
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		CHECK_STR(replay_act_name(replay_plan_op(p, want[i].seq)->act),
+			  replay_act_name(want[i].act));
+	/* a failure accounted is ordered after nothing, and nothing after it */
+	NO_DEPS(p, 3);
+	DEPS(p, 5, 1);
+	CHECK(!replay_act_issues(ACT_FAILED));
+	CHECK(replay_act_issues(ACT_OPEN));
+	replay_plan_free(p);
+
+	/* the rows: a success always, close whatever its error, a lookup
+	 * only with an error of the tree's, data never */
+	CHECK(replay_failure_issued(RIOT_SYS_copy_file_range, 4096));
+	CHECK(!replay_failure_issued(RIOT_SYS_copy_file_range, -EXDEV));
+	CHECK(!replay_failure_issued(RIOT_SYS_ioctl, -EOPNOTSUPP));
+	CHECK(!replay_failure_issued(RIOT_SYS_pread64, -EINVAL));
+	CHECK(replay_failure_issued(RIOT_SYS_close, -EINTR));
+	CHECK(replay_failure_issued(RIOT_SYS_openat, -ENOENT));
+	CHECK(!replay_failure_issued(RIOT_SYS_openat, -EPERM));
+	CHECK(replay_failure_issued(RIOT_SYS_fgetxattr, -ENODATA));
+	CHECK(!replay_failure_issued(RIOT_SYS_fsetxattr, -ENODATA));
+	CHECK(replay_failure_issued(RIOT_SYS_uring_openat, -ENOENT));
+	CHECK(!replay_failure_issued(RIOT_SYS_COUNT, -ENOENT));
+}
+
+/* ---- 7. --timing think ---- */
+
+static void check_think(struct replay_plan *p, uint64_t seq, unsigned kind, uint32_t anchor,
+			uint64_t gap)
+{
+	const struct replay_op *op = replay_plan_op(p, seq);
+
+	CHECK_EQ(op->think, kind);
+	if (kind == THINK_END)
+		CHECK_EQ(op->anchor, anchor);
+	CHECK_U64(op->gap, gap);
+}
+
+/* Each op's anchor and gap: a thread's previous op's end and the time
+ * between; a forked child's first op its dependencies and the time since
+ * the latest end before the fork; the parent's op after the child exited
+ * the child's last op, which it waits for; an asynchronous stream's
+ * requests their submission gaps. Times: each record 1000 ns after the
+ * one before, each call 500 ns long. */
+static void test_think(void)
+{
+	struct replay_plan *p;
+
+	log_begin();
+	op_path(RIOT_SYS_stat, 100, 100, "/a", NULL, 0);	/* 1: t 0 */
+	t_next += 9000;
+	op_path(RIOT_SYS_stat, 100, 100, "/b", NULL, 0);	/* 2: t 10000 */
+	proc(RIOT_PROC_FORK, 100, 200);				/* t 11000 */
+	op_path(RIOT_SYS_stat, 200, 200, "/c", NULL, 0);	/* 3: t 12000 */
+	t_next += 20000;
+	op_path(RIOT_SYS_stat, 200, 200, "/d", NULL, 0);	/* 4: t 33000 */
+	proc(RIOT_PROC_EXIT, 200, 0);				/* t 34000 */
+	op_path(RIOT_SYS_stat, 100, 100, "/e", NULL, 0);	/* 5: t 35000 */
+	op_path(RIOT_SYS_stat, 100, 100, "/f", NULL, 0);	/* 6: t 36000 */
+	{
+		struct riot_rec r = sys(RIOT_SYS_uring_read, 100, 100, 4096);
+
+		r.sc.has = RIOT_HAS_FD | RIOT_HAS_COUNT | RIOT_HAS_OFF | RIOT_HAS_CTX;
+		r.sc.fd = 9;
+		r.sc.count = 4096;
+		r.sc.ctx = 1;
+		r.sc.dur = 5000;
+		add(&r);					/* 7: t 37000 */
+		r.sc.t = t_next;
+		t_next += 1000;
+		add(&r);					/* 8: t 38000 */
+	}
+	log_end();
+
+	think = true;
+	p = plan_log(ORDER_THREAD);
+	think = false;
+	CHECK_U64(replay_plan_planned(p), 8);
+	check_think(p, 1, THINK_START, 0, 0);
+	check_think(p, 2, THINK_END, 0, 10000 - 500);
+	/* the child's first op: from the latest end before the fork */
+	check_think(p, 3, THINK_READY, 0, 12000 - 10500);
+	check_think(p, 4, THINK_END, 1, 33000 - 12500);
+	/* after the child's exit: from its last op, which it waits for */
+	check_think(p, 5, THINK_END, 1, 35000 - 33500);
+	CHECK(has_dep(replay_plan_op(p, 5), 4));
+	check_think(p, 6, THINK_END, 0, 36000 - 35500);
+	CHECK(!has_dep(replay_plan_op(p, 6), 4));
+	/* a ring's first request after its submitter's last call, the next
+	 * one its submission gap after the first's */
+	check_think(p, 7, THINK_END, 0, 37000 - 36500);
+	check_think(p, 8, THINK_ISSUE, 0, 1000);
+	CHECK_U64(replay_plan_captured_ns(p), 38000 + 5000);
+	replay_plan_free(p);
+
+	/* without think: no wait for the child, whatever the order */
+	p = plan_log(ORDER_THREAD);
+	CHECK(!has_dep(replay_plan_op(p, 5), 4));
+	replay_plan_free(p);
+}
+
 int main(void)
 {
 	int fd;
@@ -951,6 +1120,8 @@ int main(void)
 	test_engine_refuses();
 	test_skips();
 	test_clones();
+	test_failures();
+	test_think();
 
 	unlink(log_path);
 	return unit_done();
