@@ -94,12 +94,16 @@ class Divergences:
 
     def __init__(self):
         self.per_replay = []
+        self.flips = 0
+        self.unreliable = 0
         self.result = collections.Counter()
         self.bytes = collections.Counter()
         self.examples = collections.defaultdict(list)
 
     def add(self, j):
         self.per_replay.append(j.get("divergences", 0))
+        self.flips += j.get("flips", 0)
+        self.unreliable += bool(j.get("unreliable"))
         for name, s in j.get("syscalls", {}).items():
             self.result[name] += s.get("div_result", 0)
             self.bytes[name] += s.get("div_bytes", 0)
@@ -154,7 +158,7 @@ def report(args, prog, fses, emit):
     except (OSError, ValueError):
         cap_ns = None
     base = fses[0]
-    print("\n%s: captured on %s: %s syscalls, first to last %s ms; the captured run took %s ms"
+    print("\n%s: captured on %s: %s syscalls, first call to last end %s ms; the captured run took %s ms"
           % (prog, base, info.get("syscalls", "?"),
              "%.1f" % (span / 1e6) if span else "?",
              "%.1f" % (cap_ns / 1e6) if cap_ns else "?"))
@@ -210,10 +214,10 @@ def report(args, prog, fses, emit):
 
     result = sum(div.result.values())
     nrep = len(div.per_replay)
-    print("  divergences: %s per replay (median of %d); result (success against failure or"
-          " another error) %d, bytes %d in all  %s"
-          % (statistics.median(div.per_replay) if nrep else "-", nrep, result,
-             sum(div.bytes.values()), verdict(result == 0)))
+    print("  divergences: %s per replay (median of %d); in all: success against failure %d  %s,"
+          " result %d, bytes %d; riot calls %d of the replays unreliable"
+          % (statistics.median(div.per_replay) if nrep else "-", nrep, div.flips,
+             verdict(div.flips == 0), result, sum(div.bytes.values()), div.unreliable))
     for line in div.lines():
         print(line)
     if any(other.values()):
@@ -223,8 +227,10 @@ def report(args, prog, fses, emit):
             print("    %s: %s" % (what, ", ".join("%s %d" % kv for kv in (+c).most_common())))
     emit("predict_%s_divergences" % prog, statistics.median(div.per_replay) if nrep else 0)
     emit("predict_%s_div_result" % prog, result)
-    if result:
-        misses.append("%s: %d result divergences" % (prog, result))
+    emit("predict_%s_flips" % prog, div.flips)
+    if div.flips:
+        misses.append("%s: %d calls succeeded where the capture's failed or the reverse"
+                      % (prog, div.flips))
     return misses
 
 

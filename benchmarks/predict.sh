@@ -30,12 +30,13 @@
 # Per program and filesystem: the medians of both and their spread
 # ((max - min) / median), the prediction's error; the xfs/ext4 and
 # btrfs/ext4 ratios of the program and of riot; each replay's
-# divergences per syscall (result: success against failure or another
-# error; bytes: another byte count). Targets (PASS/MISS): each prediction
+# divergences per syscall (result: another error, or success against
+# failure, which riot counts apart as flips; bytes: another byte count),
+# skipped and unreplayable calls. Targets (PASS/MISS): each prediction
 # within 10 % of the program's time, each ratio within 10 % of the
 # program's, the same winner for each pair of filesystems the program's
 # runs tell apart (medians further apart than either's max - min), no
-# result divergence.
+# call that succeeded where the capture's failed or the reverse.
 #
 # Env: RIOT, BIN; REPS (7: the machine is shared, and a run of a
 # program here spreads by 30-150 %), IMG_DIR (/var/tmp), FS_MB (1536),
@@ -76,7 +77,8 @@ case $img_fs in
 esac
 echo "images in $IMG_DIR ($img_fs on $(findmnt -n -o SOURCE -T "$IMG_DIR"))"
 
-if "$RIOT" replay --help 2>/dev/null | grep -q -- '--timing'; then
+# (a riot that knows --timing names its values when given another)
+if "$RIOT" replay /dev/null --root /nonexistent --timing '?' 2>&1 | grep -q -- '--timing is'; then
 	timing=(--timing think) key=predicted_ns
 else
 	timing=(--speed 1) key=elapsed_ns
