@@ -78,7 +78,7 @@ esac
 echo "images in $IMG_DIR ($img_fs on $(findmnt -n -o SOURCE -T "$IMG_DIR"))"
 
 # (a riot that knows --timing names its values when given another)
-if "$RIOT" replay /dev/null --root /nonexistent --timing '?' 2>&1 | grep -q -- '--timing is'; then
+if [[ $("$RIOT" replay /dev/null --root /nonexistent --timing '?' 2>&1) == *"--timing is"* ]]; then
 	timing=(--timing think) key=predicted_ns
 else
 	timing=(--speed 1) key=elapsed_ns
