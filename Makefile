@@ -82,8 +82,8 @@ DEB_BUILD := clang llvm bpftool file gcc-$(subst _,-,$(GNU_$(ARCH))) \
 endif
 DEB_TEST  := python3 sqlite3 libclang-rt-14-dev bsdutils e2fsprogs xfsprogs btrfs-progs \
 	tar git strace fio bpftrace linux-perf chromium
-# for the benchmarks only: a PostgreSQL server and pgbench
-DEB_BENCH := postgresql-15
+# for the benchmarks only: a PostgreSQL server and pgbench, rsync
+DEB_BENCH := postgresql-15 rsync
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS    ?= -O2 -g

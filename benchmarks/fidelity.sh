@@ -73,14 +73,7 @@ FS_MB=${FS_MB:-1536}
 PG_SECONDS=${PG_SECONDS:-5}
 PG_SCALE=${PG_SCALE:-5}
 PROGRAMS=${PROGRAMS:-tar cp git sqlite writer fio pgbench}
-# PostgreSQL's newest server here (postgresql-15: make deps-bench); it
-# runs as the postgres user, never as root
-PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-if [[ " $PROGRAMS " == *" pgbench "* ]] &&
-	! { [ -x "$PGBIN/postgres" ] && [ -x "$PGBIN/pgbench" ] && id postgres >/dev/null 2>&1; }; then
-	echo "pgbench: no PostgreSQL server and postgres user here (make deps-bench): left out"
-	PROGRAMS=$(echo " $PROGRAMS " | sed 's/ pgbench / /; s/^ //; s/ $//')
-fi
+PG_LOAD="-T $PG_SECONDS"
 ENGINES=${ENGINES:-$(riot_engines)}
 DEFAULT=$(riot_default_engine)
 echo "settings: REPS=$REPS TREE=$TREE TREE_FILES=$TREE_FILES GIT_FILES=$GIT_FILES SQL_TX=$SQL_TX FIO_IOS=$FIO_IOS" \
@@ -92,8 +85,6 @@ work=$(mktemp -d /var/tmp/riot-fidelity.XXXXXX)
 chmod 755 "$work"	# the postgres user reaches its data directory
 PG_PORT=$((50000 + $$ % 10000))
 PG_SOCK=$work/pgsock
-# pg_stop DATADIR: a server left running by an interrupted run stops
-pg_stop() { [ -f "$1/postmaster.pid" ] && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$1" -w -m immediate stop >/dev/null 2>&1; }
 trap 'pg_stop "$work/ext4/fid/c/pgbench/data"; pg_stop "$work/c/pgbench/data"; loopfs_cleanup; rm -rf "$work"' EXIT
 
 # ---- inputs, made once, outside any capture ----
@@ -109,69 +100,7 @@ else
 	echo "captures and self-replays on $(stat -f -c %T "$work") ($work): no ext4 loop mount"
 fi
 in=$base/in
-mkdir -p "$in"
-# files_of DIR N: the first N files of DIR (sorted), relative to DIR.
-files_of() { (cd "$1" && find . -type f | sort | head -n "$2"); }
-files_of "$TREE" "$TREE_FILES" | tar -cf "$in/tree.tar" -C "$TREE" -T -
-mkdir -p "$in/tree" && tar -xf "$in/tree.tar" -C "$in/tree"
-mkdir -p "$in/gittree"
-files_of "$in/tree" "$GIT_FILES" | tar -cf - -C "$in/tree" -T - | tar -xf - -C "$in/gittree"
-{
-	echo "PRAGMA journal_mode=WAL;"
-	echo "CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v BLOB);"
-	echo "CREATE INDEX tk ON t(k);"
-	for i in $(seq "$SQL_TX"); do
-		echo "BEGIN; INSERT INTO t(k, v) VALUES($((i * 7919 % 1000)), randomblob(300));" \
-			"INSERT INTO t(k, v) VALUES($i, randomblob(1200));" \
-			"UPDATE t SET k = k + 1 WHERE id = $(((i + 1) / 2)); COMMIT;"
-	done
-	echo "SELECT count(*) FROM t;"
-} >"$in/sql.txt"
-head -c $((FIO_MB * 1048576)) /dev/urandom >"$in/fio.dat"
-# a server's data directory with pgbench's tables, copied before each
-# capture: every capture starts the server on the same files
-pg() { runuser -u postgres -- "$PGBIN/$1" "${@:2}"; }
-if [[ " $PROGRAMS " == *" pgbench "* ]]; then
-	mkdir -p "$in/pg" "$PG_SOCK"
-	chown postgres: "$in/pg" "$PG_SOCK"
-	if ! { pg initdb -D "$in/pg/data" >"$work/pg.log" 2>&1 &&
-		pg pg_ctl -D "$in/pg/data" -o "-p $PG_PORT -k $PG_SOCK" -w -l "$PG_SOCK/server.log" start >/dev/null &&
-		pg pgbench -h "$PG_SOCK" -p "$PG_PORT" -i -q -s "$PG_SCALE" postgres >>"$work/pg.log" 2>&1 &&
-		pg pg_ctl -D "$in/pg/data" -w stop >/dev/null; }; then
-		echo "pgbench: no database made: $(tail -n 2 "$work/pg.log" | tr '\n' ' '); left out"
-		pg_stop "$in/pg/data"
-		PROGRAMS=$(echo " $PROGRAMS " | sed 's/ pgbench / /; s/^ //; s/ $//')
-	fi
-fi
-echo "inputs: $(files_of "$in/tree" 999999 | wc -l) files, $(du -sm "$in/tree" | cut -f1) MiB in the tree;" \
-	"$(files_of "$in/gittree" 999999 | wc -l) for git; $SQL_TX sqlite transactions; $FIO_IOS fio I/Os"
-
-# prepare PROG DIR: DIR as the program expects to find it before a run.
-prepare() {
-	rm -rf "$2" && mkdir -p "$2"
-	case $1 in
-	git) cp -a "$in/gittree/." "$2/" ;;
-	fio) cp "$in/fio.dat" "$2/data" ;;
-	pgbench) cp -a "$in/pg/data" "$2/data" ;;
-	esac
-}
-
-# set_cmd PROG DIR: the program's command line (in cmd), run in DIR.
-set_cmd() {
-	case $1 in
-	tar) cmd=(tar -xf "$in/tree.tar" -C "$2") ;;
-	cp) cmd=(cp -a "$in/tree" "$2/copy") ;;
-	git) cmd=(sh -c "cd $2 && git init -q && git add -A &&
-		git -c user.name=riot -c user.email=riot@localhost commit -qm tree && git gc -q") ;;
-	sqlite) cmd=(sqlite3 -batch "$2/db.sqlite" ".read $in/sql.txt") ;;
-	writer) cmd=("$BIN/demo_workload" --dir "$2" --threads "$WRITER_THREADS" --files "$WRITER_FILES") ;;
-	fio) fio_randrw "$2/data" "$FIO_MB" "$FIO_IOS"; cmd=("${fio_cmd[@]}") ;;
-	pgbench) cmd=(runuser -u postgres -- sh -c "'$PGBIN/pg_ctl' -D '$2/data' -o '-p $PG_PORT -k $PG_SOCK' \
-		-w -l '$PG_SOCK/server.log' start >/dev/null &&
-		'$PGBIN/pgbench' -h '$PG_SOCK' -p $PG_PORT -c 4 -j 2 -T $PG_SECONDS postgres >/dev/null; rc=\$?;
-		'$PGBIN/pg_ctl' -D '$2/data' -w stop >/dev/null; exit \$rc") ;;
-	esac
-}
+programs_inputs
 
 # ---- captures ----
 
@@ -184,10 +113,10 @@ for p in $PROGRAMS; do
 	db=$work/$p.db
 	dir=$base/c/$p
 	for i in $(seq "$REPS"); do
-		prepare "$p" "$dir"
+		programs_prepare "$p" "$dir"
 		find "$in" "$dir" -type f -exec cat {} + >/dev/null	# inputs cached
 		settle
-		set_cmd "$p" "$dir"
+		programs_cmd "$p" "$dir"
 		if ! "$RIOT" capture -q --path "$base" -o "$work/$p.riot" -- "${cmd[@]}" >/dev/null 2>"$work/$p.cap.err"; then
 			echo "$p: capture failed: $(head -n 3 "$work/$p.cap.err")"
 			continue 2
