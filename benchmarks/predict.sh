@@ -19,9 +19,13 @@
 # each run in a fresh directory (the program's files copied in first,
 # inputs read into the page cache, then sync), timed from its start to
 # its exit.
-# riot: the program captured once on ext4, as users capture it
-# (riot capture --path DIR -o LOG -- CMD), the log replayed REPS times onto
-# each filesystem with the program's own time between calls
+# riot: the program captured on ext4, as users capture it
+# (riot capture --path DIR -o LOG -- CMD), CAPTURES times in the first
+# rounds beside the program's runs (one capture taken at a noisy moment
+# would move every prediction made from it: the captures are sampled as
+# the program's runs are), each round's log (round i: capture
+# (i - 1) % CAPTURES + 1) replayed onto each filesystem with the
+# program's own time between calls
 # (riot replay LOG --root DIR --timing think --json: riot init, then the
 # calls) in the same turns, its predicted_ns the prediction. Where this
 # riot has no --timing, the replays keep the captured schedule (--speed 1)
@@ -38,7 +42,7 @@
 # runs tell apart (medians further apart than either's max - min), no
 # call that succeeded where the capture's failed or the reverse.
 #
-# Env: RIOT, BIN; REPS (7: the machine is shared, and a run of a
+# Env: RIOT, BIN; CAPTURES (3), REPS (7: the machine is shared, and a run of a
 # program here spreads by 30-150 %), IMG_DIR (/var/tmp), FS_MB (1536),
 # TREE (/usr/share/doc), TREE_FILES (4000), GIT_FILES (1000), SQL_TX
 # (600), FIO_IOS (40000), FIO_MB (64), PG_TX (200), PG_SCALE (2),
@@ -51,6 +55,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 need_root predict.sh "BPF capture, loop mounts"
 
 REPS=${REPS:-7}
+CAPTURES=${CAPTURES:-3}
+[ "$CAPTURES" -ge 1 ] && [ "$CAPTURES" -le "$REPS" ] || { echo "predict.sh: CAPTURES must be 1..REPS" >&2; exit 1; }
 IMG_DIR=${IMG_DIR:-/var/tmp}
 FS_MB=${FS_MB:-1536}
 TREE=${TREE:-/usr/share/doc}
@@ -63,7 +69,7 @@ PG_TX=${PG_TX:-200}
 PG_SCALE=${PG_SCALE:-2}
 PROGRAMS=${PROGRAMS:-tar cp rsync git sqlite fio pgbench}
 PG_LOAD="-t $PG_TX"
-settings="REPS=$REPS IMG_DIR=$IMG_DIR FS_MB=$FS_MB TREE=$TREE TREE_FILES=$TREE_FILES GIT_FILES=$GIT_FILES"
+settings="REPS=$REPS CAPTURES=$CAPTURES IMG_DIR=$IMG_DIR FS_MB=$FS_MB TREE=$TREE TREE_FILES=$TREE_FILES GIT_FILES=$GIT_FILES"
 settings+=" SQL_TX=$SQL_TX FIO_IOS=$FIO_IOS FIO_MB=$FIO_MB PG_TX=$PG_TX PG_SCALE=$PG_SCALE"
 echo "settings: $settings"
 
@@ -140,37 +146,42 @@ program_run() {
 }
 
 # replay_run PROG FS I: the I-th replay of PROG's log onto FS (its --json
-# to $out/PROG.FS.I.json).
+# to $out/PROG.FS.I.json), from capture (I - 1) % CAPTURES + 1.
 replay_run() {
-	local p=$1 fs=$2 root=$work/$2/root
+	local p=$1 fs=$2 root=$work/$2/root k=$((($3 - 1) % CAPTURES + 1))
 	rm -rf "$root" && sync
-	"$RIOT" replay "$work/$p.riot" --root "$root" "${timing[@]}" --json \
+	"$RIOT" replay "$work/$p.$k.riot" --root "$root" "${timing[@]}" --json \
 		>"$out/$p.$fs.$3.json" 2>"$out/replay.err" ||
 		{ echo "$p: replay on $fs failed: $(head -n 2 "$out/replay.err" | tr '\n' ' ')"; rm -f "$out/$p.$fs.$3.json"; }
 	rm -rf "$root"
 }
 
-# capture PROG: PROG captured once on ext4, as users capture it.
+# capture PROG K: PROG's K-th capture on ext4, as users capture it (the
+# first one's facts to $out/PROG.info.json and .capture_ns).
 capture() {
-	local p=$1 dir=$work/ext4/run/$1 t0 t1
+	local p=$1 k=$2 dir=$work/ext4/run/$1 t0 t1
 	ready "$p" "$dir"
 	programs_cmd "$p" "$dir"
 	t0=$(date +%s%N)
-	if ! "$RIOT" capture -q --path "$dir" -o "$work/$p.riot" -- "${cmd[@]}" >/dev/null 2>"$out/cap.err"; then
+	if ! "$RIOT" capture -q --path "$dir" -o "$work/$p.$k.riot" -- "${cmd[@]}" >/dev/null 2>"$out/cap.err"; then
 		echo "$p: capture failed: $(head -n 3 "$out/cap.err" | tr '\n' ' ')"
 		rm -rf "$dir"
 		return 1
 	fi
 	t1=$(date +%s%N)
-	echo "$((t1 - t0))" >"$out/$p.capture_ns"
-	"$RIOT" info --json "$work/$p.riot" >"$out/$p.info.json"
+	if [ "$k" = 1 ]; then
+		echo "$((t1 - t0))" >"$out/$p.capture_ns"
+		"$RIOT" info --json "$work/$p.1.riot" >"$out/$p.info.json"
+	fi
 	rm -rf "$dir"
 }
 
 for p in $PROGRAMS; do
 	t_start=$(date +%s)
-	capture "$p" || continue
 	for i in $(seq "$REPS"); do
+		if [ "$i" -le "$CAPTURES" ]; then
+			capture "$p" "$i" || continue 2
+		fi
 		for fs in $fses; do program_run "$p" "$fs"; done
 		for fs in $fses; do replay_run "$p" "$fs" "$i"; done
 	done
