@@ -230,41 +230,35 @@ PY
 "$RIOT" report "$T/b.riot" -o "$T/v3.db" --label v3-a >/dev/null || fail "report into a version 3 report"
 got=$(sqlite3 "$T/v3.db" "SELECT value FROM meta WHERE key = 'schema_version'; SELECT group_concat(label) FROM runs; SELECT count(*) FROM runs WHERE start_late_ns IS NULL AND shard IS NULL AND fleet_runs IS NULL" | tr '\n' ' ')
 [ "$got" = "6 old3,v3-a 2 " ] || fail "version 3 report after a new run: '$got', expected '6 old3,v3-a 2 '"
-# a report of version 4 gains probe_ns (version 5) in place, its runs kept
-python3 - "$T/v4.db" "$(dirname "$0")/../../report/schema.sql" <<'PY' || fail "making a version 4 report"
+# old_report DB VERSION LAST NEW: a report of schema VERSION (schema.sql
+# without the columns after LAST, from the comment "-- version NEW" on)
+# with one capture run, old<VERSION>.
+old_report() {
+	python3 - "$1" "$(dirname "$0")/../../report/schema.sql" "$2" "$3" "$4" <<'PY' || fail "making a version $2 report"
 import re, sqlite3, sys
-sql = open(sys.argv[2]).read()
-sql = re.sub(r"(fleet_runs INTEGER),(.*?)\t-- version 5.*?\n\);", r"\1\2);", sql, flags=re.S)
-assert "probe_ns" not in sql and "fleet_runs" in sql
-c = sqlite3.connect(sys.argv[1])
+db, schema, version, last, new = sys.argv[1:]
+sql = open(schema).read()
+sql = re.sub(r"(%s INTEGER),(.*?)\t-- version %s.*?\n\);" % (last, new), r"\1\2);", sql, flags=re.S)
+assert "-- version %s" % new not in sql and last in sql
+c = sqlite3.connect(db)
 c.executescript(sql)
-c.execute("INSERT INTO meta VALUES ('application', 'riot'), ('schema_version', '4')")
+c.execute("INSERT INTO meta VALUES ('application', 'riot'), ('schema_version', ?)", (version,))
 c.execute("INSERT INTO runs (label, kind, created_unix, duration_ns, ops, errors, proc_events, "
           "bytes_read, bytes_written, busy_ns, dropped_events, unresolved_fds, unknown_cwd, "
-          "truncated_paths, timeline_late, events_kept) VALUES ('old4', 'capture', 1, 1, "
-          "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)")
+          "truncated_paths, timeline_late, events_kept) VALUES (?, 'capture', 1, 1, "
+          "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)", ("old" + version,))
 c.commit()
 PY
+}
+# a report of version 4 gains probe_ns (version 5) in place, its runs kept
+old_report "$T/v4.db" 4 fleet_runs 5
 "$RIOT" report "$T/b.riot" -o "$T/v4.db" --label v4-a >/dev/null || fail "report into a version 4 report"
 "$RIOT" report show "$T/v4.db" >/dev/null || fail "report show of a version 4 report"
 got=$(sqlite3 "$T/v4.db" "SELECT value FROM meta WHERE key = 'schema_version'; SELECT group_concat(label) FROM runs; SELECT label FROM runs WHERE probe_ns IS NULL" | tr '\n' ' ')
 [ "$got" = "6 old4,v4-a old4 v4-a " ] || fail "version 4 report after a new run: '$got', expected '6 old4,v4-a old4 v4-a '"
 # a report of version 5 gains the replay timing columns (version 6) in
 # place, its runs kept; a replay stored into it fills them
-python3 - "$T/v5.db" "$(dirname "$0")/../../report/schema.sql" <<'PY' || fail "making a version 5 report"
-import re, sqlite3, sys
-sql = open(sys.argv[2]).read()
-sql = re.sub(r"(probe_ns INTEGER),(.*?)\t-- version 6.*?\n\);", r"\1\2);", sql, flags=re.S)
-assert "predicted_ns" not in sql and "probe_ns" in sql
-c = sqlite3.connect(sys.argv[1])
-c.executescript(sql)
-c.execute("INSERT INTO meta VALUES ('application', 'riot'), ('schema_version', '5')")
-c.execute("INSERT INTO runs (label, kind, created_unix, duration_ns, ops, errors, proc_events, "
-          "bytes_read, bytes_written, busy_ns, dropped_events, unresolved_fds, unknown_cwd, "
-          "truncated_paths, timeline_late, events_kept) VALUES ('old5', 'capture', 1, 1, "
-          "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)")
-c.commit()
-PY
+old_report "$T/v5.db" 5 probe_ns 6
 "$RIOT" replay "$T/b.riot" --root "$T/root-v5" --timing think --report "$T/v5.db" --label v5-think \
 	>/dev/null 2>&1 || fail "replay into a version 5 report"
 got=$(sqlite3 "$T/v5.db" "SELECT value FROM meta WHERE key = 'schema_version'; SELECT group_concat(label) FROM runs; SELECT label FROM runs WHERE predicted_ns IS NULL; SELECT replay_timing, predicted_ns > 0, captured_ns > 0, unreliable IN (0, 1) FROM runs WHERE label = 'v5-think'" | tr '\n' ' ')
