@@ -245,6 +245,7 @@ struct {
 /* RIOT_TARGET_PIDS: traced tgids; follows forks, forgets dead processes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8);
