@@ -1291,6 +1291,11 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		riot_err("%s", why);
 		goto out;
 	}
+	/* A slow start is the kernel's verifier (a busy host, a kernel whose
+	 * verifier explores more): said, so it is not taken for a hang. */
+	if (tracer_load(r.t)->load_s > 1)
+		fprintf(stderr, "riot capture: loading the BPF programs took %.1f s\n",
+			tracer_load(r.t)->load_s);
 	t0 = capture_now_boot();
 	c.t_loss_poll = t0;
 	c.w = open_log(&c, o, argc, argv, t0, &pc, tracer_load(r.t)->fallbacks);
