@@ -25,6 +25,8 @@ struct capture_opts {
 	uint64_t sys_on[(RIOT_SYS_COUNT + 63) / 64];
 	double duration;		/* -d; 0: until stopped */
 	uint64_t ring_bytes;
+	int nice;			/* --nice: riot's own, once the
+					 * command runs; 0: left as it is */
 	int zstd_level;
 	bool quiet;
 	bool all_ops;
