@@ -52,13 +52,12 @@ echo "(the BPF programs run in its context; CPU time leaves out waits for a CPU)
 echo "floor: empty BPF programs on riot's tracepoints; clock: programs that only"
 echo "read the clock at entry and exit and keep the entry time per task (the least"
 echo "any recorder of entry times and durations does). +X: added to the untraced"
-echo "loop; riot/flr, riot/clk: riot's added ns over theirs (target <= 1.5x floor);"
-echo "drain: riot's own CPU per event, start-up included (ring buffer, reorder,"
-echo "encode, compress)."
+echo "loop; riot/flr, riot/clk: riot's added ns over theirs (target <= 1.5x floor)."
+echo "riot's own CPU per event, start-up apart: capture_cpu.sh."
 printf '\n%-10s %-5s %9s %9s %9s %9s %8s %8s %8s %8s %8s\n' \
 	workload time untraced floor clock riot '+floor' '+clock' '+riot' riot/flr riot/clk
 for mode in pread openclose stat; do
-	rm -f "$work/u" "$work/f" "$work/c" "$work/r" "$work/d"
+	rm -f "$work/u" "$work/f" "$work/c" "$work/r"
 	drops=0 bpe=
 	for _ in $(seq "$ROUNDS"); do
 		run_untraced "$mode"; record u
@@ -67,10 +66,6 @@ for mode in pread openclose stat; do
 		run_riot "$mode"; record r
 		drops=$((drops + $(summary_field "$work/sum" drops)))
 		bpe=$(summary_field "$work/sum" bytes/event)
-		awk -v ev="$(summary_field "$work/sum" events)" \
-			-v child="$(field_before cpu-ns/syscall <"$work/out")" \
-			-v calls="$(field_before syscalls <"$work/out" | head -1)" \
-			'{ printf "%.1f\n", (($1 + $2) * 1e9 - child * calls) / ev }' "$work/time" >>"$work/d"
 	done
 	for col in 1 2; do
 		awk -v m="$mode" -v col="$col" \
@@ -88,7 +83,7 @@ for mode in pread openclose stat; do
 			printf "capture_%s_%suntraced_ns %.1f\ncapture_%s_%sfloor_added_ns %.1f\ncapture_%s_%sclock_floor_added_ns %.1f\ncapture_%s_%sriot_added_ns %.1f\n",
 				m, k, u, m, k, f1, m, k, c1, m, k, r1 >>out }'
 	done
-	printf '%-10s drain %.1f ns/event, %d drops, %s bytes/event\n' "" "$(median <"$work/d")" "$drops" "$bpe"
+	printf '%-10s %d drops, %s bytes/event\n' "" "$drops" "$bpe"
 	[ -z "${BENCH_OUT:-}" ] ||
 		printf 'capture_%s_drops %d\ncapture_%s_bytes_per_event %s\n' "$mode" "$drops" "$mode" "$bpe" >>"$BENCH_OUT"
 done

@@ -62,6 +62,7 @@ struct aio_req {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, AIO_INFLIGHT_MAX);
 	__type(key, struct aio_key);
 	__type(value, struct aio_req);
@@ -70,6 +71,7 @@ struct {
 /* Processes with requests in flight: their end forgets them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, __u8);

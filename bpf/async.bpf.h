@@ -82,6 +82,15 @@ static __always_inline __u32 async_fill(struct riot_ev_syscall *ev,
 	return (head & 255) + len1 + len2;
 }
 
+__attribute__((noinline)) __u32 fill_async_event(struct event_room *ev,
+						const struct async_req *a,
+						__u64 now)
+{
+	if (!ev || !a)
+		return 0;
+	return async_fill((void *)ev, a, now);
+}
+
 /* Sends r's event: into this CPU's batch, or as a record of its own when
  * another program holds the batch (see emit_record()). */
 static __always_inline void async_emit(const struct async_req *r)

@@ -245,6 +245,7 @@ struct {
 /* RIOT_TARGET_PIDS: traced tgids; follows forks, forgets dead processes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8);
@@ -1031,36 +1032,74 @@ struct async_req;
 static __always_inline __u32 async_fill(struct riot_ev_syscall *ev,
 					const struct async_req *r, __u64 now);
 
-/* The event of a syscall (a is NULL) or of an asynchronous request. */
-static __always_inline __u32 fill_any(struct riot_ev_syscall *ev,
+/* Room for the largest event: what the filling functions below may write.
+ * They are global functions, so the verifier checks each once, apart from
+ * the paths of the programs that call them; inlined, every branch of a
+ * caller multiplied the states of every branch of the filling, and
+ * loading cost several times as much. */
+struct event_room {
+	char bytes[EVENT_ROOM];
+};
+
+__attribute__((noinline)) __u32 fill_syscall_event(struct event_room *ev,
+						  const struct sys_slot *s,
+						  long ret, __u64 now,
+						  int keeps_path)
+{
+	__u32 sys;
+
+	if (!ev || !s)
+		return 0;
+	sys = s->sys;
+	if (sys >= RIOT_SYS_COUNT)
+		return 0;
+	return fill_event((void *)ev, s, &descs[SYS_SLOT(sys)], ret, now,
+			  keeps_path);
+}
+
+__u32 fill_async_event(struct event_room *ev, const struct async_req *a,
+		       __u64 now);
+
+/* The event of a syscall (a is NULL) or of an asynchronous request: its
+ * size, at most EVENT_ROOM. */
+static __always_inline __u64 fill_any(struct riot_ev_syscall *ev,
 				      const struct sys_slot *s,
-				      const struct sys_desc *d,
 				      const struct async_req *a, long ret,
 				      __u64 now, int keeps_path)
 {
+	__u64 size;
+
 	if (a)
-		return async_fill(ev, a, now);
-	return fill_event(ev, s, d, ret, now, keeps_path);
+		size = fill_async_event((void *)ev, a, now);
+	else
+		size = fill_syscall_event((void *)ev, s, ret, now, keeps_path);
+	return size <= EVENT_ROOM ? size : 0;
 }
 
 /* Without a batch (another program on this CPU holds it: preemption):
  * one ring record, built in the per-CPU scratch. */
 static __always_inline int emit_direct(const struct sys_slot *s,
-				       const struct sys_desc *d,
 				       const struct async_req *a, long ret,
 				       __u64 now, int keeps_path)
 {
-	__u32 zero = 0, size;
+	__u32 zero = 0;
 	struct scratch *sc = bpf_map_lookup_elem(&scratches, &zero);
+	__u64 size, flags;
 
 	if (!sc) {
 		count_loss(1);
 		return 0;
 	}
-	size = fill_any(&sc->ev, s, d, a, ret, now, keeps_path);
-	if (!size || size > sizeof(*sc))
+	size = fill_any(&sc->ev, s, a, ret, now, keeps_path);
+	flags = ring_flags();
+	/* apart, or the compiler folds them into one check the verifier
+	 * cannot bound size by */
+	if (!size)
 		return 0;
-	if (bpf_ringbuf_output(&events, sc, size, ring_flags()))
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(*sc))
+		return 0;
+	if (bpf_ringbuf_output(&events, sc, size, flags))
 		count_loss(1);
 	return 0;
 }
@@ -1153,14 +1192,12 @@ static __always_inline int emit_record(const struct sys_slot *s,
 {
 	__u32 sys = s ? s->sys : 0, size;
 	__u64 off, now;
-	const struct sys_desc *d = 0;
 	struct batch *cb, *b;
 	int keeps_path = 1;
 
 	if (s) {
 		if (sys >= RIOT_SYS_COUNT)
 			return 0;
-		d = &descs[SYS_SLOT(sys)];
 		/* execve's path is gone with the old image:
 		 * sched_process_exec has the file name. */
 		keeps_path = !((sys == RIOT_SYS_execve ||
@@ -1175,7 +1212,7 @@ static __always_inline int emit_record(const struct sys_slot *s,
 		if (s && s->calib)
 			calib_note(now - s->t);
 		else
-			emit_direct(s, d, a, ret, now, keeps_path);
+			emit_direct(s, a, ret, now, keeps_path);
 		direct_end(cb);
 		return 0;
 	}
@@ -1190,7 +1227,7 @@ static __always_inline int emit_record(const struct sys_slot *s,
 	off = b->len;
 	asm volatile("" : "+r"(off));	/* keep the bound check on off */
 	if (off <= BATCH_LIMIT) {
-		size = fill_any((void *)(b->buf + off), s, d, a, ret, now,
+		size = fill_any((void *)(b->buf + off), s, a, ret, now,
 				keeps_path);
 		if (size) {
 			b->len = off + ((size + 7) & ~7u);

@@ -85,6 +85,7 @@ struct async_paths {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, ASYNC_INFLIGHT_MAX);
 	__type(key, __u64);
 	__type(value, struct uring_req);

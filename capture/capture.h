@@ -12,6 +12,7 @@ extern const char cmd_capture_help[];
 /* What loading capture's BPF programs on the running kernel gives. */
 struct capture_load {
 	unsigned loaded, total;	/* programs loaded, programs riot has */
+	double load_s;		/* wall seconds the kernel took to load them */
 	char fallbacks[256];	/* comma-separated fallback names, "" none */
 };
 

@@ -25,6 +25,8 @@ struct capture_opts {
 	uint64_t sys_on[(RIOT_SYS_COUNT + 63) / 64];
 	double duration;		/* -d; 0: until stopped */
 	uint64_t ring_bytes;
+	int nice;			/* --nice: riot's own, once the
+					 * command runs; 0: left as it is */
 	int zstd_level;
 	bool quiet;
 	bool all_ops;
@@ -118,7 +120,9 @@ int convert_event(const void *data, size_t size, struct riot_rec *rec);
 /* capture/uring.c: io_uring requests. Fixes up a converted request
  * record (convert_event calls it). */
 void uring_convert(struct riot_syscall *sc);
-/* Bytes of the event at data (no more than avail), 0 when malformed. */
+/* Bytes of the event at data (no more than avail), 0 when its header says
+ * more than avail or is malformed; its contents (the arguments against
+ * the syscall's row) are checked by convert_event(). */
 size_t event_size(const void *data, size_t avail);
 /* When the event took effect: a syscall's exit, a process event's time. */
 uint64_t event_time(const void *data, size_t size);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -22,6 +23,9 @@
 #include "report/report.h"
 
 #define DEFAULT_RING_MIB 16
+/* riot's priority while it drains: on a busy host the ring buffer fills
+ * while riot waits for a CPU, and what does not fit is lost. */
+#define DEFAULT_NICE -10
 #define POLL_MS 10
 #define LOSS_POLL_NS 100000000ull	/* drop records every 100 ms */
 #define FLUSH_NS 1000000000ull		/* a killed capture loses <= 1 s */
@@ -100,6 +104,9 @@ const char cmd_capture_help[] =
 "Options:\n"
 "  -o, --output FILE   the log to write (replaced if it exists)\n"
 "      --ring-size MIB ring buffer size, a power of 2 up to 2048 (default 16)\n"
+"      --nice N        riot's own nice value while it records (default -10,\n"
+"                      so a busy host cannot starve it into losing events;\n"
+"                      the traced command keeps its own); 0: left as is\n"
 "      --zstd-level N  compression level of the log blocks (default 3)\n"
 "      --block         also record what reached the block devices of the\n"
 "                      --path PREFIX's filesystem (else the current\n"
@@ -425,7 +432,7 @@ static int set_unit(struct capture_opts *o, const char *name, char *buf, size_t 
 }
 
 enum { OPT_CGROUP = 256, OPT_UNIT, OPT_COMM, OPT_PATH, OPT_OPS, OPT_RING, OPT_ZSTD, OPT_BLOCK,
-       OPT_BLOCK_DEV, OPT_ROTATE, OPT_ROTATE_TIME, OPT_KEEP, OPT_CHECK };
+       OPT_BLOCK_DEV, OPT_ROTATE, OPT_ROTATE_TIME, OPT_KEEP, OPT_CHECK, OPT_NICE };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -438,6 +445,7 @@ static const struct option long_opts[] = {
 	{ "ops", required_argument, NULL, OPT_OPS },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "ring-size", required_argument, NULL, OPT_RING },
+	{ "nice", required_argument, NULL, OPT_NICE },
 	{ "zstd-level", required_argument, NULL, OPT_ZSTD },
 	{ "block", no_argument, NULL, OPT_BLOCK },
 	{ "block-dev", required_argument, NULL, OPT_BLOCK_DEV },
@@ -496,6 +504,18 @@ static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
 					  "2048 MiB", optarg);
 		o->ring_bytes = v << 20;
 		return 0;
+	case OPT_NICE: {
+		char *end;
+		long n;
+
+		errno = 0;
+		n = strtol(optarg, &end, 10);
+		if (errno || end == optarg || *end || n < -20 || n > 19)
+			return riot_usage("--nice: '%s' is not a nice value from -20 to 19",
+					  optarg);
+		o->nice = (int)n;
+		return 0;
+	}
 	case OPT_ZSTD:
 		if (riot_parse_u64(optarg, &v) || v < 1 || v > 19)
 			return riot_usage("--zstd-level: 1 to 19");
@@ -553,6 +573,7 @@ static int parse_args(int argc, char **argv, struct capture_opts *o,
 	int c, rc, targets = 0;
 
 	o->ring_bytes = (uint64_t)DEFAULT_RING_MIB << 20;
+	o->nice = DEFAULT_NICE;
 	o->all_ops = true;
 	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++)
 		enable_sys(o, s);
@@ -1037,6 +1058,18 @@ static bool should_stop(struct run *r, uint64_t start, uint64_t now,
 	return false;
 }
 
+/* The drain's own thread at --nice (the command was forked before and
+ * keeps its own): with the CPUs busy, riot then runs soon after the ring
+ * fills rather than after everything else. Failing that, it records as
+ * it would have and says so. */
+static void drain_priority(const struct capture_opts *o)
+{
+	if (o->nice && setpriority(PRIO_PROCESS, 0, o->nice))
+		fprintf(stderr, "riot capture: cannot set its nice value to %d (%s): "
+			"a busy host may make it lose events\n", o->nice,
+			strerror(errno));
+}
+
 static int drain_loop(struct capture *c, struct run *r)
 {
 	uint64_t start = clock_ns(CLOCK_MONOTONIC), last_loss = start,
@@ -1291,6 +1324,11 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		riot_err("%s", why);
 		goto out;
 	}
+	/* A slow start is the kernel's verifier (a busy host, a kernel whose
+	 * verifier explores more): said, so it is not taken for a hang. */
+	if (tracer_load(r.t)->load_s > 1)
+		fprintf(stderr, "riot capture: loading the BPF programs took %.1f s\n",
+			tracer_load(r.t)->load_s);
 	t0 = capture_now_boot();
 	c.t_loss_poll = t0;
 	c.w = open_log(&c, o, argc, argv, t0, &pc, tracer_load(r.t)->fallbacks);
@@ -1318,6 +1356,7 @@ static int capture_run(struct capture_opts *o, int argc, char **argv)
 		err = riot_writer_flush(c.w);
 	if (!err) {
 		release_child(&gate, true);
+		drain_priority(o);
 		err = drain_loop(&c, &r);
 		live_end(&r.live);
 	}

@@ -33,9 +33,9 @@ struct ev_view {
 };
 
 /* The sent arguments back in their places (bpf/events.h). */
-static int unpack_args(struct riot_ev_syscall *ev, const uint64_t *wire)
+static int unpack_args(const struct riot_sys_info *si,
+		       struct riot_ev_syscall *ev, const uint64_t *wire)
 {
-	const struct riot_sys_info *si = riot_sys_info(ev->sys);
 	unsigned k = 0;
 
 	if (!si)
@@ -50,31 +50,49 @@ static int unpack_args(struct riot_ev_syscall *ev, const uint64_t *wire)
 	return k == ev->nargs ? 0 : -EINVAL;
 }
 
-static int unpack(const void *p, size_t avail, struct ev_view *v)
+/* The bytes a syscall event takes on the wire, from its header alone; 0
+ * when they are more than avail. */
+static size_t syscall_size(const void *p, size_t avail)
+{
+	struct riot_ev_syscall h;
+	size_t n = RIOT_EV_SYSCALL_HDR;
+
+	if (avail < n)
+		return 0;
+	memcpy(&h, p, n);
+	if (h.nargs > 6)
+		return 0;
+	n += h.nargs * 8u + h.path_len + h.path2_len;
+	if (h.flags & RIOT_EVF_EXT)
+		n += sizeof(struct riot_ev_ext);
+	if (h.flags & RIOT_EVF_VALUE)
+		n += h.value_len;
+	return n <= avail ? n : 0;
+}
+
+static int unpack(const struct riot_sys_info *si, const void *p,
+		  size_t avail, struct ev_view *v)
 {
 	size_t head = RIOT_EV_SYSCALL_HDR;
 	uint64_t wire[6];
 
-	if (avail < head)
+	v->size = syscall_size(p, avail);
+	if (!v->size)
 		return -EINVAL;
-	memset(v, 0, sizeof(*v));
 	memcpy(&v->ev, p, head);
-	if (v->ev.nargs > 6 || avail < head + v->ev.nargs * 8u)
-		return -EINVAL;
+	memset(v->ev.args, 0, sizeof(v->ev.args));
 	memcpy(wire, (const char *)p + head, v->ev.nargs * 8u);
-	if (unpack_args(&v->ev, wire))
+	if (unpack_args(si, &v->ev, wire))
 		return -EINVAL;
 	head += v->ev.nargs * 8u;
 	if (v->ev.flags & RIOT_EVF_EXT) {
-		if (avail < head + sizeof(v->x))
-			return -EINVAL;
 		memcpy(&v->x, (const char *)p + head, sizeof(v->x));
 		head += sizeof(v->x);
+	} else {
+		memset(&v->x, 0, sizeof(v->x));
 	}
 	v->data = (const char *)p + head;
-	v->size = head + v->ev.path_len + v->ev.path2_len +
-		  ((v->ev.flags & RIOT_EVF_VALUE) ? v->ev.value_len : 0);
-	return v->size <= avail ? 0 : -EINVAL;
+	return 0;
 }
 
 /* One argument in its place: the value itself (riot_put_arg()), or what
@@ -165,12 +183,12 @@ static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 	const struct riot_ev_syscall *ev;
 	struct ev_view v;
 
-	if (unpack(data, size, &v))
+	if (size < RIOT_EV_SYSCALL_HDR)
+		return -EINVAL;
+	si = riot_sys_info(((const struct riot_ev_syscall *)data)->sys);
+	if (!si || unpack(si, data, size, &v))
 		return -EINVAL;
 	ev = &v.ev;
-	si = riot_sys_info(ev->sys);
-	if (!si)
-		return -EINVAL;
 	memset(rec, 0, sizeof(*rec));
 	rec->type = RIOT_REC_SYSCALL;
 	sc->sys = ev->sys;
@@ -180,7 +198,8 @@ static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 	sc->dur = ev->dur;
 	sc->ret = ev->ret;
 	for (int i = 0; i < 6; i++)
-		put_arg(sc, &v, si->args[i], ev->args[i]);
+		if (si->args[i] != RIOT_ARG_NONE)
+			put_arg(sc, &v, si->args[i], ev->args[i]);
 	sc->path = ev_str(v.data, ev->path_len, ev->flags & RIOT_EVF_PATH_TRUNC);
 	if (sc->path.s)
 		sc->has |= RIOT_HAS_PATH;
@@ -308,13 +327,14 @@ int convert_event(const void *data, size_t size, struct riot_rec *rec)
 size_t event_size(const void *data, size_t avail)
 {
 	const struct riot_ev_proc *p = data;
-	struct ev_view v;
 	size_t n;
 
 	if (avail < 1)
 		return 0;
+	/* Its arguments are checked against the syscall's row when it is
+	 * converted. */
 	if (*(const uint8_t *)data == RIOT_EV_SYSCALL)
-		return unpack(data, avail, &v) ? 0 : v.size;
+		return syscall_size(data, avail);
 	if (*(const uint8_t *)data == RIOT_EV_FD) {
 		const struct riot_ev_fd *f = data;
 

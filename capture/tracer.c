@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <linux/capability.h>
 
 #include <bpf/bpf.h>
@@ -405,20 +406,20 @@ static void probe_optional(struct riot_bpf *skel, struct capture_load *cl)
 		{ { skel->progs.mmap_dirty_folio }, { "writeback_dirty_folio" }, "no-mmap-write" },
 	};
 	struct bpf_program *prog;
-	struct btf *btf;
+	/* Parsed once: each parse of the kernel's BTF costs milliseconds. */
+	struct btf *btf = btf__load_vmlinux_btf();
 
 	memset(cl, 0, sizeof(*cl));
 	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
 		bool ok = true;
 
 		for (unsigned k = 0; k < 3 && opt[i].tp[k]; k++)
-			ok &= libbpf_find_vmlinux_btf_id(opt[i].tp[k], BPF_TRACE_RAW_TP) > 0;
+			ok &= tp_nargs(btf, opt[i].tp[k]) >= 0;
 		for (unsigned k = 0; k < 3 && opt[i].prog[k]; k++)
 			bpf_program__set_autoload(opt[i].prog[k], ok);
 		if (!ok && !strstr(cl->fallbacks, opt[i].fallback))
 			add_fallback(cl, opt[i].fallback);
 	}
-	btf = btf__load_vmlinux_btf();
 	probe_uring(skel, btf, cl);
 	if (btf) {
 		if (!btf_has(btf, "bpf_rdonly_cast", NULL))
@@ -433,6 +434,40 @@ static void probe_optional(struct riot_bpf *skel, struct capture_load *cl)
 	}
 }
 
+static bool ops_on(const struct capture_opts *o, unsigned first, unsigned last)
+{
+	for (unsigned s = first; s <= last && s < RIOT_SYS_COUNT; s++)
+		if (o->sys_on[s / 64] >> (s % 64) & 1)
+			return true;
+	return false;
+}
+
+/* Programs whose records --ops leaves out are not loaded: the verifier's
+ * work is most of capture's start-up. (They stay counted in cl->loaded as
+ * the kernel allows them: --check and version load every one.) */
+static void skip_unwanted(struct riot_bpf *skel, const struct capture_opts *o)
+{
+	bool rd = ops_on(o, RIOT_SYS_mmap_read, RIOT_SYS_mmap_read);
+	bool wr = ops_on(o, RIOT_SYS_mmap_write, RIOT_SYS_mmap_write);
+	struct bpf_program *uring[] = { skel->progs.uring_create,
+		skel->progs.uring_submit, skel->progs.uring_submit_sqe,
+		skel->progs.uring_complete, skel->progs.uring_complete_res };
+
+	if (!rd && !wr) {
+		bpf_program__set_autoload(skel->progs.mmap_fault_user, false);
+		bpf_program__set_autoload(skel->progs.mmap_fault_kernel, false);
+	}
+	if (!rd) {
+		bpf_program__set_autoload(skel->progs.mmap_filemap_fault, false);
+		bpf_program__set_autoload(skel->progs.mmap_map_pages, false);
+	}
+	if (!wr)
+		bpf_program__set_autoload(skel->progs.mmap_dirty_folio, false);
+	if (!ops_on(o, RIOT_SYS_uring_read, RIOT_SYS_uring_other))
+		for (size_t i = 0; i < sizeof(uring) / sizeof(uring[0]); i++)
+			bpf_program__set_autoload(uring[i], false);
+}
+
 /* Configures skel for o, picks its programs and fallbacks for this kernel
  * into cl, loads it; on failure says why in one line. */
 static int load_skel(struct riot_bpf *skel, const struct capture_opts *o, int ncpus,
@@ -443,11 +478,18 @@ static int load_skel(struct riot_bpf *skel, const struct capture_opts *o, int nc
 	load_reset();
 	set_rodata(skel, o);
 	probe_optional(skel, cl);
+	skip_unwanted(skel, o);
 	err = bpf_map__set_max_entries(skel->maps.events, o->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.batches, ncpus);
-	if (!err)
+	if (!err) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		err = riot_bpf__load(skel);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		cl->load_s = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	}
 	if (err)
 		load_failure(why, len, err);
 	return err;

@@ -271,31 +271,39 @@ int riot_writer_flush(struct riot_writer *w)
 
 /* ---- records ---- */
 
+/* v onto stream b, its bytes counted in *added. */
+static int put_counted(struct bytes *b, uint64_t v, size_t *added)
+{
+	size_t before = b->len;
+	int rc = put_varint(b, v);
+
+	*added += b->len - before;
+	return rc;
+}
+
 static int rec_emit(struct riot_writer *w, const struct rec_enc *e)
 {
-	size_t before = 0, after = 0;
+	size_t added = 0;
 	uint64_t m = e->mask;
 	int rc;
 
-	for (unsigned i = 0; i < NSTREAMS; i++)
-		before += w->st[i].len;
-	rc = put_varint(&w->st[STREAM_TYPE], e->type);
+	rc = put_counted(&w->st[STREAM_TYPE], e->type, &added);
 	if (!rc)
-		rc = put_varint(&w->st[STREAM_MASK], e->mask);
+		rc = put_counted(&w->st[STREAM_MASK], e->mask, &added);
 	while (!rc && m) {
 		unsigned k = (unsigned)__builtin_ctzll(m);
 		m &= m - 1;
-		rc = put_varint(&w->st[STREAM_FIELD0 + k], e->v[k]);
+		rc = put_counted(&w->st[STREAM_FIELD0 + k], e->v[k], &added);
 	}
-	if (!rc && (e->mask & (1ull << F_BLOB)))
+	if (!rc && (e->mask & (1ull << F_BLOB))) {
 		rc = put_mem(&w->st[STREAM_BLOB], e->blob, e->v[F_BLOB]);
+		added += e->v[F_BLOB];
+	}
 	if (rc) {
 		w->err = rc;
 		return rc;
 	}
-	for (unsigned i = 0; i < NSTREAMS; i++)
-		after += w->st[i].len;
-	w->raw_len += after - before;
+	w->raw_len += added;
 	w->nrec++;
 	w->counts[e->type]++;
 	return 0;
@@ -424,9 +432,8 @@ static uint64_t sc_value(const struct riot_syscall *sc, unsigned field)
 
 /* pid, fd, count, ret and off: stored as errors of their predictions. */
 static void enc_predicted(struct riot_writer *w, const struct riot_syscall *sc,
-			  struct task_slot *ts, struct rec_enc *e)
+			  uint32_t has, struct task_slot *ts, struct rec_enc *e)
 {
-	uint32_t has = sc->has;
 	struct file_slot *fs = NULL;
 
 	set(e, F_PID, zz_diff(sc->pid, ts->pid));
@@ -454,35 +461,35 @@ static const uint32_t sc_predicted = RIOT_HAS_FD | RIOT_HAS_PATH | RIOT_HAS_PATH
 static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
 		       struct rec_enc *e)
 {
-	struct riot_syscall c = *sc;
+	uint32_t has = sc->has & SC_HAS_ALL, rest;
 	int rc = 0;
 
-	c.has &= SC_HAS_ALL;
-	if (c.sys >= RIOT_SYS_COUNT)
+	if (sc->sys >= RIOT_SYS_COUNT)
 		return -EINVAL;
-	if (((c.has & RIOT_HAS_PATH) && !c.path.s) ||
-	    ((c.has & RIOT_HAS_PATH2) && !c.path2.s) ||
-	    ((c.has & RIOT_HAS_VALUE) &&
-	     ((!c.value && c.value_len) || c.value_len > RIOT_VALUE_LEN_MAX)))
+	if (((has & RIOT_HAS_PATH) && !sc->path.s) ||
+	    ((has & RIOT_HAS_PATH2) && !sc->path2.s) ||
+	    ((has & RIOT_HAS_VALUE) &&
+	     ((!sc->value && sc->value_len) || sc->value_len > RIOT_VALUE_LEN_MAX)))
 		return -EINVAL;
-	rc = set_paths(w, e, c.has & RIOT_HAS_PATH ? &c.path : NULL,
-		       c.has & RIOT_HAS_PATH2 ? &c.path2 : NULL);
+	rc = set_paths(w, e, has & RIOT_HAS_PATH ? &sc->path : NULL,
+		       has & RIOT_HAS_PATH2 ? &sc->path2 : NULL);
 	if (rc)
 		return rc;
-	struct task_slot *ts = enc_time(w, e, c.tid, c.t, c.dur, true);
-	set(e, F_KIND, c.sys);
-	set(e, F_TID, c.tid);
-	enc_predicted(w, &c, ts, e);
-	for (unsigned f = F_FD; f < F_KNOWN; f++) {
-		uint32_t bit = 1u << (f - SC_HAS_SHIFT);
-		if ((c.has & bit) && !(sc_predicted & bit))
-			set(e, f, sc_value(&c, f));
+	struct task_slot *ts = enc_time(w, e, sc->tid, sc->t, sc->dur, true);
+	set(e, F_KIND, sc->sys);
+	set(e, F_TID, sc->tid);
+	enc_predicted(w, sc, has, ts, e);
+	/* the fields present that no prediction encodes, in field order */
+	for (rest = has & ~sc_predicted; rest; rest &= rest - 1) {
+		unsigned f = (unsigned)__builtin_ctz(rest) + SC_HAS_SHIFT;
+
+		set(e, f, sc_value(sc, f));
 	}
-	if (c.has & RIOT_HAS_VALUE) {	/* the bytes go to the blob */
-		e->blob = c.value;
-		set_nz(e, F_BLOB, c.value_len);
+	if (has & RIOT_HAS_VALUE) {	/* the bytes go to the blob */
+		e->blob = sc->value;
+		set_nz(e, F_BLOB, sc->value_len);
 	}
-	w->syscalls[c.sys]++;
+	w->syscalls[sc->sys]++;
 	return 0;
 }
 

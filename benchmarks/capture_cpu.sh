@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# benchmarks/capture_cpu.sh: what recording costs the host in the
+# recorder's own CPU, each figure apart. Runs as root in a few minutes.
+#
+# 1. Steady state: the recorder's CPU (user+sys of the recorder and its
+#    child, less the child's own as tests/bin/sysloop reports it) per
+#    recorded event, as the difference of an N-call and a 4N-call run of
+#    the pread, open/close and stat loops, so start-up cancels out; riot,
+#    bpftrace (benchmarks/peers.bt) and `perf trace` (NSLOW calls) record
+#    the same loops. Median of ROUNDS, with the spread (min-max).
+# 2. Start-up: riot's CPU for `riot capture -- /bin/true`, and the load
+#    time of each BPF program alone (build/bench/bpf_load: the kernel's
+#    verifier, the maps, libbpf's relocations).
+# 3. Drops under load: with two CPU hogs beside it, three captures of the
+#    pread loop at full speed (4N calls), with riot's default priority and
+#    with --nice 0.
+# 4. Where riot's steady-state CPU goes, per stage (perf samples of riot's
+#    own thread in a 4N pread capture, by function): ring-buffer consume,
+#    reorder across CPUs, convert, encode, compress, copies (libc's memcpy),
+#    kernel (syscalls, page faults), start-up (libbpf, BTF).
+# 5. tar -xf of TAR_FILES files: riot's CPU per event and bytes per event.
+#
+# Environment: RIOT, BIN, BENCH (build/bench); N (default 1000000), NSLOW
+# (perf trace, default 100000), ROUNDS (3), TAR_FILES (20000).
+set -uo pipefail
+: "${RIOT:?set RIOT to the riot binary}" "${BIN:?set BIN to the tools directory}"
+BENCH=${BENCH:-$(dirname "$RIOT")/build/bench}
+N=${N:-1000000}
+NSLOW=${NSLOW:-100000}
+ROUNDS=${ROUNDS:-3}
+TAR_FILES=${TAR_FILES:-20000}
+out=${BENCH_OUT:-/dev/null}
+
+. "$(dirname "$0")/_lib.sh"
+need_root capture_cpu.sh BPF
+bench_workdir capcpu
+hogs=()
+trap 'rm -rf "$work"; [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null' EXIT
+have() { command -v "$1" >/dev/null 2>&1; }
+spread() { grep -v n/a | sort -g | awk '{a[NR] = $1} END {if (NR) printf "%s (%s-%s)", a[int((NR + 1) / 2)], a[1], a[NR]; else print "n/a"}'; }
+
+# cpu_ns CMD...: the recorder's CPU in ns (its user+sys with its child's,
+# less the child's), then the loop's calls; the loop's stdout in $work/out.
+cpu_ns() {
+	local TIMEFORMAT='%U %S'
+	{ time "$@" >"$work/out" 2>"$work/err"; } 2>"$work/time"
+	local child calls
+	child=$(field_before cpu-ns/syscall <"$work/out" | head -1)
+	calls=$(field_before syscalls <"$work/out" | head -1)
+	[ -n "$child" ] && [ -n "$calls" ] || { echo "n/a"; return; }
+	awk -v c="$child" -v k="$calls" '{printf "%.0f %d\n", ($1 + $2) * 1e9 - c * k, k}' "$work/time"
+}
+riot_events() { awk '$1 == "events" {print $2}' "$work/err"; }
+per_event() { # cpu1 ev1 cpu2 ev2; n/a where the recorder's CPU came out
+	# below its child's (a child whose CPU its rusage does not count)
+	awk -v a="$1" -v e="$2" -v b="$3" -v f="$4" 'BEGIN {if (f > e && b > a && a > 0) printf "%.1f\n", (b - a) / (f - e); else print "n/a"}'
+}
+
+# riot_run MODE CALLS: "cpu-ns events" of one riot capture of the loop.
+riot_run() {
+	local r
+	r=$(cpu_ns "$RIOT" capture -o "$work/l.riot" -- "$BIN/sysloop" "$1" "$2" "$target")
+	echo "${r% *} $(riot_events)"
+}
+bt_run() { # events: the loop's calls (one line per syscall, plus a few)
+	cpu_ns bpftrace -o "$work/bt.out" -c "$BIN/sysloop $1 $2 $target" "$(dirname "$0")/peers.bt"
+}
+perf_run() {
+	# perf trace prints the loop's output to its own stdout
+	cpu_ns perf trace -o "$work/perf.out" -- "$BIN/sysloop" "$1" "$2" "$target"
+}
+
+printf 'capture CPU benchmark: N=%d (perf trace %d), median (min-max) of %d rounds, %s, %s CPUs, load %s\n' \
+	"$N" "$NSLOW" "$ROUNDS" "$(uname -r)" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
+echo
+echo "1. steady state: the recorder's own CPU per recorded event, ns"
+echo "   (from an N- and a 4N-call run: start-up cancels out)"
+printf '%-10s %22s %22s %22s\n' loop riot bpftrace 'perf trace'
+for mode in pread openclose stat; do
+	rm -f "$work"/d-*
+	for _ in $(seq "$ROUNDS"); do
+		read -r a e < <(riot_run "$mode" "$N")
+		read -r b f < <(riot_run "$mode" $((N * 4)))
+		per_event "$a" "$e" "$b" "$f" >>"$work/d-riot"
+		if have bpftrace; then
+			read -r a e < <(bt_run "$mode" "$N")
+			read -r b f < <(bt_run "$mode" $((N * 4)))
+			per_event "$a" "$e" "$b" "$f" >>"$work/d-bt"
+		fi
+		if have perf; then
+			read -r a e < <(perf_run "$mode" "$NSLOW")
+			read -r b f < <(perf_run "$mode" $((NSLOW * 4)))
+			per_event "$a" "$e" "$b" "$f" >>"$work/d-perf"
+		fi
+	done
+	r=$(spread <"$work/d-riot")
+	b=$(spread <"$work/d-bt" 2>/dev/null || echo n/a)
+	p=$(spread <"$work/d-perf" 2>/dev/null || echo n/a)
+	printf '%-10s %22s %22s %22s\n' "$mode" "$r" "$b" "$p"
+	printf 'capture_%s_drain_ns_per_event %s\n' "$mode" "${r%% *}" >>"$out"
+	[ "${b%% *}" = n/a ] || printf 'capture_%s_bpftrace_cpu_ns_per_event %s\n' "$mode" "${b%% *}" >>"$out"
+	[ "${p%% *}" = n/a ] || printf 'capture_%s_perf_trace_cpu_ns_per_event %s\n' "$mode" "${p%% *}" >>"$out"
+done
+
+echo
+echo "2. start-up: riot's CPU for \`riot capture -- /bin/true\`, seconds"
+rm -f "$work/s"
+for _ in $(seq $((ROUNDS * 3))); do
+	TIMEFORMAT='%U %S'
+	{ time "$RIOT" capture -q -o "$work/t.riot" -- /bin/true; } 2>&1 | awk '{printf "%.3f\n", $1 + $2}' >>"$work/s"
+done
+s=$(spread <"$work/s")
+echo "   $s"
+echo "capture_startup_cpu_s ${s%% *}" >>"$out"
+if [ -x "$BENCH/bpf_load" ]; then
+	echo "   each program loaded alone (with the maps), median of 3; maps: none;"
+	echo "   all: every program this kernel takes; insns: the verifier's count"
+	printf '   %-20s %8s %8s %8s\n' program cpu-ms wall-ms insns
+	"$BENCH/bpf_load" 3 | while read -r name _ c _ w _ i; do
+		if [ "$c" = "" ]; then
+			printf '   %-20s %8s\n' "$name" "cannot load here"
+			continue
+		fi
+		printf '   %-20s %8s %8s %8s\n' "$name" "$c" "$w" "$i"
+		echo "capture_load_${name}_cpu_ms $c" >>"$out"
+	done
+fi
+
+echo
+echo "3. drops under load: two CPU hogs, three full-speed pread captures of $((N * 4)) calls"
+for i in 1 2; do sh -c 'while :; do :; done' & hogs+=($!); done
+for nice in default 0; do
+	total=0 runs=""
+	for _ in 1 2 3; do
+		if [ "$nice" = default ]; then
+			"$RIOT" capture -o "$work/l.riot" -- "$BIN/sysloop" pread $((N * 4)) "$target" >/dev/null 2>"$work/err"
+		else
+			"$RIOT" capture --nice 0 -o "$work/l.riot" -- "$BIN/sysloop" pread $((N * 4)) "$target" >/dev/null 2>"$work/err"
+		fi
+		d=$(awk '$1 == "drops" {print $2}' "$work/err")
+		runs+=" ${d:-n/a}"
+		total=$((total + ${d:-0}))
+	done
+	printf '   %-14s drops per run:%s (total %d)\n' "--nice $nice" "$runs" "$total"
+	echo "capture_drops_under_load_nice_${nice/default/default} $total" >>"$out"
+done
+kill "${hogs[@]}" 2>/dev/null
+wait "${hogs[@]}" 2>/dev/null
+hogs=()
+
+echo
+echo "4. riot's steady-state CPU per pread event by stage, ns (perf samples of"
+echo "   riot's own thread, by function; an N- and a 4N-call capture differenced)"
+# stage_ns CALLS: "stage ns" lines for one capture, then "events N"
+stage_ns() {
+	perf record -q -e cpu-clock -c 100000 -o "$work/perf.data" -- \
+		"$RIOT" capture -o "$work/l.riot" -- "$BIN/sysloop" pread "$1" "$target" >/dev/null 2>"$work/err"
+	perf report -i "$work/perf.data" --sort comm,sym -n --stdio -g none 2>/dev/null |
+		awk '/^ +[0-9.]+%/ && $3 == "riot" {
+			n = $2; sym = $NF; k = ($4 == "[k]")
+			if (sym ~ /^(ring_buffer__|ringbuf_|on_record|on_event|tracer_poll)/) s = "consume"
+			else if (sym ~ /^(reorder_|index_run|sort_items|pop|sift_|event_size|syscall_size|event_time|add_run|run_free)/) s = "reorder"
+			else if (sym ~ /^(convert_|unpack|put_arg|riot_put_arg|riot_sys_info|uring_convert|log_event|exec_fill|mmap_result|clone_args|ev_str)/) s = "convert"
+			else if (sym ~ /^(ZSTD_|HIST_|FSE_|HUF_|block_compress)/) s = "compress"
+			else if (sym ~ /^(riot_writer|rec_emit|enc_|intern|hash_bytes|map_|set_|write_rec|log_rec|pred_|grow|put_|block_)/) s = "encode"
+			else if (sym ~ /^(__mem|memcpy|memmove|__memmove|__memset)/) s = "copies"
+			else if (sym ~ /^(bpf_core|btf|libbpf|bpf_object|bpf_program)/) s = "start-up"
+			else if (k) s = "kernel"
+			else s = "other"
+			ns[s] += n * 100000
+		}
+		END {for (s in ns) print s, ns[s]}'
+	echo "events $(riot_events)"
+}
+if have perf; then
+	stage_ns "$N" >"$work/st1"
+	stage_ns $((N * 4)) >"$work/st4"
+	awk -v out="$out" 'FNR == NR {a[$1] = $2; next} {b[$1] = $2}
+		END {
+			e = b["events"] - a["events"]
+			split("consume reorder convert encode compress copies kernel start-up other", order, " ")
+			for (i = 1; i in order; i++) {
+				s = order[i]; v = (b[s] - a[s]) / e; t += v
+				printf "   %-10s %7.1f\n", s, v
+				if (out != "/dev/null") { g = s; gsub("-", "_", g); printf "capture_stage_%s_ns %.1f\n", g, v >>out }
+			}
+			printf "   %-10s %7.1f (kernel: riot'"'"'s syscalls and page faults)\n", "total", t
+		}' "$work/st1" "$work/st4"
+else
+	echo "   n/a (no perf)"
+fi
+
+echo
+echo "5. tar -xf of $TAR_FILES files"
+python3 - "$work/src" "$TAR_FILES" <<'PY'
+import os, random, sys
+root, n = sys.argv[1], int(sys.argv[2])
+random.seed(1)
+for i in range(n):
+    d = os.path.join(root, "d%03d" % (i % 200))
+    os.makedirs(d, exist_ok=True)
+    size = random.choice([0, 100, 1000, 4096, 10000, 65536])
+    with open(os.path.join(d, "f%06d" % i), "wb") as f:
+        f.write(os.urandom(size))
+PY
+tar -C "$work/src" -cf "$work/big.tar" .
+rm -rf "$work/src"
+tar_cpu() { # untraced tar's CPU, then riot's with it: riot's = difference
+	local TIMEFORMAT='%U %S'
+	rm -rf "$work/u"; mkdir "$work/u"
+	{ time "$@" >/dev/null 2>"$work/err"; } 2>&1 | awk '{printf "%.0f\n", ($1 + $2) * 1e9}'
+}
+rm -f "$work/tr" "$work/tb"
+for _ in $(seq "$ROUNDS"); do
+	u=$(tar_cpu tar -xf "$work/big.tar" -C "$work/u")
+	r=$(tar_cpu "$RIOT" capture -o "$work/t.riot" -- tar -xf "$work/big.tar" -C "$work/u")
+	ev=$(riot_events)
+	awk -v u="$u" -v r="$r" -v e="$ev" 'BEGIN {printf "%.1f\n", (r - u) / e}' >>"$work/tr"
+	awk '/log size/ {for (i = 1; i < NF; i++) if ($(i+1) == "bytes/event") print $i}' "$work/err" >>"$work/tb"
+done
+t=$(spread <"$work/tr") b=$(spread <"$work/tb")
+echo "   riot CPU $t ns/event (start-up included; tar's own CPU taken off), $b bytes/event, $ev events"
+printf 'capture_tar_cpu_ns_per_event %s\ncapture_tar_bytes_per_event_median %s\n' "${t%% *}" "${b%% *}" >>"$out"
