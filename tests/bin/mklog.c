@@ -1,7 +1,9 @@
 /* mklog: writes a .riot log from a text description, one record a line, for
  * tests of everything that reads logs (init, replay, report).
  *
- * usage: mklog -o FILE [INPUT]      (INPUT defaults to stdin)
+ * usage: mklog -o FILE [--host S] [--kernel S] [--cmdline S] [INPUT]
+ *        (INPUT defaults to stdin; the header's strings take the escapes
+ *        of a path below, so a test can give them any bytes)
  *
  * Lines (blank lines and lines starting with '#' are ignored):
  *
@@ -337,7 +339,7 @@ int main(int argc, char **argv)
 		.riot_version = "mklog", .cmdline = "mklog", .start_t = 1000,
 	};
 	const char *out = NULL, *in = NULL;
-	struct line_ctx c = { .t = 1000 };
+	struct line_ctx c = { .t = 1000 }, args = { 0 };
 	struct riot_writer *w;
 	char *line = NULL;
 	size_t cap = 0;
@@ -347,6 +349,12 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
 			out = argv[++i];
+		else if (strcmp(argv[i], "--host") == 0 && i + 1 < argc)
+			h.host = parse_str(&args, argv[++i]).s;
+		else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc)
+			h.kernel = parse_str(&args, argv[++i]).s;
+		else if (strcmp(argv[i], "--cmdline") == 0 && i + 1 < argc)
+			h.cmdline = parse_str(&args, argv[++i]).s;
 		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
 			out = NULL, in = NULL, i = argc;
 		else if (!in && argv[i][0] != '-')
@@ -355,7 +363,8 @@ int main(int argc, char **argv)
 			out = NULL, i = argc;
 	}
 	if (!out) {
-		fputs("usage: mklog -o FILE [INPUT]   (see tests/bin/mklog.c for the format)\n",
+		fputs("usage: mklog -o FILE [--host S] [--kernel S] [--cmdline S] [INPUT]\n"
+		      "(see tests/bin/mklog.c for the format)\n",
 		      stderr);
 		return 2;
 	}
