@@ -369,7 +369,9 @@ static struct replay_root *prepare_root(struct replay_args *a)
 	return r;
 }
 
-static int run_init(const struct replay_args *a, const struct replay_root *root, FILE *out)
+/* Sets *max_open to the most files the log holds open at once. */
+static int run_init(const struct replay_args *a, const struct replay_root *root, FILE *out,
+		    uint64_t *max_open)
 {
 	struct init_opts io = { .progress = isatty(2), .shard = a->shard };
 	struct init_result res;
@@ -381,6 +383,7 @@ static int run_init(const struct replay_args *a, const struct replay_root *root,
 		riot_err("init: %s", err);
 		return -1;
 	}
+	*max_open = res.max_open;
 	/* the capture did not start with init's dirty pages either */
 	if ((rc = replay_root_sync(root)) < 0) {
 		riot_err("init: syncfs of the root: %s", strerror(-rc));
@@ -418,6 +421,49 @@ static int drop_privileges(const struct replay_args *a)
 		return -1;
 	}
 	return 0;
+}
+
+static int no_entry(const struct init_entry *e, void *arg)
+{
+	(void)e;
+	(void)arg;
+	return 0;
+}
+
+/* --no-init: the most files the log holds open at once, from a pass of
+ * its own (the one init makes otherwise). */
+static int count_open(const struct replay_args *a, uint64_t *max_open)
+{
+	struct init_result res;
+	char err[512];
+
+	if (replay_init_plan(&a->logs, NULL, no_entry, NULL, &res, err, sizeof(err)) < 0) {
+		riot_err("%s", err);
+		return -1;
+	}
+	*max_open = res.max_open;
+	return 0;
+}
+
+/* Files riot keeps open besides the workload's: the log, the roots, the
+ * rings, each worker's lookups. */
+#define OWN_FDS 64
+
+/* One line before the start when the hard limit of open files is below
+ * what the log keeps open at once: the calls beyond it would fail with
+ * EMFILE (and what follows on those fds with EBADF) where the capture
+ * succeeded. */
+static void check_fd_limit(uint64_t max_open)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max == RLIM_INFINITY ||
+	    (uint64_t)rl.rlim_max >= max_open + OWN_FDS)
+		return;
+	fprintf(stderr, "riot: replay: warning: the log holds up to %" PRIu64 " files open at "
+		"once, the hard limit of open files is %llu (ulimit -Hn): raise it to %" PRIu64
+		" or more, or the calls beyond it fail with EMFILE\n", max_open,
+		(unsigned long long)rl.rlim_max, max_open + OWN_FDS);
 }
 
 /* Registered file tables and real fds are limited by RLIMIT_NOFILE: use
@@ -727,9 +773,12 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 {
 	const struct replay_args *a = r->a;
 	char err[512];
+	uint64_t max_open = 0;
 	int rc;
 
-	if (!a->no_init && run_init(a, root, a->json ? stderr : stdout) < 0)
+	if (!a->no_init && run_init(a, root, a->json ? stderr : stdout, &max_open) < 0)
+		return RIOT_EXIT_FAIL;
+	if (a->no_init && count_open(a, &max_open) < 0)
 		return RIOT_EXIT_FAIL;
 	if (a->drop_caches && drop_caches() < 0)
 		return RIOT_EXIT_FAIL;
@@ -745,6 +794,7 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 	if (a->user && drop_privileges(a) < 0)
 		return RIOT_EXIT_FAIL;
 	raise_fd_limit();
+	check_fd_limit(max_open);
 	if (start_run(r) < 0)
 		return RIOT_EXIT_FAIL;
 	wait_run(r);

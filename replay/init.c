@@ -600,6 +600,7 @@ static void tree_counts(const struct init_tree *t, struct init_result *res)
 	res->files = t->nfiles;
 	res->symlinks = t->nsymlinks;
 	res->bytes = t->bytes;
+	res->max_open = t->max_open;
 	memcpy(res->skipped, t->skipped, sizeof(res->skipped));
 }
 

@@ -174,6 +174,9 @@ struct init_result {
 	uint64_t removed;		/* stale paths removed from the root */
 	uint64_t failed;		/* entries that could not be created */
 	uint64_t skipped[INIT_SKIP_COUNT];
+	uint64_t max_open;		/* the most files the whole log holds
+					 * open at once (the model's live file
+					 * objects): what a replay keeps open */
 	double seconds;			/* wall time of the whole call */
 	char first_failure[256];	/* "path: reason" of the first failure */
 };

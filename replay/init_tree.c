@@ -835,7 +835,8 @@ static int collect(struct init_tree *t)
 	return 0;
 }
 
-static int stream_log(struct builder *b, const struct riot_logs *logs, char *err, size_t errlen)
+static int stream_log(struct builder *b, const struct riot_logs *logs, uint64_t *max_open,
+		      char *err, size_t errlen)
 {
 	const char *log_path = logs->paths[0];
 	struct riot_reader *rd = riot_reader_open_logs(logs, err, errlen);
@@ -851,6 +852,8 @@ static int stream_log(struct builder *b, const struct riot_logs *logs, char *err
 		on_record(b, &rec, &op);
 		if ((rc = b->err) < 0)
 			break;
+		if (model_stats(b->m)->live_files > *max_open)
+			*max_open = model_stats(b->m)->live_files;
 	}
 	if (rc == -ENOMEM || rc == -E2BIG)
 		snprintf(err, errlen, "%s: %s", log_path, model_strerror(rc));
@@ -873,7 +876,7 @@ int init_tree_build(const struct riot_logs *logs, struct init_tree *t, char *err
 	map_init(&b.pos, map_seed());
 	b.sweep_at = 64;
 	if (b.tt && b.m)
-		rc = stream_log(&b, logs, err, errlen);
+		rc = stream_log(&b, logs, &t->max_open, err, errlen);
 	else
 		snprintf(err, errlen, "out of memory");
 	model_free(b.m);

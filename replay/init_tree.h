@@ -18,6 +18,7 @@ struct init_tree {
 	size_t nabsent;
 	uint64_t bytes;
 	uint64_t skipped[INIT_SKIP_COUNT];
+	uint64_t max_open;	/* the most file objects open at once */
 	struct tree_table *table;	/* owns every string above */
 };
 
