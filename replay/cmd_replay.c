@@ -343,11 +343,16 @@ static int dry_run(const struct replay_args *a)
 static int check_inputs(const struct replay_args *a)
 {
 	char err[PATH_MAX + 512];
+	bool found;
 
 	if (riot_log_check(&a->logs, err, sizeof(err)) < 0) {
 		riot_err("%s", err);
 		return -1;
 	}
+	if (a->report && run_db_recover(a->report, &found, err, sizeof(err)) == 0 && found)
+		fprintf(stderr, "riot: replay: --report %s: an earlier riot report (or replay) was "
+			"stopped while storing a run; that run was not stored and is rolled back\n",
+			a->report);
 	if (a->report && run_db_check(a->report, a->label, err, sizeof(err)) < 0) {
 		riot_err("--report %s", err);
 		return -1;
