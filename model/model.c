@@ -1468,6 +1468,11 @@ uint32_t model_path_find(const struct model *m, const char *s, size_t len)
 	return paths_find(&m->paths, s, len);
 }
 
+uint32_t model_path_intern(struct model *m, const char *s, size_t len)
+{
+	return paths_intern(&m->paths, s, len);
+}
+
 const struct model_file *model_file(const struct model *m, uint64_t id)
 {
 	uint64_t *v = id ? map_get(&m->file_by_id, id) : NULL;

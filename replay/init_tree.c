@@ -19,7 +19,7 @@ enum ent_state { ST_UNKNOWN, ST_PRESENT, ST_ABSENT };
 #define KIND_SPECIAL 8	/* socket, fifo, device: beyond enum init_kind */
 
 struct tree_ent {
-	char *path;
+	const char *path;	/* the table's model's string */
 	uint32_t parent;	/* index; 0: directly beneath "/" */
 	uint8_t state;		/* ST_*: decided by the first evidence */
 	uint8_t kind;		/* enum init_kind, KIND_SPECIAL, 0 unknown */
@@ -37,12 +37,13 @@ struct tree_ent {
 	struct init_xattr *xattrs;
 };
 
-/* Entries by path (the hash of the path -> indices) and by model path id. */
+/* Entries by model path id. The model (the builder's) holds every path
+ * string, the ancestors' too: one copy of each path, whatever reads it. */
 struct tree_table {
 	struct tree_ent *ents;	/* ents[0] unused */
 	uint32_t n, cap;
-	struct u64map by_path;
 	uint32_t *by_pid, npid;
+	struct model *m;	/* owned */
 };
 
 struct builder {
@@ -91,32 +92,28 @@ static bool is_pseudo(const char *p, size_t n)
 
 static int table_get(struct tree_table *tt, const char *p, size_t n, uint32_t *out);
 
-static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *out)
+/* The entry of path id, made (after its ancestors) when new. */
+static int table_add(struct tree_table *tt, uint32_t id, uint32_t *out)
 {
-	const char *slash = memrchr(p, '/', n);
+	const char *p = model_path(tt->m, id), *slash;
+	size_t n = strlen(p);
 	uint32_t parent = 0;
 	struct tree_ent *e;
 	int rc;
 
+	slash = memrchr(p, '/', n);
 	/* the parent first */
 	if (slash && slash > p && (rc = table_get(tt, p, (size_t)(slash - p), &parent)) < 0)
 		return rc;
-	if (GROW(tt->ents, tt->cap, (size_t)tt->n + 2, 1024))
+	if (GROW(tt->ents, tt->cap, (size_t)tt->n + 2, 1024) ||
+	    GROW(tt->by_pid, tt->npid, (size_t)id + 1, 1024))
 		return -ENOMEM;
 	e = ENT(tt, ++tt->n);
 	memset(e, 0, sizeof(*e));
-	e->path = strndup(p, n);
-	if (!e->path) {
-		tt->n--;
-		return -ENOMEM;
-	}
+	e->path = p;
 	e->parent = parent;
 	e->pseudo = is_pseudo(p, n);
-	if (map_add(&tt->by_path, hash_bytes(p, n, tt->by_path.seed), tt->n)) {
-		free(e->path);
-		tt->n--;
-		return -ENOMEM;
-	}
+	tt->by_pid[id] = tt->n;
 	*out = tt->n;
 	return 0;
 }
@@ -124,22 +121,19 @@ static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *o
 /* The entry of path p[0..n), made (with its ancestors) when new. "/" is 0. */
 static int table_get(struct tree_table *tt, const char *p, size_t n, uint32_t *out)
 {
-	uint64_t h, *v;
-	uint32_t pos = 0;
+	uint32_t id;
 
 	*out = 0;
 	if (n <= 1)
 		return 0;
-	h = hash_bytes(p, n, tt->by_path.seed);
-	while ((v = map_next(&tt->by_path, h, &pos))) {
-		const char *q = ENT(tt, *v)->path;
-
-		if (strncmp(q, p, n) == 0 && q[n] == '\0') {
-			*out = (uint32_t)*v;
-			return 0;
-		}
+	id = model_path_intern(tt->m, p, n);
+	if (!id)
+		return -errno;
+	if (id < tt->npid && tt->by_pid[id]) {
+		*out = tt->by_pid[id];
+		return 0;
 	}
-	return table_add(tt, p, n, out);
+	return table_add(tt, id, out);
 }
 
 static void table_free(struct tree_table *tt)
@@ -147,7 +141,6 @@ static void table_free(struct tree_table *tt)
 	if (!tt)
 		return;
 	for (uint32_t i = 1; i <= tt->n; i++) {
-		free(ENT(tt, i)->path);
 		free(ENT(tt, i)->target);
 		for (struct init_xattr *x = ENT(tt, i)->xattrs, *n; x; x = n) {
 			n = (struct init_xattr *)x->next;
@@ -156,8 +149,8 @@ static void table_free(struct tree_table *tt)
 		}
 	}
 	free(tt->ents);
-	map_fini(&tt->by_path);
 	free(tt->by_pid);
+	model_free(tt->m);
 	free(tt);
 }
 
@@ -169,16 +162,12 @@ static uint32_t ent_of_path(struct builder *b, uint32_t pid, const char *path, b
 
 	if (!pid || !path || path[0] != '/' || b->err)
 		return 0;
-	if (GROW(tt->by_pid, tt->npid, (size_t)pid + 1, 64) < 0) {
-		b->err = -ENOMEM;
+	if (pid < tt->npid && tt->by_pid[pid])
+		i = tt->by_pid[pid];
+	else if (strlen(path) <= 1)
+		return 0;	/* "/" */
+	else if ((b->err = table_add(tt, pid, &i)) < 0)
 		return 0;
-	}
-	if (!tt->by_pid[pid]) {
-		if ((b->err = table_get(tt, path, strlen(path), &i)) < 0)
-			return 0;
-		tt->by_pid[pid] = i;
-	}
-	i = tt->by_pid[pid];
 	if (i && truncated)
 		ENT(tt, i)->truncated = true;
 	return i;
@@ -808,8 +797,20 @@ static int collect(struct init_tree *t)
 {
 	struct tree_table *tt = t->table;
 
-	t->ents = calloc(tt->n + 1, sizeof(*t->ents));
-	t->absent = calloc(tt->n + 1, sizeof(*t->absent));
+	size_t nents = 1, nabsent = 1;
+
+	/* sized to what is kept: a log of many paths that were absent or
+	 * unknown needs few entries */
+	for (uint32_t i = 1; i <= tt->n; i++) {
+		const struct tree_ent *e = ENT(tt, i);
+
+		if (e->state == ST_ABSENT)
+			nabsent++;
+		else if (e->state == ST_PRESENT)
+			nents++;
+	}
+	t->ents = calloc(nents, sizeof(*t->ents));
+	t->absent = calloc(nabsent, sizeof(*t->absent));
 	if (!t->ents || !t->absent)
 		return -ENOMEM;
 	for (uint32_t i = 1; i <= tt->n; i++) {
@@ -870,16 +871,17 @@ int init_tree_build(const struct riot_logs *logs, struct init_tree *t, char *err
 
 	memset(t, 0, sizeof(*t));
 	b.tt = t->table = calloc(1, sizeof(*t->table));
-	if (b.tt)
-		map_init(&b.tt->by_path, map_seed());
 	b.m = model_new();
+	if (b.tt)
+		b.tt->m = b.m;	/* the table's from now on */
 	map_init(&b.pos, map_seed());
 	b.sweep_at = 64;
 	if (b.tt && b.m)
 		rc = stream_log(&b, logs, &t->max_open, err, errlen);
 	else
 		snprintf(err, errlen, "out of memory");
-	model_free(b.m);
+	if (!b.tt)
+		model_free(b.m);
 	map_fini(&b.pos);
 	if (rc == 0 && (rc = collect(t)) < 0)
 		snprintf(err, errlen, "out of memory");

@@ -1,7 +1,7 @@
 /* genlog: writes a deterministic synthetic .riot log for tests, benchmarks,
  * the demo and the fuzzer's seed corpus.
  *
- * usage: genlog -o FILE -n EVENTS [--shape seqread|mixed|all] [--seed N]
+ * usage: genlog -o FILE -n EVENTS [--shape seqread|mixed|all|paths] [--seed N]
  *               [--block-bytes N] [--zstd-level N] [-v]
  *
  * seqread  a few processes and threads: openat, fstat, long runs of
@@ -10,6 +10,9 @@
  *          stats that fail) and children (fork, exec, a few reads, exit)
  * all      first one record of every record type and of every syscall in
  *          bpf/syscalls.def, then mixed; writes at least that many events
+ * paths    one thread stat()ing EVENTS distinct paths of 210 bytes that do
+ *          not exist (ENOENT), 1000 to a directory: a log whose readers'
+ *          memory is the paths' (benchmarks/paths_memory.sh)
  *
  * The same arguments always give the same file. EVENTS counts every record
  * but the interned strings. Prints nothing on success (a summary with -v).
@@ -28,7 +31,7 @@
 #define WALL_AT_START	1733000000000000000ll
 #define MAX_THREADS	8
 
-enum shape { SHAPE_SEQREAD, SHAPE_MIXED, SHAPE_ALL };
+enum shape { SHAPE_SEQREAD, SHAPE_MIXED, SHAPE_ALL, SHAPE_PATHS };
 enum role { ROLE_READER, ROLE_WRITER, ROLE_CHILD };
 enum phase { PH_OPEN, PH_FSTAT, PH_IO, PH_FSYNC, PH_CLOSE, PH_RENAME, PH_EXIT };
 
@@ -534,8 +537,39 @@ static void every_type(struct gen *g, struct task *k)
 	proc_event(g, &gone, RIOT_PROC_EXIT);
 }
 
+#define PATHS_LEN 210	/* bytes of each path of --shape paths */
+
+static int run_paths(struct gen *g)
+{
+	struct task k = { .pid = 4242, .tid = 4242, .comm = "indexer", .next_t = START_T };
+	struct riot_rec r = { .type = RIOT_REC_SNAP_PROC };
+	char name[PATHS_LEN + 1];
+
+	r.sproc.pid = k.pid;
+	r.sproc.ppid = 1;
+	r.sproc.cwd = (struct riot_str){ .s = "/" };
+	r.sproc.comm = (struct riot_str){ .s = k.comm };
+	add(g, &r);
+	memset(name, 'n', sizeof(name));
+	while (!g->err && g->events < g->target) {
+		uint64_t i = g->events;
+		int n = snprintf(g->path, sizeof(g->path), "/bench/paths/d%06llu/f%010llu-",
+				 (unsigned long long)(i / 1000), (unsigned long long)i);
+
+		snprintf(g->path + n, sizeof(g->path) - (size_t)n, "%.*s", PATHS_LEN - n, name);
+		r = sc_rec(&k, RIOT_SYS_stat, rng_range(&g->rng, 800, 3000));
+		r.sc.has = RIOT_HAS_PATH;
+		r.sc.path = (struct riot_str){ .s = g->path };
+		r.sc.ret = -ENOENT;
+		emit_sc(g, &k, &r);
+	}
+	return g->err;
+}
+
 static int run(struct gen *g)
 {
+	if (g->shape == SHAPE_PATHS)
+		return run_paths(g);
 	add_task(g, ROLE_READER, 4242, 4242, "dbreader");
 	add_task(g, ROLE_READER, 4242, 4243, "dbreader");
 	add_task(g, ROLE_READER, 5150, 5150, "scanner");
@@ -559,7 +593,7 @@ static int run(struct gen *g)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: genlog -o FILE -n EVENTS [--shape seqread|mixed|all] [--seed N]\n"
+	fprintf(f, "usage: genlog -o FILE -n EVENTS [--shape seqread|mixed|all|paths] [--seed N]\n"
 		   "              [--block-bytes N] [--zstd-level N] [-v]\n"
 		   "defaults: --shape seqread --seed 1 --block-bytes 0 (writer default)"
 		   " --zstd-level 0 (writer default)\n");
@@ -601,6 +635,8 @@ int main(int argc, char **argv)
 		g.shape = SHAPE_MIXED;
 	else if (!strcmp(shape, "all"))
 		g.shape = SHAPE_ALL;
+	else if (!strcmp(shape, "paths"))
+		g.shape = SHAPE_PATHS;
 	else
 		shape = NULL;
 	if (!out || optind != argc || !shape) {
