@@ -460,7 +460,7 @@ static int task_unshare_fdt(struct model *m, uint32_t ki)
 
 static const char *path_str(struct model *m, uint32_t id, size_t *len)
 {
-	*len = id ? m->paths.ents[id].len : 0;
+	*len = paths_len(&m->paths, id);
 	return paths_get(&m->paths, id);
 }
 
