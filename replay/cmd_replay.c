@@ -1,5 +1,6 @@
 /* replay/cmd_replay.c: `riot replay FILE --root DIR [options]`. */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
@@ -292,6 +293,18 @@ static int dry_push(void *eng, unsigned lane, uint64_t seq)
 	return 0;
 }
 
+/* Between two passes over a log (the plan's and init's), each holding
+ * memory that grows with its distinct paths, so that the two do not add
+ * up: what the first freed goes back to the system, and the large arrays
+ * of the next are mapped, as the first's were (freeing those raised
+ * glibc's mmap threshold up to 32 MiB: arrays below it would grow by copy
+ * in the heap, their old blocks left resident). */
+static void release_heap(void)
+{
+	malloc_trim(0);
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+
 static int dry_run(const struct replay_args *a)
 {
 	struct replay_plan_opts po = { .logs = &a->logs, .order = a->order,
@@ -326,6 +339,7 @@ static int dry_run(const struct replay_args *a)
 	replay_plan_free(d.plan);
 	if (a->no_init)
 		return RIOT_EXIT_OK;
+	release_heap();
 	printf("files to create:\n");
 	rc = replay_init_plan(&a->logs, &a->shard, replay_init_print_entry, stdout, &res, err, sizeof(err));
 	if (rc < 0) {
@@ -785,6 +799,7 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 		return RIOT_EXIT_FAIL;
 	if (a->no_init && count_open(a, &max_open) < 0)
 		return RIOT_EXIT_FAIL;
+	release_heap();
 	if (a->drop_caches && drop_caches() < 0)
 		return RIOT_EXIT_FAIL;
 	if (a->start_at)

@@ -18,23 +18,30 @@
 enum ent_state { ST_UNKNOWN, ST_PRESENT, ST_ABSENT };
 #define KIND_SPECIAL 8	/* socket, fifo, device: beyond enum init_kind */
 
+/* One per path and ancestor: 16 bytes, as a log may name millions of
+ * paths of which few are present; what only present ones have lies in a
+ * struct tree_extra of their own. */
 struct tree_ent {
-	const char *path;	/* the table's model's string */
+	uint32_t path;		/* the table model's path id */
 	uint32_t parent;	/* index; 0: directly beneath "/" */
+	uint32_t extra;		/* index in the table's extras; 0: none */
 	uint8_t state;		/* ST_*: decided by the first evidence */
 	uint8_t kind;		/* enum init_kind, KIND_SPECIAL, 0 unknown */
-	bool kind_sure;		/* kind from an S_IFMT fact or a readlink */
-	bool changed;		/* the workload changed it: what it observes
+	bool kind_sure : 1;	/* kind from an S_IFMT fact or a readlink */
+	bool changed : 1;	/* the workload changed it: what it observes
 				 * after that says nothing about the start */
-	bool truncated;		/* a cut path: no evidence is taken from it */
-	bool pseudo;		/* under /proc, /sys, /dev */
-	bool has_perm;		/* perm seen before any change of it */
-	bool perm_changed;	/* the workload changed the mode (chmod) */
-	bool executable;	/* access(X_OK) succeeded on it */
-	uint32_t perm;
+	bool truncated : 1;	/* a cut path: no evidence is taken from it */
+	bool pseudo : 1;	/* under /proc, /sys, /dev */
+	bool has_perm : 1;	/* perm seen before any change of it */
+	bool perm_changed : 1;	/* the workload changed the mode (chmod) */
+	bool executable : 1;	/* access(X_OK) succeeded on it */
+};
+
+struct tree_extra {
 	uint64_t size;
 	char *target;
 	struct init_xattr *xattrs;
+	uint32_t perm;
 };
 
 /* Entries by model path id. The model (the builder's) holds every path
@@ -42,6 +49,8 @@ struct tree_ent {
 struct tree_table {
 	struct tree_ent *ents;	/* ents[0] unused */
 	uint32_t n, cap;
+	struct tree_extra *extras;	/* extras[0] unused */
+	uint32_t nextras, extras_cap;
 	uint32_t *by_pid, npid;
 	struct model *m;	/* owned */
 };
@@ -77,6 +86,31 @@ uint64_t init_path_seed(const char *path, uint64_t seed)
 
 #define ENT(tt, i) (&(tt)->ents[i])
 
+static const char *ent_path(const struct tree_table *tt, const struct tree_ent *e)
+{
+	return model_path(tt->m, e->path);
+}
+
+/* What e has beyond its state; NULL when it has none yet. */
+static struct tree_extra *extra_get(const struct tree_table *tt, const struct tree_ent *e)
+{
+	return e->extra ? &tt->extras[e->extra] : NULL;
+}
+
+/* The same, made when missing; NULL when out of memory. The pointer lasts
+ * until the next one is made. */
+static struct tree_extra *extra_make(struct tree_table *tt, struct tree_ent *e)
+{
+	if (e->extra)
+		return &tt->extras[e->extra];
+	if (GROW(tt->extras, tt->extras_cap, (size_t)tt->nextras + 2, 64))
+		return NULL;
+	if (!tt->nextras)
+		tt->nextras = 1;
+	e->extra = tt->nextras++;
+	return &tt->extras[e->extra];
+}
+
 static bool is_pseudo(const char *p, size_t n)
 {
 	static const char *const fs[] = { "/proc", "/sys", "/dev" };
@@ -110,7 +144,7 @@ static int table_add(struct tree_table *tt, uint32_t id, uint32_t *out)
 		return -ENOMEM;
 	e = ENT(tt, ++tt->n);
 	memset(e, 0, sizeof(*e));
-	e->path = p;
+	e->path = id;
 	e->parent = parent;
 	e->pseudo = is_pseudo(p, n);
 	tt->by_pid[id] = tt->n;
@@ -141,14 +175,19 @@ static void table_free(struct tree_table *tt)
 	if (!tt)
 		return;
 	for (uint32_t i = 1; i <= tt->n; i++) {
-		free(ENT(tt, i)->target);
-		for (struct init_xattr *x = ENT(tt, i)->xattrs, *n; x; x = n) {
+		const struct tree_extra *ex = extra_get(tt, ENT(tt, i));
+
+		if (!ex)
+			continue;
+		free(ex->target);
+		for (struct init_xattr *x = ex->xattrs, *n; x; x = n) {
 			n = (struct init_xattr *)x->next;
 			free((char *)x->name);
 			free(x);
 		}
 	}
 	free(tt->ents);
+	free(tt->extras);
 	free(tt->by_pid);
 	model_free(tt->m);
 	free(tt);
@@ -243,9 +282,18 @@ static void note_absent(struct builder *b, uint32_t i, bool created)
 static void note_size(struct builder *b, uint32_t i, uint64_t size)
 {
 	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
+	const struct tree_extra *ex;
+	struct tree_extra *w;
 
-	if (e && e->state == ST_PRESENT && !e->changed && !e->truncated && size > e->size)
-		e->size = size;
+	if (!e || e->state != ST_PRESENT || e->changed || e->truncated)
+		return;
+	ex = extra_get(b->tt, e);
+	if (size <= (ex ? ex->size : 0))
+		return;
+	if (!(w = extra_make(b->tt, e)))
+		b->err = -ENOMEM;
+	else
+		w->size = size;
 }
 
 /* The permission bits the workload saw first, before it changed them. */
@@ -253,8 +301,14 @@ static void note_perm(struct builder *b, uint32_t i, uint32_t perm)
 {
 	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
 
+	struct tree_extra *w;
+
 	if (e && e->state == ST_PRESENT && !e->has_perm && !e->perm_changed && !e->truncated) {
-		e->perm = perm & 07777;
+		if (!(w = extra_make(b->tt, e))) {
+			b->err = -ENOMEM;
+			return;
+		}
+		w->perm = perm & 07777;
 		e->has_perm = true;
 	}
 }
@@ -268,13 +322,16 @@ static void note_changed(struct builder *b, uint32_t i)
 static void note_symlink(struct builder *b, uint32_t i, const char *target)
 {
 	struct tree_ent *e;
+	struct tree_extra *w;
 
 	note_present(b, i, 0, false);
 	if (!i || (e = ENT(b->tt, i))->truncated || e->state != ST_PRESENT || e->changed)
 		return;
 	e->kind = INIT_SYMLINK;
 	e->kind_sure = true;
-	if (!e->target && target && !(e->target = strdup(target)))
+	if (!target || (extra_get(b->tt, e) && extra_get(b->tt, e)->target))
+		return;
+	if (!(w = extra_make(b->tt, e)) || !(w->target = strdup(target)))
 		b->err = -ENOMEM;
 }
 
@@ -586,12 +643,17 @@ static void note_xattr(struct builder *b, uint32_t i, const char *name, int64_t 
 		       bool create)
 {
 	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
+	struct tree_extra *w;
 	struct init_xattr *x;
 
 	if (!e || !name || e->truncated || (strncmp(name, "user.", 5) != 0 &&
 					    strncmp(name, "trusted.", 8) != 0))
 		return;
-	for (x = e->xattrs; x; x = (struct init_xattr *)x->next)
+	if (!(w = extra_make(b->tt, e))) {
+		b->err = -ENOMEM;
+		return;
+	}
+	for (x = w->xattrs; x; x = (struct init_xattr *)x->next)
 		if (strcmp(x->name, name) == 0)
 			return;
 	x = calloc(1, sizeof(*x));
@@ -602,8 +664,8 @@ static void note_xattr(struct builder *b, uint32_t i, const char *name, int64_t 
 	}
 	x->size = size > 0 && size <= 65536 ? (uint32_t)size : 0;
 	x->create = create && e->state == ST_PRESENT && !e->changed;
-	x->next = e->xattrs;
-	e->xattrs = x;
+	x->next = w->xattrs;
+	w->xattrs = x;
 }
 
 static void on_xattr(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
@@ -741,9 +803,11 @@ static bool under_absent(const struct tree_table *tt, uint32_t i)
 
 /* Classifies a present entry: its kind to create, or a skip reason as a
  * negative number (-1 - enum init_skip). */
-static int classify(const struct tree_ent *e)
+static int classify(const struct tree_table *tt, const struct tree_ent *e)
 {
-	int rc = replay_root_check_path(e->path);
+	const struct tree_extra *ex = extra_get(tt, e);
+	const char *target = ex ? ex->target : NULL;
+	int rc = replay_root_check_path(ent_path(tt, e));
 
 	if (rc == -EXDEV)
 		return -1 - INIT_SKIP_PSEUDO;
@@ -751,9 +815,9 @@ static int classify(const struct tree_ent *e)
 		return -1 - INIT_SKIP_HOSTILE;
 	if (e->kind == KIND_SPECIAL)
 		return -1 - INIT_SKIP_SPECIAL;
-	if (e->kind == INIT_SYMLINK && !e->target)
+	if (e->kind == INIT_SYMLINK && !target)
 		return -1 - INIT_SKIP_NO_TARGET;
-	if (e->kind == INIT_SYMLINK && replay_root_check_target(e->path, e->target) < 0)
+	if (e->kind == INIT_SYMLINK && replay_root_check_target(ent_path(tt, e), target) < 0)
 		return -1 - INIT_SKIP_HOSTILE;
 	return e->kind ? e->kind : INIT_FILE;
 }
@@ -770,23 +834,26 @@ static int entry_order(const void *a, const void *b)
 
 static void add_entry(struct init_tree *t, const struct tree_ent *e, int kind)
 {
+	const struct tree_extra none = { 0 }, *ex = extra_get(t->table, e);
 	struct init_entry *out = &t->ents[t->n++];
 
-	*out = (struct init_entry){ .kind = (enum init_kind)kind, .path = e->path,
-				    .xattrs = kind == INIT_SYMLINK ? NULL : e->xattrs,
+	if (!ex)
+		ex = &none;
+	*out = (struct init_entry){ .kind = (enum init_kind)kind, .path = ent_path(t->table, e),
+				    .xattrs = kind == INIT_SYMLINK ? NULL : ex->xattrs,
 				    .has_mode = e->has_perm && kind != INIT_SYMLINK,
-				    .mode = e->perm };
+				    .mode = ex->perm };
 	/* without its mode, a file access(X_OK) found executable is 0755 */
 	if (kind == INIT_FILE && !e->has_perm && e->executable) {
 		out->has_mode = true;
 		out->mode = 0755;
 	}
 	if (kind == INIT_FILE) {
-		out->size = e->size;
-		t->bytes += e->size;
+		out->size = ex->size;
+		t->bytes += ex->size;
 		t->nfiles++;
 	} else if (kind == INIT_SYMLINK) {
-		out->target = e->target;
+		out->target = ex->target;
 		t->nsymlinks++;
 	} else {
 		t->ndirs++;
@@ -822,11 +889,11 @@ static int collect(struct init_tree *t)
 		if (e->state == ST_UNKNOWN || under_absent(tt, i))
 			continue;
 		if (e->state == ST_ABSENT) {
-			if (replay_root_check_path(e->path) == 0)
-				t->absent[t->nabsent++] = e->path;
+			if (replay_root_check_path(ent_path(tt, e)) == 0)
+				t->absent[t->nabsent++] = ent_path(tt, e);
 			continue;
 		}
-		kind = classify(e);
+		kind = classify(tt, e);
 		if (kind < 0)
 			t->skipped[-1 - kind]++;
 		else
