@@ -354,7 +354,7 @@ size_t anon_path(struct anon *a, const char *s, const char *base, unsigned flags
 			p++;
 		n = (size_t)(p - c);
 		if (path_is_dot(c, n) || path_is_dotdot(c, n)) {
-			if (known)
+			if (known && !path_is_dot(c, n))
 				pos_step(a, &plen, c, n);
 			if (!put(out, cap, &o, c, n))
 				goto cut;

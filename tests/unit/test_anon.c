@@ -169,6 +169,7 @@ static void keep(void)
 	CHECK_STR(path(a, "/usrlocal/lib", NULL, 0), "/" T_USRLOCAL "/" T_LIB);
 	/* the ancestors of a prefix stay everywhere, their other children go */
 	CHECK_STR(path(a, "/home/alice/notes/a", NULL, 0), "/home/alice/notes/a");
+	CHECK_STR(path(a, "/home/./alice/./notes/a", NULL, 0), "/home/./alice/./notes/a");
 	CHECK_STR(path(a, "/home/alice/b", NULL, 0), "/home/alice/" T_B);
 	CHECK_STR(path(a, "/home/b", NULL, 0), "/home/" T_B);
 	/* relative paths by their position */
