@@ -88,14 +88,17 @@ int main(int argc, char **argv)
 		fputs("usage: mklog -o FILE [--host S] [--kernel S] [--cmdline S] [INPUT]\n"
 		      "(see tests/bin/mklog.c for the format)\n",
 		      stderr);
+		line_free(&args);
 		return 2;
 	}
 	f = in ? fopen(in, "r") : stdin;
 	if (!f) {
 		perror(in);
+		line_free(&args);
 		return 1;
 	}
 	w = riot_writer_open(out, &h, NULL);
+	line_free(&args);	/* the header is written */
 	if (!w) {
 		perror(out);
 		return 1;
