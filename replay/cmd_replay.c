@@ -442,25 +442,16 @@ static int drop_privileges(const struct replay_args *a)
 	return 0;
 }
 
-static int no_entry(const struct init_entry *e, void *arg)
-{
-	(void)e;
-	(void)arg;
-	return 0;
-}
-
 /* --no-init: the most files the log holds open at once, from a pass of
  * its own (the one init makes otherwise). */
 static int count_open(const struct replay_args *a, uint64_t *max_open)
 {
-	struct init_result res;
 	char err[512];
 
-	if (replay_init_plan(&a->logs, NULL, no_entry, NULL, &res, err, sizeof(err)) < 0) {
+	if (replay_init_max_open(&a->logs, max_open, err, sizeof(err)) < 0) {
 		riot_err("%s", err);
 		return -1;
 	}
-	*max_open = res.max_open;
 	return 0;
 }
 

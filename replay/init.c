@@ -774,6 +774,12 @@ int replay_init_plan(const struct riot_logs *logs, const struct riot_shard *shar
 	return rc;
 }
 
+int replay_init_max_open(const struct riot_logs *logs, uint64_t *max_open, char *err,
+			 size_t errlen)
+{
+	return init_tree_max_open(logs, max_open, err, errlen);
+}
+
 int replay_init_print_entry(const struct init_entry *e, void *arg)
 {
 	FILE *out = arg;

@@ -198,6 +198,12 @@ int replay_init_plan(const struct riot_logs *logs, const struct riot_shard *shar
 		     int (*fn)(const struct init_entry *e, void *arg), void *arg,
 		     struct init_result *res, char *err, size_t errlen);
 
+/* The most files the log holds open at once (init_result's max_open),
+ * from a pass of the model alone, for a replay without init. 0 or -errno
+ * with a reason in err. */
+int replay_init_max_open(const struct riot_logs *logs, uint64_t *max_open, char *err,
+			 size_t errlen);
+
 /* An fn for replay_init_plan printing "dir PATH", "file PATH SIZE",
  * "symlink PATH -> TARGET" lines to the FILE * in arg, bytes outside
  * printable ASCII escaped as \xHH. */

@@ -917,7 +917,8 @@ static int stream_log(struct builder *b, const struct riot_logs *logs, uint64_t 
 	while ((rc = riot_reader_next(rd, &rec)) > 0) {
 		if ((rc = model_apply(b->m, &rec, &op)) < 0)
 			break;
-		on_record(b, &rec, &op);
+		if (b->tt)
+			on_record(b, &rec, &op);
 		if ((rc = b->err) < 0)
 			break;
 		if (model_stats(b->m)->live_files > *max_open)
@@ -954,6 +955,21 @@ int init_tree_build(const struct riot_logs *logs, struct init_tree *t, char *err
 		snprintf(err, errlen, "out of memory");
 	if (rc < 0)
 		init_tree_free(t);
+	return rc;
+}
+
+int init_tree_max_open(const struct riot_logs *logs, uint64_t *max_open, char *err,
+		       size_t errlen)
+{
+	struct builder b = { .m = model_new() };
+	int rc = -ENOMEM;
+
+	*max_open = 0;
+	if (b.m)
+		rc = stream_log(&b, logs, max_open, err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	model_free(b.m);
 	return rc;
 }
 
