@@ -281,21 +281,24 @@ asan: deps-test
 FUZZ_SECONDS ?= 60
 # The log codec and what it stands on; the strace target adds the importer
 # (convert/) and the model it resolves through, the plan target the model
-# and the replay and init planners.
+# and the replay and init planners, the mklog target the same from text.
 FUZZ_SRCS := $(wildcard formats/*.c lib/*.c)
 FUZZ_HDRS := $(wildcard */*.h) bpf/syscalls.def
 FUZZ_EXTRA_fuzz_strace := $(wildcard model/*.c) convert/import_strace.c \
 	convert/import_strace_lex.c
 FUZZ_EXTRA_fuzz_plan := $(wildcard model/*.c) replay/plan.c replay/init.c \
 	replay/init_tree.c replay/init_root.c replay/fill.c replay/root.c
+FUZZ_EXTRA_fuzz_mklog := $(FUZZ_EXTRA_fuzz_plan)
 .SECONDEXPANSION:
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_log.h $(FUZZ_SRCS) $$(FUZZ_EXTRA_$$*) $(FUZZ_HDRS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) tests/bin/mklog_text.h $(FUZZ_SRCS) \
+		$$(FUZZ_EXTRA_$$*) $(FUZZ_HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
 		-DRIOT_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_SRCS) $(FUZZ_EXTRA_$*) \
 		-lzstd -lz -lpthread
 fuzz: deps-test $(BUILD)/fuzz/fuzz_reader $(BUILD)/fuzz/fuzz_strace $(BUILD)/fuzz/fuzz_plan \
+		$(BUILD)/fuzz/fuzz_mklog \
 		$(BUILD)/bin/genlog $(BUILD)/bin/mklog
 	$(Q)bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 

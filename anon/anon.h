@@ -19,6 +19,16 @@
  *     "thread-self", "task", "fd".
  * A relative path whose base is unknown has every component hashed.
  *
+ * Positions are where a path leads, through the symlinks the log shows
+ * (anon_add_link(): a readlink's result, a symlink's target) and '..'
+ * taken from where a link led, as the kernel walks it: with /usr/share/docs
+ * -> /home/alice/private, "/usr/share/docs/x" names x at
+ * /home/alice/private/x, hashed under --keep /usr, and "docs/../y" y at
+ * /home/alice/y. A name is so judged by the directory it lies in, not by
+ * the way a path reached it: every path to one file gives it one name,
+ * and the copy's tree has the original's shape. Past LINK_HOPS (40)
+ * links in one path, the rest of it is hashed.
+ *
  * Functions return 0 or -errno unless they say otherwise; where they take
  * err, a one-line reason is written there and nothing is printed.
  */
@@ -68,6 +78,11 @@ enum {
 				 * component's " (deleted)" stays */
 };
 
+/* A symlink at path (absolute, normalised: the resolver's) leading to
+ * target (as recorded, relative to path's directory). The first one given
+ * for a path counts: a log's links are all known before its paths are
+ * rewritten (anon_log() reads it twice). 0 or -ENOMEM. */
+int anon_add_link(struct anon *a, const char *path, const char *target);
 /* Rewrites path s, as recorded, into out (cap >= 2 bytes, NUL-terminated):
  * separators, '.' and '..' as they are, each other component hashed or
  * kept (see above). base: the absolute directory a relative s starts from

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "anon/anon.h"
+#include "lib/map.h"
 #include "lib/pathname.h"
 #include "lib/sha256.h"
 #include "model/model.h"
@@ -16,8 +17,21 @@ enum { DOMAIN_PATH = 'p', DOMAIN_COMM = 'c', DOMAIN_XATTR = 'x' };
 #define DELETED " (deleted)"
 #define DELETED_LEN (sizeof(DELETED) - 1)
 
+/* A symlink the log shows: where a path through it leads. */
+struct anon_link {
+	char *path;		/* absolute, as the resolver gives it */
+	char *target;		/* as recorded */
+};
+
+#define LINK_HOPS 40	/* links followed in one path, as the kernel's
+			 * MAXSYMLINKS: past them the position is unknown */
+
 struct anon {
 	struct hmac_sha256_key key;
+	struct anon_link *links;
+	size_t nlinks, links_cap;
+	struct u64map by_path;	/* hash of a link's path -> its index */
+	uint64_t seed;		/* of those hashes */
 	bool keep_ext;
 	char **keep;		/* normalised absolute prefixes */
 	size_t *keep_len;
@@ -56,6 +70,8 @@ struct anon *anon_new(const struct anon_opts *o, char *err, size_t errlen)
 	if (!a)
 		return NULL;
 	hmac_sha256_key_init(&a->key, o->key, o->key_len);
+	a->seed = map_seed();
+	map_init(&a->by_path, a->seed);
 	a->keep_ext = o->keep_ext;
 	a->keep = calloc(o->nkeep ? o->nkeep : 1, sizeof(*a->keep));
 	a->keep_len = calloc(o->nkeep ? o->nkeep : 1, sizeof(*a->keep_len));
@@ -88,6 +104,12 @@ void anon_free(struct anon *a)
 		return;
 	for (unsigned i = 0; i < a->nkeep; i++)
 		free(a->keep[i]);
+	for (size_t i = 0; i < a->nlinks; i++) {
+		free(a->links[i].path);
+		free(a->links[i].target);
+	}
+	free(a->links);
+	map_fini(&a->by_path);
 	free(a->keep);
 	free(a->keep_len);
 	memset(&a->key, 0, sizeof(a->key));
@@ -216,9 +238,87 @@ static bool pos_step(struct anon *a, size_t *len, const char *c, size_t n)
 	return true;
 }
 
+static const char *link_target(const struct anon *a, const char *p, size_t n)
+{
+	uint32_t it = 0;
+	uint64_t *v;
+
+	while ((v = map_next(&a->by_path, hash_bytes(p, n, a->seed), &it))) {
+		const char *lp = a->links[*v].path;
+
+		if (strlen(lp) == n && memcmp(lp, p, n) == 0)
+			return a->links[*v].target;
+	}
+	return NULL;
+}
+
+int anon_add_link(struct anon *a, const char *path, const char *target)
+{
+	size_t n = strlen(path);
+	struct anon_link *l;
+
+	if (path[0] != '/' || link_target(a, path, n))
+		return 0;	/* the first the log shows counts */
+	if (a->nlinks == a->links_cap) {
+		size_t cap = a->links_cap ? a->links_cap * 2 : 64;
+		struct anon_link *nl = realloc(a->links, cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		a->links = nl;
+		a->links_cap = cap;
+	}
+	l = &a->links[a->nlinks];
+	l->path = strdup(path);
+	l->target = strdup(target);
+	if (!l->path || !l->target || map_add(&a->by_path, hash_bytes(path, n, a->seed), a->nlinks) < 0) {
+		free(l->path);
+		free(l->target);
+		return -ENOMEM;
+	}
+	a->nlinks++;
+	return 0;
+}
+
+static bool follow(struct anon *a, size_t *len, unsigned *hops);
+
+/* Moves the position along the components of text, through the links the
+ * log shows ('..' from where a link led, as the kernel climbs); false
+ * once it is unknown. */
+static bool walk(struct anon *a, size_t *len, const char *text, unsigned *hops)
+{
+	const char *p = text, *c;
+	size_t n;
+
+	if (text[0] == '/')
+		*len = 1;
+	while (path_next(&p, &c, &n)) {
+		if (path_is_dot(c, n))
+			continue;
+		if (!pos_step(a, len, c, n) || (!path_is_dotdot(c, n) && !follow(a, len, hops)))
+			return false;
+	}
+	return true;
+}
+
+/* When the position is a symlink the log shows, moves it to where the
+ * link leads (its target from the link's directory). */
+static bool follow(struct anon *a, size_t *len, unsigned *hops)
+{
+	const char *t = a->nlinks ? link_target(a, a->pos, *len) : NULL;
+
+	if (!t)
+		return true;
+	if (++*hops > LINK_HOPS)
+		return false;
+	pos_step(a, len, "..", 2);
+	return walk(a, len, t, hops);
+}
+
 size_t anon_path(struct anon *a, const char *s, const char *base, unsigned flags,
 		 char *out, size_t cap, bool *cut)
 {
+	unsigned hops = 0;
 	size_t o = 0, plen = 1;
 	bool known = true;
 	const char *p = s;
@@ -228,7 +328,9 @@ size_t anon_path(struct anon *a, const char *s, const char *base, unsigned flags
 		size_t bl = base ? strlen(base) : 0;
 
 		known = base && base[0] == '/' && bl < sizeof(a->pos);
-		if (known) {
+		if (known && a->nlinks) {
+			known = walk(a, &plen, base, &hops);
+		} else if (known) {
 			memcpy(a->pos, base, bl);
 			plen = bl;
 			while (plen > 1 && a->pos[plen - 1] == '/')
@@ -252,7 +354,7 @@ size_t anon_path(struct anon *a, const char *s, const char *base, unsigned flags
 			p++;
 		n = (size_t)(p - c);
 		if (path_is_dot(c, n) || path_is_dotdot(c, n)) {
-			if (known)
+			if (known && !path_is_dot(c, n))
 				pos_step(a, &plen, c, n);
 			if (!put(out, cap, &o, c, n))
 				goto cut;
@@ -279,6 +381,8 @@ size_t anon_path(struct anon *a, const char *s, const char *base, unsigned flags
 		}
 		if (!ok)
 			goto cut;
+		/* what follows lies where the link leads */
+		known = known && follow(a, &plen, &hops);
 	}
 	out[o] = '\0';
 	return o;

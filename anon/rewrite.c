@@ -291,6 +291,45 @@ static int pass_run(struct pass *p, const char *in, const char *out, const struc
 	return 0;
 }
 
+/* The first pass: the symlinks the log shows, each at its resolved path
+ * (a readlink that succeeded, a symlink call that did), for anon_path()
+ * to follow. Only names under --keep depend on them. */
+static int find_links(struct pass *p, const struct riot_logs *in, char *err, size_t errlen)
+{
+	struct riot_reader *rd = riot_reader_open_logs(in, err, errlen);
+	struct model *m = model_new();
+	struct riot_rec r;
+	int rc = m ? 0 : -ENOMEM;
+
+	if (!rd) {
+		model_free(m);
+		return -errno;
+	}
+	while (!rc && (rc = riot_reader_next(rd, &r)) > 0) {
+		enum riot_arg role;
+		struct model_op op;
+
+		rc = 0;
+		if (r.type >= RIOT_REC_TYPE_MAX || r.type == RIOT_REC_STRING)
+			continue;
+		rc = model_apply(m, &r, &op);
+		if (rc || r.type != RIOT_REC_SYSCALL)
+			continue;
+		role = path2_role(r.sc.sys);
+		if ((role == RIOT_ARG_TARGET || role == RIOT_ARG_LINKBUF) && r.sc.ret >= 0 &&
+		    r.sc.path2.s && !r.sc.path2.truncated && op.path &&
+		    !(op.flags & MODEL_OP_PATH_TRUNCATED))
+			rc = anon_add_link(p->a, op.path, r.sc.path2.s);
+	}
+	if (rc == -ENOMEM || rc == -E2BIG)
+		snprintf(err, errlen, "%s: %s", in->paths[0], model_strerror(rc));
+	else if (rc < 0)
+		snprintf(err, errlen, "%s", riot_reader_error(rd));
+	riot_reader_close(rd);
+	model_free(m);
+	return rc < 0 ? rc : 0;
+}
+
 int anon_log(const struct riot_logs *in, const char *out, const struct anon_opts *o,
 	     struct anon_stats *st, char *err, size_t errlen)
 {
@@ -315,6 +354,8 @@ int anon_log(const struct riot_logs *in, const char *out, const struct anon_opts
 		rc = -ENOMEM;
 		goto out;
 	}
+	if (o->nkeep && (rc = find_links(&p, in, err, errlen)) < 0)
+		goto out;
 	p.rd = riot_reader_open_logs(in, err, errlen);
 	if (!p.rd) {
 		rc = -errno;

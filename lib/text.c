@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int needs_escape(unsigned char c)
+int text_escapes(unsigned char c)
 {
 	return c < 0x20 || c >= 0x7f || c == '\\';
 }
@@ -12,7 +12,7 @@ static int needs_escape(unsigned char c)
 void text_put(FILE *out, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (needs_escape(*p))
+		if (text_escapes(*p))
 			fprintf(out, "\\x%02x", *p);
 		else
 			fputc(*p, out);
@@ -40,14 +40,14 @@ const char *text_safe(const char *s, char *buf, size_t len)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t o = 0;
 
-	while (*p && !needs_escape(*p))
+	while (*p && !text_escapes(*p))
 		p++;
 	if (!*p)
 		return s;
 	if (len < 4)
 		return "...";
 	for (p = (const unsigned char *)s; *p; p++) {
-		size_t need = needs_escape(*p) ? 4 : 1;
+		size_t need = text_escapes(*p) ? 4 : 1;
 
 		if (o + need + 4 > len) {	/* room for "..." and the NUL */
 			memcpy(buf + o, "...", 4);

@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Whether byte c is written as \xNN: a control byte (C0, DEL), a byte
+ * of no ASCII character (C1 controls among them), the backslash. For
+ * outputs that add an escaping of their own (report/html.c). */
+int text_escapes(unsigned char c);
 /* Writes s escaped. */
 void text_put(FILE *out, const char *s);
 /* s escaped, malloc'ed; NULL when out of memory. */

@@ -460,7 +460,7 @@ static int task_unshare_fdt(struct model *m, uint32_t ki)
 
 static const char *path_str(struct model *m, uint32_t id, size_t *len)
 {
-	*len = id ? m->paths.ents[id].len : 0;
+	*len = paths_len(&m->paths, id);
 	return paths_get(&m->paths, id);
 }
 
@@ -1476,6 +1476,11 @@ const char *model_fd_path(struct model *m, uint32_t pid, uint32_t tid, int32_t f
 uint32_t model_path_find(const struct model *m, const char *s, size_t len)
 {
 	return paths_find(&m->paths, s, len);
+}
+
+uint32_t model_path_intern(struct model *m, const char *s, size_t len)
+{
+	return paths_intern(&m->paths, s, len);
 }
 
 const struct model_file *model_file(const struct model *m, uint64_t id)

@@ -199,6 +199,11 @@ const char *model_path(const struct model *m, uint32_t id);
 /* The id of a path the model has seen (a resolved, normalised path), or 0
  * when it has none: it never interns, so it changes no count. */
 uint32_t model_path_find(const struct model *m, const char *s, size_t len);
+/* The id of path s[0..len) (resolved, normalised), interned when new: for
+ * a reader that keeps paths the model never saw (the ancestors of those it
+ * did) by id, its strings then living as long as the model. 0 with errno
+ * ENOMEM, or E2BIG past MODEL_PATH_BYTES_MAX of text. */
+uint32_t model_path_intern(struct model *m, const char *s, size_t len);
 /* Questions about a task, answered as the next record of (pid, tid) would
  * see it; they make nothing and count nothing. Whether fd is open: */
 bool model_fd_known(struct model *m, uint32_t pid, uint32_t tid, int32_t fd);

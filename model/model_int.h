@@ -33,22 +33,25 @@ static inline void *pool_at(const struct pool *p, uint32_t i)
 	return p->items + (size_t)i * p->size;
 }
 
-/* Interned absolute paths: each distinct string gets an id (1..), the
- * strings live in chunks that never move, so a string's pointer stays valid
- * for the life of the table. */
-struct path_ent {
-	const char *s;
-	uint32_t len;
-};
-
+/* Interned absolute paths: each distinct string gets an id (1..). The
+ * strings, NUL-terminated, lie one after the other in one reservation of
+ * address space (max_bytes, touched only as it fills), so a string's
+ * pointer stays valid for the life of the table and an id costs 4 bytes
+ * (its offset) plus 8 to 16 of index: one copy of the text, little more.
+ * A string takes 2 bytes at least, so ids stay below 2^27 within
+ * MODEL_PATH_BYTES_MAX; the other 5 bits of a slot hold hash bits that
+ * spare most string comparisons. */
+#define PATHS_ID_BITS 27
+#define PATHS_TAG_BITS (32 - PATHS_ID_BITS)
 struct path_table {
-	struct path_ent *ents;	/* ents[id]; ents[0] unused */
+	uint32_t *ents;		/* ents[id]: offset of its string in text;
+				 * ents[0] unused */
 	uint32_t n, cap;
-	struct u64map index;	/* hash of the text -> ids */
-	char **chunks;
-	uint32_t nchunks, chunks_cap;
-	char *cur;
-	size_t cur_left;
+	uint32_t *slots;	/* open addressing, linear probing, load at
+				 * most 1/2: (PATHS_TAG_BITS of the hash) <<
+				 * PATHS_ID_BITS | id; 0 empty */
+	uint32_t nslots;	/* a power of two, or 0 */
+	char *text;		/* the reservation, NULL until the first */
 	uint64_t seed;
 	uint64_t bytes;		/* text held, NULs included */
 	uint64_t max_bytes;	/* MODEL_PATH_BYTES_MAX */
@@ -64,5 +67,7 @@ uint32_t paths_intern(struct path_table *t, const char *s, size_t len);
 uint32_t paths_find(const struct path_table *t, const char *s, size_t len);
 /* NULL for an id the table has not given out. */
 const char *paths_get(const struct path_table *t, uint32_t id);
+/* The length of id's string (the strings lie in id order); 0 for none. */
+size_t paths_len(const struct path_table *t, uint32_t id);
 
 #endif

@@ -1,5 +1,6 @@
 /* replay/cmd_replay.c: `riot replay FILE --root DIR [options]`. */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
@@ -347,6 +348,18 @@ static int dry_push(void *eng, unsigned lane, uint64_t seq)
 	return 0;
 }
 
+/* Between two passes over a log (the plan's and init's), each holding
+ * memory that grows with its distinct paths, so that the two do not add
+ * up: what the first freed goes back to the system, and the large arrays
+ * of the next are mapped, as the first's were (freeing those raised
+ * glibc's mmap threshold up to 32 MiB: arrays below it would grow by copy
+ * in the heap, their old blocks left resident). */
+static void release_heap(void)
+{
+	malloc_trim(0);
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+
 static int dry_run(const struct replay_args *a)
 {
 	struct replay_plan_opts po = { .logs = &a->logs, .order = a->order,
@@ -381,6 +394,7 @@ static int dry_run(const struct replay_args *a)
 	replay_plan_free(d.plan);
 	if (a->no_init)
 		return RIOT_EXIT_OK;
+	release_heap();
 	printf("files to create:\n");
 	rc = replay_init_plan(&a->logs, &a->shard, replay_init_print_entry, stdout, &res, err, sizeof(err));
 	if (rc < 0) {
@@ -398,11 +412,16 @@ static int dry_run(const struct replay_args *a)
 static int check_inputs(const struct replay_args *a)
 {
 	char err[PATH_MAX + 512];
+	bool found;
 
 	if (riot_log_check(&a->logs, err, sizeof(err)) < 0) {
 		riot_err("%s", err);
 		return -1;
 	}
+	if (a->report && run_db_recover(a->report, &found, err, sizeof(err)) == 0 && found)
+		fprintf(stderr, "riot: replay: --report %s: an earlier riot report (or replay) was "
+			"stopped while storing a run; that run was not stored and is rolled back\n",
+			a->report);
 	if (a->report && run_db_check(a->report, a->label, err, sizeof(err)) < 0) {
 		riot_err("--report %s", err);
 		return -1;
@@ -424,7 +443,9 @@ static struct replay_root *prepare_root(struct replay_args *a)
 	return r;
 }
 
-static int run_init(const struct replay_args *a, const struct replay_root *root, FILE *out)
+/* Sets *max_open to the most files the log holds open at once. */
+static int run_init(const struct replay_args *a, const struct replay_root *root, FILE *out,
+		    uint64_t *max_open)
 {
 	struct init_opts io = { .progress = isatty(2), .shard = a->shard };
 	struct init_result res;
@@ -436,6 +457,7 @@ static int run_init(const struct replay_args *a, const struct replay_root *root,
 		riot_err("init: %s", err);
 		return -1;
 	}
+	*max_open = res.max_open;
 	/* the capture did not start with init's dirty pages either */
 	if ((rc = replay_root_sync(root)) < 0) {
 		riot_err("init: syncfs of the root: %s", strerror(-rc));
@@ -473,6 +495,40 @@ static int drop_privileges(const struct replay_args *a)
 		return -1;
 	}
 	return 0;
+}
+
+/* --no-init: the most files the log holds open at once, from a pass of
+ * its own (the one init makes otherwise). */
+static int count_open(const struct replay_args *a, uint64_t *max_open)
+{
+	char err[512];
+
+	if (replay_init_max_open(&a->logs, max_open, err, sizeof(err)) < 0) {
+		riot_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Files riot keeps open besides the workload's: the log, the roots, the
+ * rings, each worker's lookups. */
+#define OWN_FDS 64
+
+/* One line before the start when the hard limit of open files is below
+ * what the log keeps open at once: the calls beyond it would fail with
+ * EMFILE (and what follows on those fds with EBADF) where the capture
+ * succeeded. */
+static void check_fd_limit(uint64_t max_open)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max == RLIM_INFINITY ||
+	    (uint64_t)rl.rlim_max >= max_open + OWN_FDS)
+		return;
+	fprintf(stderr, "riot: replay: warning: the log holds up to %" PRIu64 " files open at "
+		"once, the hard limit of open files is %llu (ulimit -Hn): raise it to %" PRIu64
+		" or more, or the calls beyond it fail with EMFILE\n", max_open,
+		(unsigned long long)rl.rlim_max, max_open + OWN_FDS);
 }
 
 /* Registered file tables and real fds are limited by RLIMIT_NOFILE: use
@@ -799,10 +855,14 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 {
 	const struct replay_args *a = r->a;
 	char err[512];
+	uint64_t max_open = 0;
 	int rc;
 
-	if (!a->no_init && run_init(a, root, a->json ? stderr : stdout) < 0)
+	if (!a->no_init && run_init(a, root, a->json ? stderr : stdout, &max_open) < 0)
 		return RIOT_EXIT_FAIL;
+	if (a->no_init && count_open(a, &max_open) < 0)
+		return RIOT_EXIT_FAIL;
+	release_heap();
 	if (a->drop_caches && drop_caches() < 0)
 		return RIOT_EXIT_FAIL;
 	if (a->start_at)
@@ -817,6 +877,7 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 	if (a->user && drop_privileges(a) < 0)
 		return RIOT_EXIT_FAIL;
 	raise_fd_limit();
+	check_fd_limit(max_open);
 	if (start_run(r) < 0)
 		return RIOT_EXIT_FAIL;
 	wait_run(r);

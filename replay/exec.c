@@ -695,6 +695,75 @@ int64_t replay_exec_call(const struct replay_ctx *cx, const struct replay_op *op
 	return p->ofd ? exec_on_fd(cx, op, p->pfd) : exec_in_parent(cx, op, p);
 }
 
+/* Climbing links riot made that a rename or link moves (root.h,
+ * replay_root_relink()): their depths, before and after. */
+struct link_move {
+	int d1, d2;		/* the depths of the source's and target's
+				 * parents below the top; on: both known */
+	bool on, exchange;
+};
+
+static bool moves_links(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
+}
+
+/* Whether op moves climbing links, and their depths: out of the clock. */
+static void links_find(const struct replay_ctx *cx, const struct replay_op *op,
+		       const struct replay_prep *p, struct link_move *mv)
+{
+	mv->on = false;
+	mv->exchange = op->act == ACT_RENAME && (op->flags & RENAME_EXCHANGE);
+	if (op->act != ACT_RENAME || p->err)
+		return;
+	if (!moves_links(p->pfd, p->name) && !(mv->exchange && moves_links(p->pfd2, p->name2)))
+		return;
+	mv->d1 = replay_root_depth(cx->root, op->path, p->pfd);
+	mv->d2 = replay_root_depth(cx->root, op->path2, p->pfd2);
+	mv->on = mv->d1 >= 0 && mv->d2 >= 0 && mv->d1 != mv->d2;
+}
+
+/* Before the rename, once it is due: the links it moves up climb no
+ * further than they will lie deep. */
+static void links_before(const struct replay_prep *p, const struct link_move *mv)
+{
+	if (mv->d2 < mv->d1)
+		(void)replay_root_relink(p->pfd, p->name, mv->d1, mv->d2 - mv->d1);
+	if (mv->exchange && mv->d1 < mv->d2)
+		(void)replay_root_relink(p->pfd2, p->name2, mv->d2, mv->d1 - mv->d2);
+}
+
+/* After it: the links it moved down climb to the top again; when it
+ * failed, the ones shortened before are made whole where they are. A
+ * hard link to a symlink gets its own link, climbing from its depth. */
+static void links_after(const struct replay_ctx *cx, const struct replay_op *op,
+			const struct replay_prep *p, const struct link_move *mv, int64_t rc)
+{
+	struct stat st;
+	int d;
+
+	if (op->act == ACT_LINK && !rc &&
+	    fstatat(p->pfd2, p->name2, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) &&
+	    (d = replay_root_depth(cx->root, op->path2, p->pfd2)) >= 0)
+		(void)replay_root_relink(p->pfd2, p->name2, d, 0);
+	if (!mv->on)
+		return;
+	if (rc == 0) {
+		if (mv->d2 > mv->d1)
+			(void)replay_root_relink(p->pfd2, p->name2, mv->d2, 0);
+		if (mv->exchange && mv->d1 > mv->d2)
+			(void)replay_root_relink(p->pfd, p->name, mv->d1, 0);
+	} else {
+		if (mv->d2 < mv->d1)
+			(void)replay_root_relink(p->pfd, p->name, mv->d1, 0);
+		if (mv->exchange && mv->d1 < mv->d2)
+			(void)replay_root_relink(p->pfd2, p->name2, mv->d2, 0);
+	}
+}
+
 int64_t replay_exec_timed(const struct replay_ctx *cx, const struct replay_op *op, int fd,
 			  int fd2, struct replay_issue *is)
 {
@@ -718,9 +787,19 @@ int64_t replay_exec_timed(const struct replay_ctx *cx, const struct replay_op *o
 		is->t1 = is->t0 + t;
 		rc = p.err;
 	} else {
+		struct link_move mv;
+
+		links_find(cx, op, &p, &mv);
+		if (mv.on) {
+			if (is->due_ns)
+				replay_wait_until(is->pace, is->due_ns);
+			links_before(&p, &mv);
+		}
 		replay_issue_start(is);
 		rc = replay_exec_call(cx, op, fd, fd2, &p);
 		replay_issue_stop(is);
+		if (op->act == ACT_RENAME || op->act == ACT_LINK)
+			links_after(cx, op, &p, &mv, rc);
 		if (rc == -EXDEV && p.bfd >= 0) {
 			/* the walk left its directory (a symlink to an
 			 * absolute path, or up out of it): the whole path

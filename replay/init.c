@@ -600,6 +600,7 @@ static void tree_counts(const struct init_tree *t, struct init_result *res)
 	res->files = t->nfiles;
 	res->symlinks = t->nsymlinks;
 	res->bytes = t->bytes;
+	res->max_open = t->max_open;
 	memcpy(res->skipped, t->skipped, sizeof(res->skipped));
 }
 
@@ -771,6 +772,12 @@ int replay_init_plan(const struct riot_logs *logs, const struct riot_shard *shar
 	init_tree_free(&t);
 	res->seconds = now_s() - start;
 	return rc;
+}
+
+int replay_init_max_open(const struct riot_logs *logs, uint64_t *max_open, char *err,
+			 size_t errlen)
+{
+	return init_tree_max_open(logs, max_open, err, errlen);
 }
 
 int replay_init_print_entry(const struct init_entry *e, void *arg)

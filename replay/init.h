@@ -174,6 +174,9 @@ struct init_result {
 	uint64_t removed;		/* stale paths removed from the root */
 	uint64_t failed;		/* entries that could not be created */
 	uint64_t skipped[INIT_SKIP_COUNT];
+	uint64_t max_open;		/* the most files the whole log holds
+					 * open at once (the model's live file
+					 * objects): what a replay keeps open */
 	double seconds;			/* wall time of the whole call */
 	char first_failure[256];	/* "path: reason" of the first failure */
 };
@@ -194,6 +197,12 @@ int replay_init_run(const struct riot_logs *logs, const struct replay_root *root
 int replay_init_plan(const struct riot_logs *logs, const struct riot_shard *shard,
 		     int (*fn)(const struct init_entry *e, void *arg), void *arg,
 		     struct init_result *res, char *err, size_t errlen);
+
+/* The most files the log holds open at once (init_result's max_open),
+ * from a pass of the model alone, for a replay without init. 0 or -errno
+ * with a reason in err. */
+int replay_init_max_open(const struct riot_logs *logs, uint64_t *max_open, char *err,
+			 size_t errlen);
 
 /* An fn for replay_init_plan printing "dir PATH", "file PATH SIZE",
  * "symlink PATH -> TARGET" lines to the FILE * in arg, bytes outside

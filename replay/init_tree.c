@@ -18,31 +18,41 @@
 enum ent_state { ST_UNKNOWN, ST_PRESENT, ST_ABSENT };
 #define KIND_SPECIAL 8	/* socket, fifo, device: beyond enum init_kind */
 
+/* One per path and ancestor: 16 bytes, as a log may name millions of
+ * paths of which few are present; what only present ones have lies in a
+ * struct tree_extra of their own. */
 struct tree_ent {
-	char *path;
+	uint32_t path;		/* the table model's path id */
 	uint32_t parent;	/* index; 0: directly beneath "/" */
+	uint32_t extra;		/* index in the table's extras; 0: none */
 	uint8_t state;		/* ST_*: decided by the first evidence */
 	uint8_t kind;		/* enum init_kind, KIND_SPECIAL, 0 unknown */
-	bool kind_sure;		/* kind from an S_IFMT fact or a readlink */
-	bool changed;		/* the workload changed it: what it observes
+	bool kind_sure : 1;	/* kind from an S_IFMT fact or a readlink */
+	bool changed : 1;	/* the workload changed it: what it observes
 				 * after that says nothing about the start */
-	bool truncated;		/* a cut path: no evidence is taken from it */
-	bool pseudo;		/* under /proc, /sys, /dev */
-	bool has_perm;		/* perm seen before any change of it */
-	bool perm_changed;	/* the workload changed the mode (chmod) */
-	bool executable;	/* access(X_OK) succeeded on it */
-	uint32_t perm;
+	bool truncated : 1;	/* a cut path: no evidence is taken from it */
+	bool pseudo : 1;	/* under /proc, /sys, /dev */
+	bool has_perm : 1;	/* perm seen before any change of it */
+	bool perm_changed : 1;	/* the workload changed the mode (chmod) */
+	bool executable : 1;	/* access(X_OK) succeeded on it */
+};
+
+struct tree_extra {
 	uint64_t size;
 	char *target;
 	struct init_xattr *xattrs;
+	uint32_t perm;
 };
 
-/* Entries by path (the hash of the path -> indices) and by model path id. */
+/* Entries by model path id. The model (the builder's) holds every path
+ * string, the ancestors' too: one copy of each path, whatever reads it. */
 struct tree_table {
 	struct tree_ent *ents;	/* ents[0] unused */
 	uint32_t n, cap;
-	struct u64map by_path;
+	struct tree_extra *extras;	/* extras[0] unused */
+	uint32_t nextras, extras_cap;
 	uint32_t *by_pid, npid;
+	struct model *m;	/* owned */
 };
 
 struct builder {
@@ -76,6 +86,31 @@ uint64_t init_path_seed(const char *path, uint64_t seed)
 
 #define ENT(tt, i) (&(tt)->ents[i])
 
+static const char *ent_path(const struct tree_table *tt, const struct tree_ent *e)
+{
+	return model_path(tt->m, e->path);
+}
+
+/* What e has beyond its state; NULL when it has none yet. */
+static struct tree_extra *extra_get(const struct tree_table *tt, const struct tree_ent *e)
+{
+	return e->extra ? &tt->extras[e->extra] : NULL;
+}
+
+/* The same, made when missing; NULL when out of memory. The pointer lasts
+ * until the next one is made. */
+static struct tree_extra *extra_make(struct tree_table *tt, struct tree_ent *e)
+{
+	if (e->extra)
+		return &tt->extras[e->extra];
+	if (GROW(tt->extras, tt->extras_cap, (size_t)tt->nextras + 2, 64))
+		return NULL;
+	if (!tt->nextras)
+		tt->nextras = 1;
+	e->extra = tt->nextras++;
+	return &tt->extras[e->extra];
+}
+
 static bool is_pseudo(const char *p, size_t n)
 {
 	static const char *const fs[] = { "/proc", "/sys", "/dev" };
@@ -91,32 +126,28 @@ static bool is_pseudo(const char *p, size_t n)
 
 static int table_get(struct tree_table *tt, const char *p, size_t n, uint32_t *out);
 
-static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *out)
+/* The entry of path id, made (after its ancestors) when new. */
+static int table_add(struct tree_table *tt, uint32_t id, uint32_t *out)
 {
-	const char *slash = memrchr(p, '/', n);
+	const char *p = model_path(tt->m, id), *slash;
+	size_t n = strlen(p);
 	uint32_t parent = 0;
 	struct tree_ent *e;
 	int rc;
 
+	slash = memrchr(p, '/', n);
 	/* the parent first */
 	if (slash && slash > p && (rc = table_get(tt, p, (size_t)(slash - p), &parent)) < 0)
 		return rc;
-	if (GROW(tt->ents, tt->cap, (size_t)tt->n + 2, 1024))
+	if (GROW(tt->ents, tt->cap, (size_t)tt->n + 2, 1024) ||
+	    GROW(tt->by_pid, tt->npid, (size_t)id + 1, 1024))
 		return -ENOMEM;
 	e = ENT(tt, ++tt->n);
 	memset(e, 0, sizeof(*e));
-	e->path = strndup(p, n);
-	if (!e->path) {
-		tt->n--;
-		return -ENOMEM;
-	}
+	e->path = id;
 	e->parent = parent;
 	e->pseudo = is_pseudo(p, n);
-	if (map_add(&tt->by_path, hash_bytes(p, n, tt->by_path.seed), tt->n)) {
-		free(e->path);
-		tt->n--;
-		return -ENOMEM;
-	}
+	tt->by_pid[id] = tt->n;
 	*out = tt->n;
 	return 0;
 }
@@ -124,22 +155,19 @@ static int table_add(struct tree_table *tt, const char *p, size_t n, uint32_t *o
 /* The entry of path p[0..n), made (with its ancestors) when new. "/" is 0. */
 static int table_get(struct tree_table *tt, const char *p, size_t n, uint32_t *out)
 {
-	uint64_t h, *v;
-	uint32_t pos = 0;
+	uint32_t id;
 
 	*out = 0;
 	if (n <= 1)
 		return 0;
-	h = hash_bytes(p, n, tt->by_path.seed);
-	while ((v = map_next(&tt->by_path, h, &pos))) {
-		const char *q = ENT(tt, *v)->path;
-
-		if (strncmp(q, p, n) == 0 && q[n] == '\0') {
-			*out = (uint32_t)*v;
-			return 0;
-		}
+	id = model_path_intern(tt->m, p, n);
+	if (!id)
+		return -errno;
+	if (id < tt->npid && tt->by_pid[id]) {
+		*out = tt->by_pid[id];
+		return 0;
 	}
-	return table_add(tt, p, n, out);
+	return table_add(tt, id, out);
 }
 
 static void table_free(struct tree_table *tt)
@@ -147,17 +175,21 @@ static void table_free(struct tree_table *tt)
 	if (!tt)
 		return;
 	for (uint32_t i = 1; i <= tt->n; i++) {
-		free(ENT(tt, i)->path);
-		free(ENT(tt, i)->target);
-		for (struct init_xattr *x = ENT(tt, i)->xattrs, *n; x; x = n) {
+		const struct tree_extra *ex = extra_get(tt, ENT(tt, i));
+
+		if (!ex)
+			continue;
+		free(ex->target);
+		for (struct init_xattr *x = ex->xattrs, *n; x; x = n) {
 			n = (struct init_xattr *)x->next;
 			free((char *)x->name);
 			free(x);
 		}
 	}
 	free(tt->ents);
-	map_fini(&tt->by_path);
+	free(tt->extras);
 	free(tt->by_pid);
+	model_free(tt->m);
 	free(tt);
 }
 
@@ -169,16 +201,12 @@ static uint32_t ent_of_path(struct builder *b, uint32_t pid, const char *path, b
 
 	if (!pid || !path || path[0] != '/' || b->err)
 		return 0;
-	if (GROW(tt->by_pid, tt->npid, (size_t)pid + 1, 64) < 0) {
-		b->err = -ENOMEM;
+	if (pid < tt->npid && tt->by_pid[pid])
+		i = tt->by_pid[pid];
+	else if (strlen(path) <= 1)
+		return 0;	/* "/" */
+	else if ((b->err = table_add(tt, pid, &i)) < 0)
 		return 0;
-	}
-	if (!tt->by_pid[pid]) {
-		if ((b->err = table_get(tt, path, strlen(path), &i)) < 0)
-			return 0;
-		tt->by_pid[pid] = i;
-	}
-	i = tt->by_pid[pid];
 	if (i && truncated)
 		ENT(tt, i)->truncated = true;
 	return i;
@@ -254,9 +282,18 @@ static void note_absent(struct builder *b, uint32_t i, bool created)
 static void note_size(struct builder *b, uint32_t i, uint64_t size)
 {
 	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
+	const struct tree_extra *ex;
+	struct tree_extra *w;
 
-	if (e && e->state == ST_PRESENT && !e->changed && !e->truncated && size > e->size)
-		e->size = size;
+	if (!e || e->state != ST_PRESENT || e->changed || e->truncated)
+		return;
+	ex = extra_get(b->tt, e);
+	if (size <= (ex ? ex->size : 0))
+		return;
+	if (!(w = extra_make(b->tt, e)))
+		b->err = -ENOMEM;
+	else
+		w->size = size;
 }
 
 /* The permission bits the workload saw first, before it changed them. */
@@ -264,8 +301,14 @@ static void note_perm(struct builder *b, uint32_t i, uint32_t perm)
 {
 	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
 
+	struct tree_extra *w;
+
 	if (e && e->state == ST_PRESENT && !e->has_perm && !e->perm_changed && !e->truncated) {
-		e->perm = perm & 07777;
+		if (!(w = extra_make(b->tt, e))) {
+			b->err = -ENOMEM;
+			return;
+		}
+		w->perm = perm & 07777;
 		e->has_perm = true;
 	}
 }
@@ -279,13 +322,16 @@ static void note_changed(struct builder *b, uint32_t i)
 static void note_symlink(struct builder *b, uint32_t i, const char *target)
 {
 	struct tree_ent *e;
+	struct tree_extra *w;
 
 	note_present(b, i, 0, false);
 	if (!i || (e = ENT(b->tt, i))->truncated || e->state != ST_PRESENT || e->changed)
 		return;
 	e->kind = INIT_SYMLINK;
 	e->kind_sure = true;
-	if (!e->target && target && !(e->target = strdup(target)))
+	if (!target || (extra_get(b->tt, e) && extra_get(b->tt, e)->target))
+		return;
+	if (!(w = extra_make(b->tt, e)) || !(w->target = strdup(target)))
 		b->err = -ENOMEM;
 }
 
@@ -597,12 +643,17 @@ static void note_xattr(struct builder *b, uint32_t i, const char *name, int64_t 
 		       bool create)
 {
 	struct tree_ent *e = i ? ENT(b->tt, i) : NULL;
+	struct tree_extra *w;
 	struct init_xattr *x;
 
 	if (!e || !name || e->truncated || (strncmp(name, "user.", 5) != 0 &&
 					    strncmp(name, "trusted.", 8) != 0))
 		return;
-	for (x = e->xattrs; x; x = (struct init_xattr *)x->next)
+	if (!(w = extra_make(b->tt, e))) {
+		b->err = -ENOMEM;
+		return;
+	}
+	for (x = w->xattrs; x; x = (struct init_xattr *)x->next)
 		if (strcmp(x->name, name) == 0)
 			return;
 	x = calloc(1, sizeof(*x));
@@ -613,8 +664,8 @@ static void note_xattr(struct builder *b, uint32_t i, const char *name, int64_t 
 	}
 	x->size = size > 0 && size <= 65536 ? (uint32_t)size : 0;
 	x->create = create && e->state == ST_PRESENT && !e->changed;
-	x->next = e->xattrs;
-	e->xattrs = x;
+	x->next = w->xattrs;
+	w->xattrs = x;
 }
 
 static void on_xattr(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
@@ -752,9 +803,11 @@ static bool under_absent(const struct tree_table *tt, uint32_t i)
 
 /* Classifies a present entry: its kind to create, or a skip reason as a
  * negative number (-1 - enum init_skip). */
-static int classify(const struct tree_ent *e)
+static int classify(const struct tree_table *tt, const struct tree_ent *e)
 {
-	int rc = replay_root_check_path(e->path);
+	const struct tree_extra *ex = extra_get(tt, e);
+	const char *target = ex ? ex->target : NULL;
+	int rc = replay_root_check_path(ent_path(tt, e));
 
 	if (rc == -EXDEV)
 		return -1 - INIT_SKIP_PSEUDO;
@@ -762,9 +815,9 @@ static int classify(const struct tree_ent *e)
 		return -1 - INIT_SKIP_HOSTILE;
 	if (e->kind == KIND_SPECIAL)
 		return -1 - INIT_SKIP_SPECIAL;
-	if (e->kind == INIT_SYMLINK && !e->target)
+	if (e->kind == INIT_SYMLINK && !target)
 		return -1 - INIT_SKIP_NO_TARGET;
-	if (e->kind == INIT_SYMLINK && replay_root_check_target(e->path, e->target) < 0)
+	if (e->kind == INIT_SYMLINK && replay_root_check_target(ent_path(tt, e), target) < 0)
 		return -1 - INIT_SKIP_HOSTILE;
 	return e->kind ? e->kind : INIT_FILE;
 }
@@ -781,23 +834,26 @@ static int entry_order(const void *a, const void *b)
 
 static void add_entry(struct init_tree *t, const struct tree_ent *e, int kind)
 {
+	const struct tree_extra none = { 0 }, *ex = extra_get(t->table, e);
 	struct init_entry *out = &t->ents[t->n++];
 
-	*out = (struct init_entry){ .kind = (enum init_kind)kind, .path = e->path,
-				    .xattrs = kind == INIT_SYMLINK ? NULL : e->xattrs,
+	if (!ex)
+		ex = &none;
+	*out = (struct init_entry){ .kind = (enum init_kind)kind, .path = ent_path(t->table, e),
+				    .xattrs = kind == INIT_SYMLINK ? NULL : ex->xattrs,
 				    .has_mode = e->has_perm && kind != INIT_SYMLINK,
-				    .mode = e->perm };
+				    .mode = ex->perm };
 	/* without its mode, a file access(X_OK) found executable is 0755 */
 	if (kind == INIT_FILE && !e->has_perm && e->executable) {
 		out->has_mode = true;
 		out->mode = 0755;
 	}
 	if (kind == INIT_FILE) {
-		out->size = e->size;
-		t->bytes += e->size;
+		out->size = ex->size;
+		t->bytes += ex->size;
 		t->nfiles++;
 	} else if (kind == INIT_SYMLINK) {
-		out->target = e->target;
+		out->target = ex->target;
 		t->nsymlinks++;
 	} else {
 		t->ndirs++;
@@ -808,8 +864,20 @@ static int collect(struct init_tree *t)
 {
 	struct tree_table *tt = t->table;
 
-	t->ents = calloc(tt->n + 1, sizeof(*t->ents));
-	t->absent = calloc(tt->n + 1, sizeof(*t->absent));
+	size_t nents = 1, nabsent = 1;
+
+	/* sized to what is kept: a log of many paths that were absent or
+	 * unknown needs few entries */
+	for (uint32_t i = 1; i <= tt->n; i++) {
+		const struct tree_ent *e = ENT(tt, i);
+
+		if (e->state == ST_ABSENT)
+			nabsent++;
+		else if (e->state == ST_PRESENT)
+			nents++;
+	}
+	t->ents = calloc(nents, sizeof(*t->ents));
+	t->absent = calloc(nabsent, sizeof(*t->absent));
 	if (!t->ents || !t->absent)
 		return -ENOMEM;
 	for (uint32_t i = 1; i <= tt->n; i++) {
@@ -821,11 +889,11 @@ static int collect(struct init_tree *t)
 		if (e->state == ST_UNKNOWN || under_absent(tt, i))
 			continue;
 		if (e->state == ST_ABSENT) {
-			if (replay_root_check_path(e->path) == 0)
-				t->absent[t->nabsent++] = e->path;
+			if (replay_root_check_path(ent_path(tt, e)) == 0)
+				t->absent[t->nabsent++] = ent_path(tt, e);
 			continue;
 		}
-		kind = classify(e);
+		kind = classify(tt, e);
 		if (kind < 0)
 			t->skipped[-1 - kind]++;
 		else
@@ -835,7 +903,8 @@ static int collect(struct init_tree *t)
 	return 0;
 }
 
-static int stream_log(struct builder *b, const struct riot_logs *logs, char *err, size_t errlen)
+static int stream_log(struct builder *b, const struct riot_logs *logs, uint64_t *max_open,
+		      char *err, size_t errlen)
 {
 	const char *log_path = logs->paths[0];
 	struct riot_reader *rd = riot_reader_open_logs(logs, err, errlen);
@@ -848,9 +917,12 @@ static int stream_log(struct builder *b, const struct riot_logs *logs, char *err
 	while ((rc = riot_reader_next(rd, &rec)) > 0) {
 		if ((rc = model_apply(b->m, &rec, &op)) < 0)
 			break;
-		on_record(b, &rec, &op);
+		if (b->tt)
+			on_record(b, &rec, &op);
 		if ((rc = b->err) < 0)
 			break;
+		if (model_stats(b->m)->live_files > *max_open)
+			*max_open = model_stats(b->m)->live_files;
 	}
 	if (rc == -ENOMEM || rc == -E2BIG)
 		snprintf(err, errlen, "%s: %s", log_path, model_strerror(rc));
@@ -867,21 +939,37 @@ int init_tree_build(const struct riot_logs *logs, struct init_tree *t, char *err
 
 	memset(t, 0, sizeof(*t));
 	b.tt = t->table = calloc(1, sizeof(*t->table));
-	if (b.tt)
-		map_init(&b.tt->by_path, map_seed());
 	b.m = model_new();
+	if (b.tt)
+		b.tt->m = b.m;	/* the table's from now on */
 	map_init(&b.pos, map_seed());
 	b.sweep_at = 64;
 	if (b.tt && b.m)
-		rc = stream_log(&b, logs, err, errlen);
+		rc = stream_log(&b, logs, &t->max_open, err, errlen);
 	else
 		snprintf(err, errlen, "out of memory");
-	model_free(b.m);
+	if (!b.tt)
+		model_free(b.m);
 	map_fini(&b.pos);
 	if (rc == 0 && (rc = collect(t)) < 0)
 		snprintf(err, errlen, "out of memory");
 	if (rc < 0)
 		init_tree_free(t);
+	return rc;
+}
+
+int init_tree_max_open(const struct riot_logs *logs, uint64_t *max_open, char *err,
+		       size_t errlen)
+{
+	struct builder b = { .m = model_new() };
+	int rc = -ENOMEM;
+
+	*max_open = 0;
+	if (b.m)
+		rc = stream_log(&b, logs, max_open, err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	model_free(b.m);
 	return rc;
 }
 

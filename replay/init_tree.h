@@ -18,12 +18,18 @@ struct init_tree {
 	size_t nabsent;
 	uint64_t bytes;
 	uint64_t skipped[INIT_SKIP_COUNT];
+	uint64_t max_open;	/* the most file objects open at once */
 	struct tree_table *table;	/* owns every string above */
 };
 
 /* Streams the log once and fills t. 0 or -errno with a reason in err. */
 int init_tree_build(const struct riot_logs *logs, struct init_tree *t, char *err, size_t errlen);
 void init_tree_free(struct init_tree *t);
+/* The pass of init_tree_build() that only follows the files open (the
+ * model alone): the most open at once in *max_open. 0 or -errno with a
+ * reason in err. */
+int init_tree_max_open(const struct riot_logs *logs, uint64_t *max_open, char *err,
+		       size_t errlen);
 
 /* A file's fill seed: a hash of its captured path mixed with seed. */
 uint64_t init_path_seed(const char *path, uint64_t seed);

@@ -4,6 +4,7 @@
  * refuses what is plainly hostile; the guarantee is the kernel's: every
  * lookup is openat2(RESOLVE_IN_ROOT) relative to a root's directory fd, so
  * ".." and symlinks met during resolution are clamped at that root. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -95,18 +96,29 @@ static bool same_components(const char *a, const char *b)
 	}
 }
 
-/* True when the last component of p is the marker's name: such a path is
- * refused wherever it lies, so no symlink to the root's top can lead a
- * replayed call to the marker (and symlink targets ending in it are
- * refused: replay_root_check_target()). */
+/* Where a rewritten link is made before it replaces the old one
+ * (replay_root_relink()): riot's name, refused to captured paths as the
+ * marker's is, so no workload's file is ever taken for it. */
+#define RELINK_TMP REPLAY_ROOT_MARKER ".relink"
+
+static bool last_is(const char *p, size_t n, const char *name)
+{
+	size_t m = strlen(name);
+
+	return n >= m && memcmp(p + n - m, name, m) == 0 && (n == m || p[n - m - 1] == '/');
+}
+
+/* True when the last component of p is the marker's name (or the name
+ * riot rewrites links under): such a path is refused wherever it lies, so
+ * no symlink to the root's top can lead a replayed call to the marker (and
+ * symlink targets ending in it are refused: replay_root_check_target()). */
 static bool names_marker(const char *p)
 {
-	size_t n = strlen(p), m = strlen(REPLAY_ROOT_MARKER);
+	size_t n = strlen(p);
 
 	while (n > 0 && p[n - 1] == '/')
 		n--;
-	return n >= m && memcmp(p + n - m, REPLAY_ROOT_MARKER, m) == 0 &&
-	       (n == m || p[n - m - 1] == '/');
+	return last_is(p, n, REPLAY_ROOT_MARKER) || last_is(p, n, RELINK_TMP);
 }
 
 /* True when p is prefix or lies beneath it, by whole components. */
@@ -503,4 +515,135 @@ int replay_root_link_target(const struct replay_root *r, const char *abs, int pf
 	else
 		strcpy(out, ".");
 	return 0;
+}
+
+int replay_root_depth(const struct replay_root *r, const char *abs, int dirfd)
+{
+	char place[PATH_MAX];
+
+	return place_below(pick_root(r, abs), dirfd, place, sizeof(place));
+}
+
+/* The text of a climbing link (replay_root_link_target()'s form: "../"
+ * repeated, then the path beneath the top) with k "../" instead: the path
+ * beneath the top is what the link means, the count only has to match the
+ * link's depth. Anything else in the text is resolved lexically from the
+ * top, ".." stopping there as RESOLVE_IN_ROOT does. 0 or -ENAMETOOLONG. */
+static int climb_text(const char *text, int k, char *out, size_t outlen)
+{
+	char below[PATH_MAX];
+	const char *p = text, *c;
+	size_t n, len = 0, b;
+	bool cut = false;
+
+	while (*p) {
+		const char *q = p;
+
+		if (!path_next(&q, &c, &n) || !path_is_dotdot(c, n))
+			break;
+		p = q;
+	}
+	path_resolve(below, sizeof(below), "/", 1, *p ? p : "/", &cut);
+	if (cut)
+		return -ENAMETOOLONG;
+	b = strlen(below + 1);
+	for (int i = 0; i < k; i++) {
+		if (len + 4 > outlen)
+			return -ENAMETOOLONG;
+		memcpy(out + len, "../", 4);
+		len += 3;
+	}
+	if (len + b + 2 > outlen)
+		return -ENAMETOOLONG;
+	if (b)
+		memcpy(out + len, below + 1, b + 1);
+	else if (len)
+		out[len - 1] = '\0';	/* the top itself */
+	else
+		strcpy(out, ".");
+	return 0;
+}
+
+/* Rewrites the climbing link name in dirfd (at depth below the top) to
+ * climb k levels; an atomic replacement (a new link renamed over the old),
+ * so no tool ever finds the name missing. 0 or -errno. */
+static int relink_one(int dirfd, const char *name, int k)
+{
+	char text[PATH_MAX], want[PATH_MAX];
+	ssize_t n = readlinkat(dirfd, name, text, sizeof(text) - 1);
+	int rc;
+
+	if (n < 0)
+		return errno == EINVAL || errno == ENOENT ? 0 : -errno;
+	text[n] = '\0';
+	if (descends(text))
+		return 0;	/* beneath its own directory wherever it goes */
+	rc = climb_text(text, k < 0 ? 0 : k, want, sizeof(want));
+	if (rc < 0 || strcmp(text, want) == 0)
+		return rc;
+	(void)unlinkat(dirfd, RELINK_TMP, 0);
+	if (symlinkat(want, dirfd, RELINK_TMP) < 0)
+		return -errno;
+	if (renameat(dirfd, RELINK_TMP, dirfd, name) < 0) {
+		rc = -errno;
+		(void)unlinkat(dirfd, RELINK_TMP, 0);
+	}
+	return rc;
+}
+
+/* Every climbing link in directory fd (at depth) and beneath it. Each
+ * level holds one directory stream; the depth of a tree is bounded by
+ * PATH_MAX, as every path a replay makes is. */
+static int relink_dir(int fd, int depth, int shift)
+{
+	DIR *dir = fdopendir(fd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!dir) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	while ((de = readdir(dir))) {
+		unsigned char type = de->d_type;
+		int r = 0;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		}
+		if (type == DT_LNK) {
+			r = relink_one(dirfd(dir), de->d_name, depth + shift);
+		} else if (type == DT_DIR) {
+			int sub = replay_root_openat_beneath(dirfd(dir), de->d_name,
+							     O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+
+			r = sub < 0 ? sub : relink_dir(sub, depth + 1, shift);
+		}
+		if (r < 0 && !rc)
+			rc = r;
+	}
+	closedir(dir);
+	return rc;
+}
+
+int replay_root_relink(int dirfd, const char *name, int depth, int shift)
+{
+	struct stat st;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return relink_one(dirfd, name, depth + shift);
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	fd = replay_root_openat_beneath(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	return fd < 0 ? fd : relink_dir(fd, depth + 1, shift);
 }

@@ -59,9 +59,9 @@ int replay_map_check(const struct replay_map *maps, unsigned nmaps, char *err, s
  * -EINVAL (not absolute, or holds "." / ".." components: the model
  * normalises every path, so such a path is hostile), -ENAMETOOLONG,
  * -EPERM (a path whose last component is the root's marker name,
- * REPLAY_ROOT_MARKER in replay/init.h, wherever it lies: through a
- * symlink to the top it would be the marker, which a workload never
- * touches). */
+ * REPLAY_ROOT_MARKER in replay/init.h, or that name with ".relink"
+ * (replay_root_relink()'s), wherever it lies: through a symlink to the
+ * top it would be the marker, which a workload never touches). */
 int replay_root_locate(const struct replay_root *r, const char *abs,
 		       int *rootfd, char *rel, size_t rellen);
 
@@ -111,6 +111,25 @@ int replay_root_parent(const struct replay_root *r, const char *abs,
  * beneath the root). */
 int replay_root_link_target(const struct replay_root *r, const char *abs, int pfd,
 			    const char *target, char *out, size_t outlen);
+/* A climbing target ("../" once per directory above the link, then the
+ * path beneath the top) is exact at one depth only: moved up by a
+ * replayed rename, it would climb out of the root for every tool but
+ * riot. No text with ".." can be right at every depth, and an absolute
+ * one leaves the root for every tool but riot, so riot keeps this
+ * invariant instead: a climbing link riot made never climbs more levels
+ * than it lies deep, at every moment. Links that only descend (relative,
+ * no "..") stay beneath their own directory wherever it moves, and are
+ * never touched. replay_root_relink() rewrites the climbing links at name
+ * in dirfd (the link itself, or every one beneath the directory) to climb
+ * (their depth + shift) levels, never below 0, each by an atomic
+ * replacement: before a rename that moves them up (shift: how far up,
+ * negative) and after one that moves them down (shift 0). depth is
+ * dirfd's depth below the top (replay_root_depth(): of the directory
+ * fd, beneath abs's root, or -EXDEV). 0 or -errno (the first error; the
+ * walk goes on). */
+int replay_root_depth(const struct replay_root *r, const char *abs, int dirfd);
+int replay_root_relink(int dirfd, const char *name, int depth, int shift);
+
 /* The part of those checks that needs no root: -EPERM when target, taken
  * lexically from abs's directory, ends in the marker's name;
  * -ENAMETOOLONG; -EINVAL. */

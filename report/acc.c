@@ -102,6 +102,7 @@ void run_acc_free(struct run_acc *a)
 	}
 	free(a->samples);
 	free(a->files);
+	free(a->wide);
 	free(a->procs);
 	map_fini(&a->proc_ix);
 	free(a->tl);
@@ -131,13 +132,56 @@ static struct sys_acc *sys_get(struct run_acc *a, unsigned sys)
 	return s;
 }
 
-static struct usage *file_get(struct run_acc *a, uint32_t path_id)
+static void usage_add(struct usage *u, const struct run_op *op, uint64_t rd, uint64_t wr);
+
+void run_acc_file(const struct run_acc *a, uint32_t id, struct usage *u)
 {
-	if (GROW(a->files, a->nfiles, (size_t)path_id + 1, 1024) < 0) {
-		a->oom = -ENOMEM;
-		return NULL;
+	const struct file_usage *f = id < a->nfiles ? &a->files[id] : NULL;
+
+	if (f && f->ops == FILE_WIDE) {
+		*u = a->wide[f->errors];
+		return;
 	}
-	return &a->files[path_id];
+	*u = (struct usage){ 0 };
+	if (f)
+		*u = (struct usage){ .ops = f->ops, .errors = f->errors,
+				     .bytes_read = f->bytes_read,
+				     .bytes_written = f->bytes_written, .lat_sum = f->lat_sum };
+}
+
+/* Adds op to the usage of its path: in 32-bit counts while they hold it,
+ * else in a wide entry from then on. */
+static void file_add(struct run_acc *a, const struct run_op *op, uint64_t rd, uint64_t wr)
+{
+	uint32_t id = op->path_id;
+	struct file_usage *f;
+	struct usage u;
+
+	if (GROW(a->files, a->nfiles, (size_t)id + 1, 1024) < 0) {
+		a->oom = -ENOMEM;
+		return;
+	}
+	f = &a->files[id];
+	if (f->ops == FILE_WIDE) {
+		usage_add(&a->wide[f->errors], op, rd, wr);
+		return;
+	}
+	run_acc_file(a, id, &u);
+	usage_add(&u, op, rd, wr);
+	if (u.ops < FILE_WIDE && u.errors <= UINT32_MAX && u.bytes_read <= UINT32_MAX &&
+	    u.bytes_written <= UINT32_MAX && u.lat_sum <= UINT32_MAX) {
+		*f = (struct file_usage){ .ops = (uint32_t)u.ops, .errors = (uint32_t)u.errors,
+					  .bytes_read = (uint32_t)u.bytes_read,
+					  .bytes_written = (uint32_t)u.bytes_written,
+					  .lat_sum = (uint32_t)u.lat_sum };
+		return;
+	}
+	if (GROW(a->wide, a->wide_cap, (size_t)a->nwide + 1, 64) < 0) {
+		a->oom = -ENOMEM;
+		return;
+	}
+	a->wide[a->nwide] = u;
+	*f = (struct file_usage){ .ops = FILE_WIDE, .errors = a->nwide++ };
 }
 
 /* The row of pid, made when new; pid 0 (never a user process) is not
@@ -362,7 +406,6 @@ void run_acc_op(struct run_acc *a, const struct run_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(op->sys);
 	struct sys_acc *s;
-	struct usage *f;
 	struct proc_acc *p;
 	uint64_t rd, wr;
 	int cls;
@@ -372,8 +415,7 @@ void run_acc_op(struct run_acc *a, const struct run_op *op)
 	a->ops++;
 	run_bytes(op->sys, op->ret, &rd, &wr);
 	note_sys(s, op, si->cls == RIOT_CLASS_DATA_WRITE ? wr : rd);
-	if ((f = file_get(a, op->path_id)))
-		usage_add(f, op, rd, wr);
+	file_add(a, op, rd, wr);
 	if ((p = proc_get(a, op->pid)))
 		usage_add(&p->u, op, rd, wr);
 	if (op->t_ns + op->lat_ns > a->max_end)

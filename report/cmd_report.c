@@ -276,6 +276,7 @@ static int summarise(const struct report_args *ra)
 	struct capture_scan c = { 0 };
 	struct riot_reader *rd;
 	char err[512];
+	bool found;
 	int rc = -ENOMEM;
 
 	rd = riot_reader_open_logs(&ra->logs, err, sizeof(err));
@@ -283,6 +284,10 @@ static int summarise(const struct report_args *ra)
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
 	}
+	if (run_db_recover(ra->db, &found, err, sizeof(err)) == 0 && found)
+		fprintf(stderr, "riot: report: %s: an earlier riot report (or replay) was stopped "
+			"while storing a run; that run was not stored and is rolled back\n",
+			ra->db);
 	/* the log is read once: a database that cannot take the run is
 	 * refused before it */
 	if (run_db_check(ra->db, ra->label, err, sizeof(err)) < 0) {

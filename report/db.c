@@ -1,10 +1,13 @@
 /* report/db.c: opening a report database: creating the schema, refusing
  * files that are not riot reports or come from a newer riot. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "formats/log.h"
 #include "report/report_int.h"
@@ -285,4 +288,59 @@ int report_db_reserve_run(sqlite3 *db, int64_t *id, char *err, size_t errlen)
 	if (!rc)
 		*id = sqlite3_last_insert_rowid(db);
 	return rc;
+}
+
+/* The write lock of a database is a lock on this byte of its file (the
+ * unix VFS's RESERVED_BYTE: PENDING_BYTE, 0x40000000, plus one). A writer
+ * takes it before it makes the journal and lets it go after it removed
+ * the journal, so a journal without it is a dead writer's. */
+#define RESERVED_BYTE 0x40000001
+
+static bool journal_id(const char *jpath, struct stat *st)
+{
+	return lstat(jpath, st) == 0 && S_ISREG(st->st_mode);
+}
+
+static bool unfinished(const char *db_path)
+{
+	char jpath[4096];
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = RESERVED_BYTE,
+			    .l_len = 1 };
+	struct stat j1, j2;
+	int fd, n = snprintf(jpath, sizeof(jpath), "%s-journal", db_path);
+	bool unlocked;
+
+	if (n < 0 || (size_t)n >= sizeof(jpath) || !journal_id(jpath, &j1))
+		return false;
+	fd = open(db_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	unlocked = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type == F_UNLCK;
+	close(fd);
+	/* the same journal still there: not one a writer removed meanwhile */
+	return unlocked && journal_id(jpath, &j2) && j1.st_ino == j2.st_ino &&
+	       j1.st_dev == j2.st_dev;
+}
+
+int run_db_recover(const char *db_path, bool *found, char *err, size_t errlen)
+{
+	sqlite3 *db;
+	int n;
+
+	*found = unfinished(db_path);
+	if (!*found)
+		return 0;
+	/* the first read of a writable connection rolls the journal back */
+	db = db_open(db_path, SQLITE_OPEN_READWRITE, err, errlen);
+	if (!db)
+		return -errno;
+	n = count_tables(db);
+	sqlite3_close(db);
+	if (n == -EBUSY)
+		return lock_error(db_path, err, errlen);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: cannot roll back the run left unfinished", db_path);
+		return -EIO;
+	}
+	return 0;
 }

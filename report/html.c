@@ -12,6 +12,7 @@
 
 #include "report/report_int.h"
 #include "lib/cli.h"
+#include "lib/text.h"
 #include "report/view.h"
 
 #define CHART_W 720
@@ -26,15 +27,24 @@ static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 };
 
+/* Text from a log or a database, as the terminal shows it (lib/text.h:
+ * control bytes and every byte that is no ASCII character as \xNN, so an
+ * escape sequence reaches no one who cats the file), then HTML-escaped. */
 static void esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
-		switch (*s) {
+		unsigned char c = (unsigned char)*s;
+
+		if (text_escapes(c)) {
+			fprintf(f, "\\x%02x", c);
+			continue;
+		}
+		switch (c) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+		default: fputc(c, f);
 		}
 	}
 }
@@ -345,8 +355,9 @@ static void table_row(const struct cmp_ctx *c, const struct cmp_row *r, void *ar
 	FILE *f = arg;
 	char v[64];
 
-	fprintf(f, "<tr%s><td>%s</td><td>%s</td>", r->first ? " class=\"first\"" : "",
-		r->first ? r->name : "", cmp_metric_names[r->m]);
+	fprintf(f, "<tr%s><td>", r->first ? " class=\"first\"" : "");
+	esc(f, r->first ? r->name : "");
+	fprintf(f, "</td><td>%s</td>", cmp_metric_names[r->m]);
 	for (unsigned g = 0; g < c->ng; g++) {
 		fprintf(f, "<td>");
 		esc(f, cmp_fmt_value(r, g, v, sizeof(v)));
@@ -430,13 +441,16 @@ static void run_list(FILE *f, const struct cmp_ctx *c)
 		fprintf(f, "<tr><td><span class=\"swatch\" style=\"background:%s\"></span> #%u</td>"
 			"<td>", palette[i % 8], c->group_of[i] + 1);
 		esc(f, v->label);
-		fprintf(f, "</td><td>%s</td><td>", v->kind);
+		fprintf(f, "</td><td>");
+		esc(f, v->kind);
+		fprintf(f, "</td><td>");
 		esc(f, v->fs_type ? v->fs_type : "?");
 		fprintf(f, " on ");
 		esc(f, v->fs_device ? v->fs_device : "?");
-		fprintf(f, "</td><td>%s</td><td>%.12s</td><td>",
-			riot_fmt_ns(v->duration_ns, d, sizeof(d)),
-			v->trace_sha256 ? v->trace_sha256 : "?");
+		fprintf(f, "</td><td>%s</td><td>", riot_fmt_ns(v->duration_ns, d, sizeof(d)));
+		snprintf(d, sizeof(d), "%.12s", v->trace_sha256 ? v->trace_sha256 : "?");
+		esc(f, d);
+		fprintf(f, "</td><td>");
 		esc(f, v->db_path);
 		fprintf(f, " (run %lld)</td></tr>\n", (long long)v->id);
 	}
@@ -451,7 +465,9 @@ static void run_summary(FILE *f, const struct run_view *v)
 
 	fprintf(f, "<h2>run %lld: ", (long long)v->id);
 	esc(f, v->label);
-	fprintf(f, " (%s)</h2>\n<p>", v->kind);
+	fprintf(f, " (");
+	esc(f, v->kind);
+	fprintf(f, ")</h2>\n<p>");
 	esc(f, v->host ? v->host : "?");
 	fprintf(f, ", kernel ");
 	esc(f, v->kernel ? v->kernel : "?");

@@ -206,6 +206,14 @@ int run_acc_store(struct run_acc *a, const char *db_path, const struct run_meta 
  * a one-line reason in err. */
 int run_db_check(const char *db_path, const char *label, char *err, size_t errlen);
 
+/* Whether db_path holds a run that a writer stopped before it ended it
+ * (a riot report or replay killed while storing), in *found: its rollback
+ * journal (db_path-journal) is still there and no process holds the
+ * database's write lock. Such a run is rolled back here (a read-only
+ * open, as run_db_check() makes, cannot), so the command can say so. 0,
+ * or -errno with a one-line reason in err. */
+int run_db_recover(const char *db_path, bool *found, char *err, size_t errlen);
+
 /* The filesystem holding path, from statfs and /proc/self/mountinfo.
  * Strings point into buf. 0 or -errno. */
 int run_fs_of_path(const char *path, struct run_fs *fs, char *buf, size_t buflen);

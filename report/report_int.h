@@ -54,13 +54,28 @@ struct div_sample {
 	char *path;
 };
 
+/* A file's usage in 20 bytes, as most files' fit (a log of millions of
+ * paths pays this per path): each count in 32 bits. A file whose count
+ * would pass one moves to a struct usage of run_acc's wide[] (ops then
+ * FILE_WIDE, errors its index there). run_acc_file() reads either. */
+struct file_usage {
+	uint32_t ops, errors, bytes_read, bytes_written, lat_sum;
+};
+#define FILE_WIDE UINT32_MAX
+
+struct run_acc;
+/* The usage of path id (zero when it has none). */
+void run_acc_file(const struct run_acc *a, uint32_t id, struct usage *u);
+
 struct run_acc {
 	enum run_kind kind;
 	uint64_t ops, max_end;
 	struct sys_acc *sys[RIOT_SYS_COUNT];	/* allocated at first op */
 
-	struct usage *files;		/* by path id */
+	struct file_usage *files;	/* by path id */
 	uint32_t nfiles;		/* capacity */
+	struct usage *wide;		/* the files past file_usage's range */
+	uint32_t nwide, wide_cap;
 
 	struct proc_acc *procs;		/* in the order first seen */
 	uint32_t procs_cap, procs_len;

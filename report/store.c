@@ -184,12 +184,13 @@ static void store_files(struct store *s, const struct run_acc *a, const struct m
 	sqlite3_stmt *st = prep(s, "INSERT INTO files VALUES (?,?,?,?,?,?,?,?)");
 
 	for (uint32_t id = 0; id < a->nfiles && !s->rc; id++) {
-		const struct usage *u = &a->files[id];
 		const char *path = id && m ? model_path(m, id) : NULL;
+		struct usage u;
 
-		if (u->ops)
-			row(s, st, "iituuuuu", s->run, (int64_t)id, path, u->ops, u->errors,
-			    u->bytes_read, u->bytes_written, u->lat_sum);
+		run_acc_file(a, id, &u);
+		if (u.ops)
+			row(s, st, "iituuuuu", s->run, (int64_t)id, path, u.ops, u.errors,
+			    u.bytes_read, u.bytes_written, u.lat_sum);
 	}
 	sqlite3_finalize(st);
 }
@@ -474,8 +475,11 @@ static void run_totals(struct run_totals *t, const struct run_acc *a, const stru
 		t->busy_ns += a->sys[i]->lat.sum;
 	}
 	for (uint32_t i = 0; i < a->nfiles; i++) {
-		t->bytes_read += a->files[i].bytes_read;
-		t->bytes_written += a->files[i].bytes_written;
+		struct usage u;
+
+		run_acc_file(a, i, &u);
+		t->bytes_read += u.bytes_read;
+		t->bytes_written += u.bytes_written;
 	}
 	snprintf(t->shard, sizeof(t->shard), "%u/%u", m->shard_k, m->shard_n);
 }

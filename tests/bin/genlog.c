@@ -1,7 +1,7 @@
 /* genlog: writes a deterministic synthetic .riot log for tests, benchmarks,
  * the demo and the fuzzer's seed corpus.
  *
- * usage: genlog -o FILE -n EVENTS [--shape seqread|mixed|all] [--seed N]
+ * usage: genlog -o FILE -n EVENTS [--shape seqread|mixed|all|paths] [--seed N]
  *               [--block-bytes N] [--zstd-level N] [-v]
  *
  * seqread  a few processes and threads: openat, fstat, long runs of
@@ -10,6 +10,10 @@
  *          stats that fail) and children (fork, exec, a few reads, exit)
  * all      first one record of every record type and of every syscall in
  *          bpf/syscalls.def, then mixed; writes at least that many events
+ * paths    one thread stat()ing EVENTS distinct paths of --path-bytes
+ *          bytes (default 210, at least 40) that do not exist (ENOENT),
+ *          1000 to a directory: a log whose readers' memory is the
+ *          paths' (benchmarks/paths_memory.sh)
  *
  * The same arguments always give the same file. EVENTS counts every record
  * but the interned strings. Prints nothing on success (a summary with -v).
@@ -28,7 +32,7 @@
 #define WALL_AT_START	1733000000000000000ll
 #define MAX_THREADS	8
 
-enum shape { SHAPE_SEQREAD, SHAPE_MIXED, SHAPE_ALL };
+enum shape { SHAPE_SEQREAD, SHAPE_MIXED, SHAPE_ALL, SHAPE_PATHS };
 enum role { ROLE_READER, ROLE_WRITER, ROLE_CHILD };
 enum phase { PH_OPEN, PH_FSTAT, PH_IO, PH_FSYNC, PH_CLOSE, PH_RENAME, PH_EXIT };
 
@@ -82,6 +86,7 @@ struct gen {
 	unsigned batch;
 	int err;
 	char path[256], path2[256];
+	unsigned path_bytes;	/* --shape paths */
 };
 
 static void add(struct gen *g, const struct riot_rec *r)
@@ -534,8 +539,41 @@ static void every_type(struct gen *g, struct task *k)
 	proc_event(g, &gone, RIOT_PROC_EXIT);
 }
 
+#define PATHS_LEN 210	/* bytes of each path of --shape paths */
+#define PATHS_MIN 40
+
+static int run_paths(struct gen *g)
+{
+	struct task k = { .pid = 4242, .tid = 4242, .comm = "indexer", .next_t = START_T };
+	struct riot_rec r = { .type = RIOT_REC_SNAP_PROC };
+	char name[sizeof(g->path)];
+
+	r.sproc.pid = k.pid;
+	r.sproc.ppid = 1;
+	r.sproc.cwd = (struct riot_str){ .s = "/" };
+	r.sproc.comm = (struct riot_str){ .s = k.comm };
+	add(g, &r);
+	memset(name, 'n', sizeof(name));
+	while (!g->err && g->events < g->target) {
+		uint64_t i = g->events;
+		int n = snprintf(g->path, sizeof(g->path), "/bench/paths/d%06llu/f%010llu-",
+				 (unsigned long long)(i / 1000), (unsigned long long)i);
+
+		snprintf(g->path + n, sizeof(g->path) - (size_t)n, "%.*s", (int)g->path_bytes - n,
+			 name);
+		r = sc_rec(&k, RIOT_SYS_stat, rng_range(&g->rng, 800, 3000));
+		r.sc.has = RIOT_HAS_PATH;
+		r.sc.path = (struct riot_str){ .s = g->path };
+		r.sc.ret = -ENOENT;
+		emit_sc(g, &k, &r);
+	}
+	return g->err;
+}
+
 static int run(struct gen *g)
 {
+	if (g->shape == SHAPE_PATHS)
+		return run_paths(g);
 	add_task(g, ROLE_READER, 4242, 4242, "dbreader");
 	add_task(g, ROLE_READER, 4242, 4243, "dbreader");
 	add_task(g, ROLE_READER, 5150, 5150, "scanner");
@@ -559,10 +597,10 @@ static int run(struct gen *g)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: genlog -o FILE -n EVENTS [--shape seqread|mixed|all] [--seed N]\n"
-		   "              [--block-bytes N] [--zstd-level N] [-v]\n"
+	fprintf(f, "usage: genlog -o FILE -n EVENTS [--shape seqread|mixed|all|paths] [--seed N]\n"
+		   "              [--block-bytes N] [--zstd-level N] [--path-bytes N] [-v]\n"
 		   "defaults: --shape seqread --seed 1 --block-bytes 0 (writer default)"
-		   " --zstd-level 0 (writer default)\n");
+		   " --zstd-level 0 (writer default) --path-bytes 210 (40..255)\n");
 }
 
 int main(int argc, char **argv)
@@ -572,10 +610,11 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "block-bytes", required_argument, NULL, 'b' },
 		{ "zstd-level", required_argument, NULL, 'z' },
+		{ "path-bytes", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct gen g = { .shape = SHAPE_SEQREAD };
+	struct gen g = { .shape = SHAPE_SEQREAD, .path_bytes = PATHS_LEN };
 	struct riot_writer_opts wo = { 0 };
 	const char *out = NULL, *shape = "seqread";
 	unsigned long long seed = 1;
@@ -590,6 +629,7 @@ int main(int argc, char **argv)
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
 		case 'b': wo.block_bytes = strtoull(optarg, NULL, 0); break;
 		case 'z': wo.zstd_level = atoi(optarg); break;
+		case 'p': g.path_bytes = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -601,9 +641,12 @@ int main(int argc, char **argv)
 		g.shape = SHAPE_MIXED;
 	else if (!strcmp(shape, "all"))
 		g.shape = SHAPE_ALL;
+	else if (!strcmp(shape, "paths"))
+		g.shape = SHAPE_PATHS;
 	else
 		shape = NULL;
-	if (!out || optind != argc || !shape) {
+	if (!out || optind != argc || !shape || g.path_bytes < PATHS_MIN ||
+	    g.path_bytes >= sizeof(g.path)) {
 		usage(stderr);
 		return 2;
 	}

@@ -2,7 +2,7 @@
 # tests/fuzz/run.sh BUILD_DIR SECONDS: seeds the corpora with small logs of
 # every shape from genlog and the hostile cases under tests/hostile, then
 # runs each fuzz target (log reader, strace importer, replay and init
-# planners) for SECONDS. Exits non-zero when a fuzzer finds a crash, leak or
+# planners, the same from mklog text) for SECONDS. Exits non-zero when a fuzzer finds a crash, leak or
 # sanitizer report (the input is kept as BUILD_DIR/fuzz/crash-*).
 set -eu
 build=${1:?usage: run.sh BUILD_DIR SECONDS}
@@ -128,3 +128,53 @@ PY
 	exit 1
 }
 grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz/log-plan.txt" || true
+
+# The mklog text target: the grammar of tests/bin/mklog.c built into logs
+# for the model and the planners. Seeded with the hostile cases and a log
+# of every record kind; its dictionary holds every record and syscall
+# name, key and flag name, so mutations stay within the grammar.
+text_fuzzer=$build/fuzz/fuzz_mklog
+text_corpus=$build/fuzz/corpus-mklog
+dict=$build/fuzz/mklog.dict
+[ -x "$text_fuzzer" ] || { echo "run.sh: $text_fuzzer is not built" >&2; exit 1; }
+mkdir -p "$text_corpus"
+cp "$hostile"/*.mklog "$text_corpus/"
+cat >"$text_corpus/seed-kinds.txt" <<'TEXT'
+#!host\x1b]52;c;eA==\x07 6.1\xff riot\x00x
+snap_proc pid=100 cwd=/w ppid=1 comm=sh
+snap_fd pid=100 fd=3 path=/w/in flags=O_RDWR pos=10 size=8192 ftype=reg perm=644
+proc_fork pid=100 child=101 flags=0x11
+proc_exec pid=101 path=/bin/cat comm=cat
+openat dirfd=AT_FDCWD path=../w/./a//b flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644 ret=4 size=0 ftype=reg created=1
+pwrite64 fd=4 off=4096 count=4096 ret=4096
+readlink path=/w/l path2=../../\{300*ab/} ret=900
+symlink path=/w/s path2=/etc ret=0
+rename path=/w/a path2=/w/b flags=RENAME_EXCHANGE ret=0
+io_uring:read ctx=1 fd=3 off=0 count=4096 flags=IOSQE_IO_LINK ret=4096
+stat path=/proc/self/fd/3 ret=-ENOENT
+close fd=4 ret=0
+drop count=5 cpu=1
+proc_exit pid=101 code=0
+TEXT
+python3 - "$(dirname "$0")/../../bpf/syscalls.def" "$(dirname "$0")/../bin/mklog_text.h" >"$dict" <<'PY'
+import re, sys
+words = set(re.findall(r"RIOT_SYSCALL\((\w+)", open(sys.argv[1]).read()))
+words |= set(re.findall(r'RIOT_ASYNC_OP\(\w+,\s*"([^"]+)"', open(sys.argv[1]).read()))
+text = open(sys.argv[2]).read()
+words |= set(re.findall(r'\{ "(\w+)", ', text))
+words |= set(re.findall(r'strcmp\(k, "(\w+)"\)', text))
+words |= set(re.findall(r'NUM\("(\w+)"', text))
+words |= {"snap_proc", "snap_fd", "proc_fork", "proc_exec", "proc_exit", "drop",
+          "=", "|", "-E", "\\x", "\\{", "*", "}", "!", "#!", "\n"}
+for w in sorted(words):
+    print('"%s"' % "".join("\\x%02x" % ord(ch) if ch in '\\"' or not ch.isprintable()
+                           else ch for ch in w))
+PY
+"$text_fuzzer" -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 -dict="$dict" \
+	-artifact_prefix="$build/fuzz/mklog-" -print_final_stats=1 "$text_corpus" \
+	2>"$build/fuzz/log-mklog.txt" || {
+	tail -n 60 "$build/fuzz/log-mklog.txt"
+	echo "fuzz: a reader failed on a log made from text, kept in $build/fuzz/" >&2
+	exit 1
+}
+grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz/log-mklog.txt" || true

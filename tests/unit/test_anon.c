@@ -122,6 +122,38 @@ static void keep_ext(void)
 	anon_free(b);
 }
 
+/* Names are judged where the log's symlinks lead: every path to a file
+ * gives it one name. */
+static void keep_links(void)
+{
+	const char *const k[] = { "/usr" };
+	struct anon *a = make(false, k, 1);
+
+	if (!a)
+		return;
+	CHECK_EQ(anon_add_link(a, "/usr/share/docs", "/home/alice"), 0);
+	CHECK_EQ(anon_add_link(a, "/usr/share/docs", "/usr/lib"), 0);	/* the first counts */
+	CHECK_EQ(anon_add_link(a, "/home/b", "../usr/lib"), 0);
+	CHECK_EQ(anon_add_link(a, "/usr/loop", "loop2"), 0);
+	CHECK_EQ(anon_add_link(a, "/usr/loop2", "/usr/loop"), 0);
+	/* out of the kept prefix: the link's name stays, what lies beyond goes */
+	CHECK_STR(path(a, "/usr/share/docs/notes", NULL, 0), "/usr/share/docs/" T_NOTES);
+	CHECK_STR(path(a, "/home/alice/notes", NULL, 0), "/" T_HOME "/" T_ALICE "/" T_NOTES);
+	/* '..' from where the link led: /home, not /usr/share; there b leads
+	 * to /usr/lib, where a is kept */
+	CHECK_STR(path(a, "/usr/share/docs/../b/a", NULL, 0), "/usr/share/docs/../" T_B "/a");
+	CHECK_STR(path(a, "/usr/share/docs/../notes", NULL, 0), "/usr/share/docs/../" T_NOTES);
+	/* into it: beyond the hashed link, the name is kept */
+	CHECK_STR(path(a, "/home/b/libc.so", NULL, 0), "/" T_HOME "/" T_B "/libc.so");
+	CHECK_STR(path(a, "libc.so", "/home/b", 0), "libc.so");
+	CHECK_STR(path(a, "/home/b/../lib", NULL, 0), "/" T_HOME "/" T_B "/../lib");
+	/* a relative base is walked through them too */
+	CHECK_STR(path(a, "notes", "/usr/share/docs", 0), T_NOTES);
+	/* a loop: past 40 links the rest is hashed */
+	CHECK_STR(path(a, "/usr/loop/a", NULL, 0), "/usr/loop/" T_A);
+	anon_free(a);
+}
+
 static void keep(void)
 {
 	const char *const k[] = { "/usr/", "/home/alice/./notes" };
@@ -137,6 +169,7 @@ static void keep(void)
 	CHECK_STR(path(a, "/usrlocal/lib", NULL, 0), "/" T_USRLOCAL "/" T_LIB);
 	/* the ancestors of a prefix stay everywhere, their other children go */
 	CHECK_STR(path(a, "/home/alice/notes/a", NULL, 0), "/home/alice/notes/a");
+	CHECK_STR(path(a, "/home/./alice/./notes/a", NULL, 0), "/home/./alice/./notes/a");
 	CHECK_STR(path(a, "/home/alice/b", NULL, 0), "/home/alice/" T_B);
 	CHECK_STR(path(a, "/home/b", NULL, 0), "/home/" T_B);
 	/* relative paths by their position */
@@ -371,6 +404,7 @@ int main(void)
 	paths();
 	keep_ext();
 	keep();
+	keep_links();
 	names();
 	if (mkdtemp(dir)) {
 		log_pass(dir);

@@ -302,6 +302,44 @@ static void test_tables(void)
 }
 
 /* Several runs in one database; labels derived unique; bad input. */
+/* A file's counts are kept in 32 bits until one would pass them, then in
+ * 64: the sums are exact either way, the other files' unmoved. */
+static void test_file_counts(void)
+{
+	const char *db = db_path("files.db");
+	struct run_acc *a = run_acc_new(RUN_CAPTURE);
+	struct run_meta meta = { .kind = RUN_CAPTURE, .label = "f" };
+	char err[512];
+	int64_t id;
+	sqlite3 *h;
+	struct run_op o;
+
+	for (unsigned i = 0; i < 3; i++) {
+		o = op(RIOT_SYS_read, 1000 * i, 3000000000ull, 3000000000ll);	/* 3 s, 3 GB */
+		run_acc_op(a, &o);
+		o = op(RIOT_SYS_read, 1000 * i, 10, 5);
+		o.path_id = 2;
+		run_acc_op(a, &o);
+	}
+	o = op(RIOT_SYS_openat, 5000, 7, -2);
+	o.path_id = 3;
+	run_acc_op(a, &o);
+	CHECK_EQ(run_acc_store(a, db, &meta, NULL, &id, err, sizeof(err)), 0);
+	run_acc_free(a);
+	h = report_db_open_ro(db, err, sizeof(err));
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK_U64(q1(h, "SELECT ops FROM files WHERE path_id = 1"), 3);
+	CHECK_U64(q1(h, "SELECT bytes_read FROM files WHERE path_id = 1"), 9000000000ull);
+	CHECK_U64(q1(h, "SELECT lat_sum_ns FROM files WHERE path_id = 1"), 9000000000ull);
+	CHECK_U64(q1(h, "SELECT bytes_read FROM files WHERE path_id = 2"), 15);
+	CHECK_U64(q1(h, "SELECT lat_sum_ns FROM files WHERE path_id = 2"), 30);
+	CHECK_U64(q1(h, "SELECT errors FROM files WHERE path_id = 3"), 1);
+	CHECK_U64(q1(h, "SELECT bytes_read FROM runs"), 9000000015ull);
+	sqlite3_close(h);
+}
+
 static void test_labels_and_errors(void)
 {
 	char db[256];
@@ -516,6 +554,7 @@ int main(void)
 	test_compare_arithmetic();
 	test_percentiles();
 	test_tables();
+	test_file_counts();
 	test_labels_and_errors();
 	test_events();
 	test_timeline_span();

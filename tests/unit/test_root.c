@@ -109,6 +109,9 @@ static void test_locate(const struct replay_root *r)
 	CHECK_EQ(locate(r, "", &fd, rel), -EINVAL);
 	CHECK_EQ(locate(r, "/" REPLAY_ROOT_MARKER, &fd, rel), -EPERM);
 	CHECK_EQ(locate(r, "/mnt/1/" REPLAY_ROOT_MARKER, &fd, rel), -EPERM);
+	/* the name links are rewritten under (replay_root_relink()) */
+	CHECK_EQ(locate(r, "/x/" REPLAY_ROOT_MARKER ".relink", &fd, rel), -EPERM);
+	CHECK_EQ(locate(r, "/x/" REPLAY_ROOT_MARKER ".relinks", &fd, rel), 0);
 	CHECK_EQ(replay_root_locate(r, "/abc", &fd, rel, 3), -ENAMETOOLONG);
 	memset(long_path, 'a', sizeof(long_path) - 1);
 	long_path[0] = '/';
