@@ -71,25 +71,39 @@ void replay_wait_until(struct replay_pace *p, uint64_t due_ns)
  * up, queueing behind another stream on a shared worker) is in the real
  * clock, not in the virtual one, whose latest end is the prediction. */
 
-/* The latest virtual end of the ops op waits for by seq (not prefixes,
- * whose ops are the creator's: THINK_READY takes the run's latest). A
- * dependency's slot still holds it unless the window moved past it, read
- * and checked again so a slot rewritten meanwhile is not taken. */
+/* The virtual end + 1 of op seq, 0 when unknown: its slot still holds it
+ * unless the window moved past it, read and checked again so a slot
+ * rewritten meanwhile is not taken. *cend: its captured end. */
+static uint64_t op_vend(const struct replay_ctx *cx, uint64_t seq, uint64_t *cend)
+{
+	const struct replay_op *d = replay_plan_op(cx->plan, seq);
+	uint64_t e, c;
+
+	if (d->seq != seq)
+		return 0;
+	e = atomic_load(&d->vend);
+	c = d->t + d->dur;
+	if (d->seq != seq)
+		return 0;
+	*cend = c;
+	return e;
+}
+
+/* The latest virtual end of the ops op waits for by seq that had ended
+ * when op began in the capture: an op it overlapped there (a read of a
+ * file another thread was writing) is ordered in the replay, but was no
+ * cause of its start. Prefixes are the creator's ops (THINK_OP). */
 static uint64_t deps_vend(const struct replay_ctx *cx, const struct replay_op *op)
 {
 	uint64_t v = 0;
 
 	for (unsigned i = 0; i < REPLAY_MAX_DEPS && op->dep[i]; i++) {
-		const struct replay_op *d;
-		uint64_t e;
+		uint64_t e, cend = 0;
 
 		if (op->dep[i] & REPLAY_DEP_PREFIX)
 			continue;
-		d = replay_plan_op(cx->plan, op->dep[i]);
-		if (d->seq != op->dep[i])
-			continue;
-		e = atomic_load(&d->vend);
-		if (d->seq == op->dep[i] && e > v)
+		e = op_vend(cx, op->dep[i], &cend);
+		if (e > v && cend <= op->t)
 			v = e;
 	}
 	return v ? v - 1 : 0;
@@ -113,6 +127,13 @@ static uint64_t think_due(const struct replay_ctx *cx, struct replay_op *op)
 		base = atomic_load(&own->due);
 		vbase = atomic_load(&own->vstart);
 		break;
+	case THINK_OP: {
+		uint64_t cend, e = op_vend(cx, op->anchor_seq, &cend);
+
+		base = replay_now_ns();
+		vbase = e ? e - 1 : atomic_load(&cx->vmax);
+		break;
+	}
 	case THINK_READY:
 		base = replay_now_ns();
 		vbase = atomic_load(&cx->vmax);

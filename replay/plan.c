@@ -37,6 +37,9 @@ struct stream_key {
 	uint64_t after;		/* its first op waits for this seq */
 	uint64_t after_end;	/* --timing think: the latest captured end
 				 * of the ops up to after */
+	uint64_t creator_seq, creator_end;	/* a forked thread's creator's
+						 * last op before the fork, and
+						 * its captured end; 0: none */
 	/* a process's key (PROC_CTX), --timing think: */
 	uint32_t parent;	/* the pid that forked it, 0: unknown */
 	uint32_t child_stream;	/* the last op of the child that exited last
@@ -120,6 +123,7 @@ struct replay_plan {
 	const struct riot_syscall *cur;	/* the call being classified */
 	uint64_t barrier_end;	/* stream_of()'s: the after_end of the stream
 				 * it just found (for plan_think()) */
+	uint64_t barrier_seq, barrier_cend;	/* ... its creator_seq, _end */
 	struct replay_clock **clocks;	/* --timing think: CLOCK_CHUNKS chunks
 					 * of CLOCK_CHUNK, made as streams come */
 	_Atomic bool finished;
@@ -499,6 +503,9 @@ static int stream_of(struct replay_plan *p, uint32_t pid, uint32_t tid, uint64_t
 		return -ENOMEM;
 	*after = k->index ? k->after : 0;
 	p->barrier_end = k->after_end;
+	p->barrier_seq = k->creator_seq;
+	p->barrier_cend = k->creator_end;
+	k->creator_seq = 0;
 	k->after = 0;
 	if (k->index && k->index != NO_STREAM)
 		return (int)k->index - 1;
@@ -625,9 +632,25 @@ static int note_exit(struct replay_plan *p, const struct riot_proc *r)
 static int note_proc(struct replay_plan *p, const struct riot_proc *r)
 {
 	if (r->kind == RIOT_PROC_FORK) {
-		int rc = note_start(p, r->child_pid, r->child_tid ? r->child_tid : r->child_pid);
+		uint32_t tid = r->child_tid ? r->child_tid : r->child_pid;
+		int rc = note_start(p, r->child_pid, tid);
+		struct stream_key *k;
+		uint64_t seq = 0, end = 0;
 
-		return rc ? rc : note_fork(p, r);
+		if (rc)
+			return rc;
+		/* the creator's last op before the fork: what the child's
+		 * first op follows under --timing think */
+		if ((k = skey_slot(p, r->pid, r->tid, 0)) && k->index && k->index != NO_STREAM &&
+		    p->astate[k->index - 1].last_seq) {
+			seq = p->astate[k->index - 1].last_seq;
+			end = p->astate[k->index - 1].last_end;
+		}
+		if (seq && (k = skey_slot(p, r->child_pid, tid, 0))) {
+			k->creator_seq = seq;
+			k->creator_end = end;
+		}
+		return note_fork(p, r);
 	}
 	if (r->kind == RIOT_PROC_EXEC)	/* the survivor takes the pid as tid */
 		return note_start(p, r->pid, r->pid);
@@ -1476,6 +1499,7 @@ static void op_fill(struct replay_plan *p, struct replay_op *op, const struct ri
 	op->next = 0;
 	op->think = THINK_START;
 	op->anchor = 0;
+	op->anchor_seq = 0;
 	op->gap = 0;
 	op->due = 0;
 }
@@ -1644,6 +1668,10 @@ static void plan_think(struct replay_plan *p, struct replay_op *op, uint64_t aft
 		from = child_end ? child_end : st->last_end;
 		op->think = THINK_END;
 		op->gap = op->t > from ? op->t - from : 0;
+	} else if (after && p->barrier_seq) {
+		op->think = THINK_OP;
+		op->anchor_seq = p->barrier_seq;
+		op->gap = op->t > p->barrier_cend ? op->t - p->barrier_cend : 0;
 	} else if (after) {
 		op->think = THINK_READY;
 		op->gap = op->t > p->barrier_end ? op->t - p->barrier_end : 0;

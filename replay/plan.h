@@ -185,6 +185,7 @@ struct replay_op {
 	uint8_t think;		/* enum replay_think */
 	uint32_t anchor;	/* THINK_END: the stream whose last op's end
 				 * it follows */
+	uint64_t anchor_seq;	/* THINK_OP: the op whose end it follows */
 	uint64_t gap;		/* the captured think time after that point */
 	uint64_t due;		/* drive-owned: the due time once computed
 				 * (CLOCK_MONOTONIC), 0: not yet */
@@ -205,7 +206,10 @@ enum replay_think {
 			 * asynchronous stream's requests keep their
 			 * captured submission gaps */
 	THINK_READY,	/* its dependencies' completion: the first op of a
-			 * forked or exec'ed thread, after its creator's */
+			 * forked thread whose creator made no op before */
+	THINK_OP,	/* the end of op anchor_seq: the first op of a forked
+			 * thread, after its creator's last op before the
+			 * fork */
 };
 
 /* The replayed times of a stream's last op under --timing think

@@ -1041,12 +1041,14 @@ static void check_think(struct replay_plan *p, uint64_t seq, unsigned kind, uint
 	CHECK_EQ(op->think, kind);
 	if (kind == THINK_END)
 		CHECK_EQ(op->anchor, anchor);
+	if (kind == THINK_OP)
+		CHECK_U64(op->anchor_seq, anchor);
 	CHECK_U64(op->gap, gap);
 }
 
 /* Each op's anchor and gap: a thread's previous op's end and the time
- * between; a forked child's first op its dependencies and the time since
- * the latest end before the fork; the parent's op after the child exited
+ * between; a forked child's first op its creator's last op before the
+ * fork; the parent's op after the child exited
  * the child's last op, which it waits for; an asynchronous stream's
  * requests their submission gaps. Times: each record 1000 ns after the
  * one before, each call 500 ns long. */
@@ -1086,8 +1088,8 @@ static void test_think(void)
 	CHECK_U64(replay_plan_planned(p), 8);
 	check_think(p, 1, THINK_START, 0, 0);
 	check_think(p, 2, THINK_END, 0, 10000 - 500);
-	/* the child's first op: from the latest end before the fork */
-	check_think(p, 3, THINK_READY, 0, 12000 - 10500);
+	/* the child's first op: from its creator's last op before the fork */
+	check_think(p, 3, THINK_OP, 2, 12000 - 10500);
 	check_think(p, 4, THINK_END, 1, 33000 - 12500);
 	/* after the child's exit: from its last op, which it waits for */
 	check_think(p, 5, THINK_END, 1, 35000 - 33500);
