@@ -20,12 +20,12 @@
 # inputs read into the page cache, then sync), timed from its start to
 # its exit.
 # riot: the program captured on ext4, as users capture it
-# (riot capture --path DIR -o LOG -- CMD), CAPTURES times in the first
-# rounds beside the program's runs (one capture taken at a noisy moment
-# would move every prediction made from it: the captures are sampled as
-# the program's runs are), each round's log (round i: capture
-# (i - 1) % CAPTURES + 1) replayed onto each filesystem with the
-# program's own time between calls
+# (riot capture --path DIR -o LOG -- CMD), CAPTURES times (default: once
+# a round) in the first rounds beside the program's runs (one capture
+# taken at a noisy moment would move every prediction made from it: the
+# captures are sampled as the program's runs are), each round's log
+# (round i: capture (i - 1) % CAPTURES + 1) replayed onto each filesystem
+# with the program's own time between calls
 # (riot replay LOG --root DIR --timing think --json: riot init, then the
 # calls) in the same turns, its predicted_ns the prediction. Where this
 # riot has no --timing, the replays keep the captured schedule (--speed 1)
@@ -42,7 +42,7 @@
 # runs tell apart (medians further apart than either's max - min), no
 # call that succeeded where the capture's failed or the reverse.
 #
-# Env: RIOT, BIN; CAPTURES (3), REPS (7: the machine is shared, and a run of a
+# Env: RIOT, BIN; CAPTURES (REPS), REPS (7: the machine is shared, and a run of a
 # program here spreads by 30-150 %), IMG_DIR (/var/tmp), FS_MB (1536),
 # TREE (/usr/share/doc), TREE_FILES (4000), GIT_FILES (1000), SQL_TX
 # (600), FIO_IOS (40000), FIO_MB (64), PG_TX (200), PG_SCALE (2),
@@ -55,7 +55,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 need_root predict.sh "BPF capture, loop mounts"
 
 REPS=${REPS:-7}
-CAPTURES=${CAPTURES:-3}
+CAPTURES=${CAPTURES:-$REPS}
 [ "$CAPTURES" -ge 1 ] && [ "$CAPTURES" -le "$REPS" ] || { echo "predict.sh: CAPTURES must be 1..REPS" >&2; exit 1; }
 IMG_DIR=${IMG_DIR:-/var/tmp}
 FS_MB=${FS_MB:-1536}
