@@ -38,6 +38,7 @@ struct riot_writer {
 	/* the open block */
 	struct bytes st[NSTREAMS];
 	size_t raw_len;		/* sum of stream lengths */
+	size_t room_until;	/* varint_room(): no test below this raw_len */
 	uint32_t nrec;
 	bool have_t;
 	uint64_t first_t;
@@ -182,6 +183,7 @@ static void block_reset(struct riot_writer *w)
 	for (unsigned i = 0; i < NSTREAMS; i++)
 		w->st[i].len = 0;
 	w->raw_len = 0;
+	w->room_until = 0;
 	w->nrec = 0;
 	w->have_t = false;
 	w->first_t = 0;
@@ -271,38 +273,65 @@ int riot_writer_flush(struct riot_writer *w)
 
 /* ---- records ---- */
 
-/* v onto stream b, its bytes counted in *added. */
-static int put_counted(struct bytes *b, uint64_t v, size_t *added)
+/* Free bytes each varint stream keeps after varint_room() looked at it,
+ * so it looks once per many records. */
+#define VARINT_ROOM 1024
+
+/* A record puts at most one varint (10 bytes) in each stream, and adds at
+ * least as much to raw_len as to any one stream: below room_until every
+ * stream has room for the record's varints, and a record costs one test,
+ * not one per field. */
+static int varint_room(struct riot_writer *w)
+{
+	size_t least = SIZE_MAX;
+
+	if (w->raw_len < w->room_until)
+		return 0;
+	for (unsigned i = 0; i < NSTREAMS; i++) {
+		struct bytes *b = &w->st[i];
+
+		if (i == STREAM_BLOB)
+			continue;
+		if (bytes_reserve(b, VARINT_ROOM))
+			return -ENOMEM;
+		if (b->cap - b->len < least)
+			least = b->cap - b->len;
+	}
+	w->room_until = w->raw_len + least - 9;
+	return 0;
+}
+
+/* v onto stream b, which has room (varint_room()); its bytes. */
+static size_t put_room(struct bytes *b, uint64_t v)
 {
 	size_t before = b->len;
-	int rc = put_varint(b, v);
 
-	*added += b->len - before;
-	return rc;
+	put_varint_raw(b, v);
+	return b->len - before;
 }
 
 static int rec_emit(struct riot_writer *w, const struct rec_enc *e)
 {
-	size_t added = 0;
+	size_t added;
 	uint64_t m = e->mask;
-	int rc;
+	int rc = varint_room(w);
 
-	rc = put_counted(&w->st[STREAM_TYPE], e->type, &added);
-	if (!rc)
-		rc = put_counted(&w->st[STREAM_MASK], e->mask, &added);
-	while (!rc && m) {
-		unsigned k = (unsigned)__builtin_ctzll(m);
-		m &= m - 1;
-		rc = put_counted(&w->st[STREAM_FIELD0 + k], e->v[k], &added);
-	}
-	if (!rc && (e->mask & (1ull << F_BLOB))) {
+	if (!rc && (e->mask & (1ull << F_BLOB)))
 		rc = put_mem(&w->st[STREAM_BLOB], e->blob, e->v[F_BLOB]);
-		added += e->v[F_BLOB];
-	}
 	if (rc) {
 		w->err = rc;
 		return rc;
 	}
+	added = put_room(&w->st[STREAM_TYPE], e->type);
+	added += put_room(&w->st[STREAM_MASK], e->mask);
+	while (m) {
+		unsigned k = (unsigned)__builtin_ctzll(m);
+
+		m &= m - 1;
+		added += put_room(&w->st[STREAM_FIELD0 + k], e->v[k]);
+	}
+	if (e->mask & (1ull << F_BLOB))
+		added += e->v[F_BLOB];
 	w->raw_len += added;
 	w->nrec++;
 	w->counts[e->type]++;
