@@ -14,6 +14,10 @@
 #include <zstd.h>
 
 #define NSTREAMS	(STREAM_FIELD0 + F_KNOWN)
+/* Threads whose last strings intern() tries before hashing: a thread
+ * names the same path in calls that follow each other (stat, open,
+ * fchown, utimensat of one file). */
+#define RECENT_SLOTS	32
 struct str_entry {
 	uint32_t off, len;	/* in the blob stream */
 	bool truncated;
@@ -46,6 +50,9 @@ struct riot_writer {
 	struct str_entry *strs;
 	uint32_t nstr;
 	struct u64map str_ids;	/* hash of (text, truncated) -> ids */
+	/* id + 1 of the string a thread last put in field F_PATH or
+	 * F_PATH2 (slot: thread % RECENT_SLOTS), 0: none this block */
+	uint32_t recent[RECENT_SLOTS][2];
 
 	struct bytes out;	/* the framed block being written */
 	uint64_t bytes_ok;	/* file length up to the last complete block */
@@ -191,6 +198,7 @@ static void block_reset(struct riot_writer *w)
 	if (w->nstr)
 		map_clear(&w->str_ids);
 	w->nstr = 0;
+	memset(w->recent, 0, sizeof(w->recent));
 }
 
 /* Stream directory, then the streams: the raw block payload, compressed
@@ -375,22 +383,35 @@ static struct task_slot *enc_time(struct riot_writer *w, struct rec_enc *e,
 	return ts;
 }
 
-/* The id of s in this block, emitting its STRING record on first use. The
- * caller has made sure the table has room. */
-static int intern(struct riot_writer *w, const struct riot_str *s, uint64_t *id)
+/* The id of s in this block, emitting its STRING record on first use.
+ * recent: the id + 1 of the last string the record's thread put in this
+ * field, tried first, then updated. The caller has made sure the table
+ * has room. */
+static int intern(struct riot_writer *w, const struct riot_str *s, uint32_t *recent,
+		  uint64_t *id)
 {
 	size_t n = strnlen(s->s, STR_MAX + 1);
 	bool truncated = s->truncated || n > STR_MAX;
+	const struct str_entry *e;
 
 	if (n > STR_MAX)
 		n = STR_MAX;
+	if (*recent) {
+		e = &w->strs[*recent - 1];
+		if (e->len == n && e->truncated == truncated &&
+		    memcmp(w->st[STREAM_BLOB].p + e->off, s->s, n) == 0) {
+			*id = *recent - 1;
+			return 0;
+		}
+	}
 	uint64_t h = hash_bytes(s->s, n, w->str_ids.seed ^ truncated), *v;
 	uint32_t pos = 0;
 	while ((v = map_next(&w->str_ids, h, &pos))) {
-		const struct str_entry *e = &w->strs[*v];
+		e = &w->strs[*v];
 		if (e->len == n && e->truncated == truncated &&
 		    memcmp(w->st[STREAM_BLOB].p + e->off, s->s, n) == 0) {
 			*id = *v;
+			*recent = (uint32_t)*v + 1;
 			return 0;
 		}
 	}
@@ -406,11 +427,13 @@ static int intern(struct riot_writer *w, const struct riot_str *s, uint64_t *id)
 		return rc;
 	w->strs[w->nstr] = (struct str_entry){ off, (uint32_t)n, truncated };
 	*id = w->nstr++;
+	*recent = (uint32_t)*id + 1;
 	return 0;
 }
 
-/* A string field: present iff the string is. */
-static int set_str(struct riot_writer *w, struct rec_enc *e, unsigned k,
+/* A string field (F_PATH or F_PATH2) of a record of thread `key` (what
+ * goes in field 4): present iff the string is. */
+static int set_str(struct riot_writer *w, struct rec_enc *e, unsigned k, uint64_t key,
 		   const struct riot_str *s)
 {
 	uint64_t id;
@@ -418,19 +441,19 @@ static int set_str(struct riot_writer *w, struct rec_enc *e, unsigned k,
 
 	if (!s->s)
 		return 0;
-	rc = intern(w, s, &id);
+	rc = intern(w, s, &w->recent[key % RECENT_SLOTS][k == F_PATH2], &id);
 	if (!rc)
 		set(e, k, id);
 	return rc;
 }
 
 /* The two string fields, F_PATH and F_PATH2 (NULL: left out). */
-static int set_paths(struct riot_writer *w, struct rec_enc *e, const struct riot_str *path,
-		     const struct riot_str *path2)
+static int set_paths(struct riot_writer *w, struct rec_enc *e, uint64_t key,
+		     const struct riot_str *path, const struct riot_str *path2)
 {
-	int rc = path ? set_str(w, e, F_PATH, path) : 0;
+	int rc = path ? set_str(w, e, F_PATH, key, path) : 0;
 
-	return rc || !path2 ? rc : set_str(w, e, F_PATH2, path2);
+	return rc || !path2 ? rc : set_str(w, e, F_PATH2, key, path2);
 }
 
 static uint64_t sc_value(const struct riot_syscall *sc, unsigned field)
@@ -500,7 +523,7 @@ static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
 	    ((has & RIOT_HAS_VALUE) &&
 	     ((!sc->value && sc->value_len) || sc->value_len > RIOT_VALUE_LEN_MAX)))
 		return -EINVAL;
-	rc = set_paths(w, e, has & RIOT_HAS_PATH ? &sc->path : NULL,
+	rc = set_paths(w, e, sc->tid, has & RIOT_HAS_PATH ? &sc->path : NULL,
 		       has & RIOT_HAS_PATH2 ? &sc->path2 : NULL);
 	if (rc)
 		return rc;
@@ -525,7 +548,7 @@ static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
 static int enc_proc(struct riot_writer *w, const struct riot_proc *p,
 		    struct rec_enc *e)
 {
-	int rc = set_paths(w, e, &p->path, &p->comm);
+	int rc = set_paths(w, e, p->tid, &p->path, &p->comm);
 
 	if (rc)
 		return rc;
@@ -543,7 +566,7 @@ static int enc_proc(struct riot_writer *w, const struct riot_proc *p,
 static int enc_snap_proc(struct riot_writer *w, const struct riot_snap_proc *p,
 			 struct rec_enc *e)
 {
-	int rc = set_paths(w, e, &p->cwd, &p->comm);
+	int rc = set_paths(w, e, p->pid, &p->cwd, &p->comm);
 
 	if (rc)
 		return rc;
@@ -556,7 +579,7 @@ static int enc_snap_proc(struct riot_writer *w, const struct riot_snap_proc *p,
 static int enc_snap_fd(struct riot_writer *w, const struct riot_snap_fd *f,
 		       struct rec_enc *e)
 {
-	int rc = set_str(w, e, F_PATH, &f->path);
+	int rc = set_str(w, e, F_PATH, f->pid, &f->path);
 
 	if (rc)
 		return rc;
