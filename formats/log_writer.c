@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -456,30 +457,58 @@ static int set_paths(struct riot_writer *w, struct rec_enc *e, uint64_t key,
 	return rc || !path2 ? rc : set_str(w, e, F_PATH2, key, path2);
 }
 
+/* Where each field that no prediction encodes lives in struct
+ * riot_syscall, and whether it is a signed fd (zigzag): read through a
+ * table, not a switch, whose indirect jump goes somewhere else for each
+ * field of a record. */
+static const struct sc_field {
+	uint16_t off;
+	uint8_t width;		/* bytes: 1, 4 or 8 */
+	bool zz;
+} sc_fields[F_KNOWN] = {
+#define SC_FIELD(f, member, signed_fd) \
+	[f] = { offsetof(struct riot_syscall, member), \
+		sizeof(((const struct riot_syscall *)0)->member), signed_fd }
+	SC_FIELD(F_FD2, fd2, true),
+	SC_FIELD(F_DIRFD, dirfd, true),
+	SC_FIELD(F_DIRFD2, dirfd2, true),
+	SC_FIELD(F_OFF2, off2, false),
+	SC_FIELD(F_FLAGS, flags, false),
+	SC_FIELD(F_MODE, mode, false),
+	SC_FIELD(F_CMD, cmd, false),
+	SC_FIELD(F_ARG, arg, false),
+	SC_FIELD(F_IOVCNT, iovcnt, false),
+	SC_FIELD(F_UID, uid, false),
+	SC_FIELD(F_GID, gid, false),
+	SC_FIELD(F_SIZE, size, false),
+	SC_FIELD(F_FTYPE, ftype, false),
+	SC_FIELD(F_INO, ino, false),
+	SC_FIELD(F_DEV, dev, false),
+	SC_FIELD(F_CREATED, created, false),
+	SC_FIELD(F_PERM, perm, false),
+	SC_FIELD(F_VALUE, value_len, false),
+	SC_FIELD(F_CTX, ctx, false),
+#undef SC_FIELD
+};
+
+/* The value of a field in sc_fields[]; the predicted fields are encoded
+ * by enc_predicted() (their entries are empty: 0). */
 static uint64_t sc_value(const struct riot_syscall *sc, unsigned field)
 {
-	switch (field) {
-	case F_FD2: return zz_enc(sc->fd2);
-	case F_DIRFD: return zz_enc(sc->dirfd);
-	case F_DIRFD2: return zz_enc(sc->dirfd2);
-	case F_OFF2: return sc->off2;
-	case F_FLAGS: return sc->flags;
-	case F_MODE: return sc->mode;
-	case F_CMD: return sc->cmd;
-	case F_ARG: return sc->arg;
-	case F_IOVCNT: return sc->iovcnt;
-	case F_UID: return sc->uid;
-	case F_GID: return sc->gid;
-	case F_SIZE: return sc->size;
-	case F_FTYPE: return sc->ftype;
-	case F_INO: return sc->ino;
-	case F_DEV: return sc->dev;
-	case F_CREATED: return sc->created;
-	case F_PERM: return sc->perm;
-	case F_VALUE: return sc->value_len;
-	case F_CTX: return sc->ctx;
+	const struct sc_field *f = &sc_fields[field];
+	const uint8_t *p = (const uint8_t *)sc + f->off;
+	uint64_t v8;
+	uint32_t v4;
+
+	if (f->width == 8) {
+		memcpy(&v8, p, 8);
+		return v8;
 	}
-	return 0;	/* the predicted fields are encoded by enc_predicted() */
+	if (f->width == 4) {
+		memcpy(&v4, p, 4);
+		return f->zz ? zz_enc((int32_t)v4) : v4;
+	}
+	return f->width ? *p : 0;
 }
 
 /* pid, fd, count, ret and off: stored as errors of their predictions. */
