@@ -119,6 +119,20 @@ static void mmap_result(struct riot_syscall *sc)
 	sc->ret = sc->off < sc->size ? (int64_t)(sc->size - sc->off) : 0;
 }
 
+/* rec all zero, in stores of 32 bytes: a memset() of this size compiles
+ * to `rep stos` on x86, whose start-up costs more than the stores (a
+ * quarter of converting a stat). */
+static void rec_zero(struct riot_rec *rec)
+{
+	typedef uint64_t zeros __attribute__((vector_size(32)));
+	char *p = (char *)rec;
+	size_t i;
+
+	for (i = 0; i + sizeof(zeros) <= sizeof(*rec); i += sizeof(zeros))
+		memcpy(p + i, &(zeros){ 0 }, sizeof(zeros));
+	memset(p + i, 0, sizeof(*rec) - i);
+}
+
 /* The extension of an event that has none: every field 0. */
 static const struct riot_ev_ext no_ext;
 
@@ -142,7 +156,7 @@ static int convert_syscall(const void *data, size_t size, struct riot_rec *rec)
 		x = (const struct riot_ev_ext *)str;
 		str += sizeof(*x);
 	}
-	memset(rec, 0, sizeof(*rec));
+	rec_zero(rec);
 	rec->type = RIOT_REC_SYSCALL;
 	sc->sys = ev->sys;
 	sc->pid = ev->pid;
