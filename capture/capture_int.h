@@ -112,9 +112,10 @@ void calib_traced(struct probe_calib *pc, struct tracer *t);
 
 /* ---- convert.c: ring records into log records ---- */
 
-/* Fills rec from one ring-buffer record; strings point into data.
- * Returns 1 when rec holds a record, 0 for nothing to log, -EINVAL when
- * the record is malformed. */
+/* Fills rec from one ring-buffer record, read in place: data at an 8-byte
+ * boundary, as the ring buffer and the reorder buffer hand records over;
+ * strings point into data. Returns 1 when rec holds a record, 0 for
+ * nothing to log, -EINVAL when the record is malformed. */
 int convert_event(const void *data, size_t size, struct riot_rec *rec);
 
 /* capture/uring.c: io_uring requests. Fixes up a converted request

@@ -2,8 +2,9 @@
  * CPUs hand their events over in batches, so the ring buffer interleaves
  * them out of order; a resolver reading the log needs an open before the
  * read on its fd. A batch arrives nearly sorted, so it is kept whole as a
- * run (one copy, sorted by insertion), and runs are merged through a small
- * heap keyed by each run's next event. The caller releases events below
+ * run (one copy, sorted by insertion; its index and bytes in one
+ * allocation), and runs are merged through a small heap keyed by each
+ * run's next event. The caller releases events below
  * the point every CPU has handed over (tracer_progress()). Memory is
  * bounded: beyond max_bytes the earliest events leave early. */
 #include <errno.h>
@@ -22,8 +23,8 @@ struct run {
 	uint64_t seq;		/* arrival: ties keep arrival order */
 	size_t n, pos;
 	size_t bytes;
-	struct item *items;
-	uint8_t *data;
+	uint8_t *data;		/* after the items */
+	struct item items[];
 };
 
 struct reorder {
@@ -31,6 +32,8 @@ struct reorder {
 	size_t n, cap;
 	size_t bytes, max_bytes;
 	uint64_t seq;
+	struct item *index;	/* the batch being pushed, before its copy */
+	size_t index_cap;
 };
 
 struct reorder *reorder_new(size_t max_bytes)
@@ -81,13 +84,6 @@ static void sift_down(struct reorder *r, size_t i)
 	}
 }
 
-static void run_free(struct run *run)
-{
-	free(run->items);
-	free(run->data);
-	free(run);
-}
-
 /* Hands the earliest event to fn. */
 static int pop(struct reorder *r, reorder_fn fn, void *ctx)
 {
@@ -98,7 +94,7 @@ static int pop(struct reorder *r, reorder_fn fn, void *ctx)
 	if (top->pos == top->n) {
 		r->bytes -= top->bytes;
 		r->heap[0] = r->heap[--r->n];
-		run_free(top);
+		free(top);
 	}
 	if (r->n)
 		sift_down(r, 0);
@@ -120,20 +116,22 @@ static void sort_items(struct item *a, size_t n)
 	}
 }
 
-/* Index of the events in data: key, offset, size of each. */
-static int index_run(struct run *run, reorder_key_fn key_of,
-		     reorder_size_fn size_of, size_t len)
+/* Index of the events in data into r->index: key, offset, size of each,
+ * in key order; their number in *n. */
+static int index_batch(struct reorder *r, const uint8_t *data, size_t len,
+		       reorder_key_fn key_of, reorder_size_fn size_of, size_t *n)
 {
-	size_t off = 0, cap = 0, n;
+	size_t off = 0, k = 0, size;
 
-	while (off < len && (n = size_of(run->data + off, len - off))) {
-		if (GROW(run->items, cap, run->n + 1, 64) < 0)
+	while (off < len && (size = size_of(data + off, len - off))) {
+		if (k == r->index_cap && GROW(r->index, r->index_cap, k + 1, 256) < 0)
 			return -ENOMEM;
-		run->items[run->n++] = (struct item){
-			key_of(run->data + off, n), (uint32_t)off, (uint32_t)n };
-		off += (n + 7) & ~(size_t)7;
+		r->index[k++] = (struct item){ key_of(data + off, size), (uint32_t)off,
+					       (uint32_t)size };
+		off += (size + 7) & ~(size_t)7;
 	}
-	sort_items(run->items, run->n);
+	sort_items(r->index, k);
+	*n = k;
 	return off < len ? -EINVAL : 0;
 }
 
@@ -152,34 +150,31 @@ int reorder_push(struct reorder *r, const void *data, size_t len,
 		 reorder_key_fn key_of, reorder_size_fn size_of,
 		 reorder_fn fn, void *ctx)
 {
-	struct run *run = calloc(1, sizeof(*run));
-	int err = -ENOMEM, bad;
+	struct run *run;
+	size_t n;
+	int err = index_batch(r, data, len, key_of, size_of, &n), bad;
 
-	if (!run)
-		return err;
-	run->data = malloc(len ? len : 1);
-	if (!run->data)
-		goto fail;
-	memcpy(run->data, data, len);
-	run->bytes = len;
-	err = index_run(run, key_of, size_of, len);
 	if (err && err != -EINVAL)
-		goto fail;
+		return err;
 	bad = err == -EINVAL;
-	if (!run->n) {
-		run_free(run);
+	if (!n)
 		return bad;
-	}
+	run = malloc(sizeof(*run) + n * sizeof(struct item) + len);
+	if (!run)
+		return -ENOMEM;
+	*run = (struct run){ .n = n, .bytes = len,
+			     .data = (uint8_t *)(run->items + n) };
+	memcpy(run->items, r->index, n * sizeof(struct item));
+	memcpy(run->data, data, len);
 	err = add_run(r, run);
-	if (err)
-		goto fail;
+	if (err) {
+		free(run);
+		return err;
+	}
 	while (r->bytes > r->max_bytes && r->n)
 		if ((err = pop(r, fn, ctx)))
 			return err;
 	return bad;
-fail:
-	run_free(run);
-	return err;
 }
 
 int reorder_release(struct reorder *r, uint64_t until, reorder_fn fn, void *ctx)
@@ -197,7 +192,8 @@ void reorder_free(struct reorder *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->n; i++)
-		run_free(r->heap[i]);
+		free(r->heap[i]);
 	free(r->heap);
+	free(r->index);
 	free(r);
 }

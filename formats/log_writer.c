@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,10 @@
 #include <zstd.h>
 
 #define NSTREAMS	(STREAM_FIELD0 + F_KNOWN)
+/* Threads whose last strings intern() tries before hashing: a thread
+ * names the same path in calls that follow each other (stat, open,
+ * fchown, utimensat of one file). */
+#define RECENT_SLOTS	32
 struct str_entry {
 	uint32_t off, len;	/* in the blob stream */
 	bool truncated;
@@ -38,6 +43,7 @@ struct riot_writer {
 	/* the open block */
 	struct bytes st[NSTREAMS];
 	size_t raw_len;		/* sum of stream lengths */
+	size_t room_until;	/* varint_room(): no test below this raw_len */
 	uint32_t nrec;
 	bool have_t;
 	uint64_t first_t;
@@ -45,6 +51,9 @@ struct riot_writer {
 	struct str_entry *strs;
 	uint32_t nstr;
 	struct u64map str_ids;	/* hash of (text, truncated) -> ids */
+	/* id + 1 of the string a thread last put in field F_PATH or
+	 * F_PATH2 (slot: thread % RECENT_SLOTS), 0: none this block */
+	uint32_t recent[RECENT_SLOTS][2];
 
 	struct bytes out;	/* the framed block being written */
 	uint64_t bytes_ok;	/* file length up to the last complete block */
@@ -182,6 +191,7 @@ static void block_reset(struct riot_writer *w)
 	for (unsigned i = 0; i < NSTREAMS; i++)
 		w->st[i].len = 0;
 	w->raw_len = 0;
+	w->room_until = 0;
 	w->nrec = 0;
 	w->have_t = false;
 	w->first_t = 0;
@@ -189,6 +199,7 @@ static void block_reset(struct riot_writer *w)
 	if (w->nstr)
 		map_clear(&w->str_ids);
 	w->nstr = 0;
+	memset(w->recent, 0, sizeof(w->recent));
 }
 
 /* Stream directory, then the streams: the raw block payload, compressed
@@ -271,38 +282,65 @@ int riot_writer_flush(struct riot_writer *w)
 
 /* ---- records ---- */
 
-/* v onto stream b, its bytes counted in *added. */
-static int put_counted(struct bytes *b, uint64_t v, size_t *added)
+/* Free bytes each varint stream keeps after varint_room() looked at it,
+ * so it looks once per many records. */
+#define VARINT_ROOM 1024
+
+/* A record puts at most one varint (10 bytes) in each stream, and adds at
+ * least as much to raw_len as to any one stream: below room_until every
+ * stream has room for the record's varints, and a record costs one test,
+ * not one per field. */
+static int varint_room(struct riot_writer *w)
+{
+	size_t least = SIZE_MAX;
+
+	if (w->raw_len < w->room_until)
+		return 0;
+	for (unsigned i = 0; i < NSTREAMS; i++) {
+		struct bytes *b = &w->st[i];
+
+		if (i == STREAM_BLOB)
+			continue;
+		if (bytes_reserve(b, VARINT_ROOM))
+			return -ENOMEM;
+		if (b->cap - b->len < least)
+			least = b->cap - b->len;
+	}
+	w->room_until = w->raw_len + least - 9;
+	return 0;
+}
+
+/* v onto stream b, which has room (varint_room()); its bytes. */
+static size_t put_room(struct bytes *b, uint64_t v)
 {
 	size_t before = b->len;
-	int rc = put_varint(b, v);
 
-	*added += b->len - before;
-	return rc;
+	put_varint_raw(b, v);
+	return b->len - before;
 }
 
 static int rec_emit(struct riot_writer *w, const struct rec_enc *e)
 {
-	size_t added = 0;
+	size_t added;
 	uint64_t m = e->mask;
-	int rc;
+	int rc = varint_room(w);
 
-	rc = put_counted(&w->st[STREAM_TYPE], e->type, &added);
-	if (!rc)
-		rc = put_counted(&w->st[STREAM_MASK], e->mask, &added);
-	while (!rc && m) {
-		unsigned k = (unsigned)__builtin_ctzll(m);
-		m &= m - 1;
-		rc = put_counted(&w->st[STREAM_FIELD0 + k], e->v[k], &added);
-	}
-	if (!rc && (e->mask & (1ull << F_BLOB))) {
+	if (!rc && (e->mask & (1ull << F_BLOB)))
 		rc = put_mem(&w->st[STREAM_BLOB], e->blob, e->v[F_BLOB]);
-		added += e->v[F_BLOB];
-	}
 	if (rc) {
 		w->err = rc;
 		return rc;
 	}
+	added = put_room(&w->st[STREAM_TYPE], e->type);
+	added += put_room(&w->st[STREAM_MASK], e->mask);
+	while (m) {
+		unsigned k = (unsigned)__builtin_ctzll(m);
+
+		m &= m - 1;
+		added += put_room(&w->st[STREAM_FIELD0 + k], e->v[k]);
+	}
+	if (e->mask & (1ull << F_BLOB))
+		added += e->v[F_BLOB];
 	w->raw_len += added;
 	w->nrec++;
 	w->counts[e->type]++;
@@ -346,22 +384,35 @@ static struct task_slot *enc_time(struct riot_writer *w, struct rec_enc *e,
 	return ts;
 }
 
-/* The id of s in this block, emitting its STRING record on first use. The
- * caller has made sure the table has room. */
-static int intern(struct riot_writer *w, const struct riot_str *s, uint64_t *id)
+/* The id of s in this block, emitting its STRING record on first use.
+ * recent: the id + 1 of the last string the record's thread put in this
+ * field, tried first, then updated. The caller has made sure the table
+ * has room. */
+static int intern(struct riot_writer *w, const struct riot_str *s, uint32_t *recent,
+		  uint64_t *id)
 {
 	size_t n = strnlen(s->s, STR_MAX + 1);
 	bool truncated = s->truncated || n > STR_MAX;
+	const struct str_entry *e;
 
 	if (n > STR_MAX)
 		n = STR_MAX;
+	if (*recent) {
+		e = &w->strs[*recent - 1];
+		if (e->len == n && e->truncated == truncated &&
+		    memcmp(w->st[STREAM_BLOB].p + e->off, s->s, n) == 0) {
+			*id = *recent - 1;
+			return 0;
+		}
+	}
 	uint64_t h = hash_bytes(s->s, n, w->str_ids.seed ^ truncated), *v;
 	uint32_t pos = 0;
 	while ((v = map_next(&w->str_ids, h, &pos))) {
-		const struct str_entry *e = &w->strs[*v];
+		e = &w->strs[*v];
 		if (e->len == n && e->truncated == truncated &&
 		    memcmp(w->st[STREAM_BLOB].p + e->off, s->s, n) == 0) {
 			*id = *v;
+			*recent = (uint32_t)*v + 1;
 			return 0;
 		}
 	}
@@ -377,11 +428,13 @@ static int intern(struct riot_writer *w, const struct riot_str *s, uint64_t *id)
 		return rc;
 	w->strs[w->nstr] = (struct str_entry){ off, (uint32_t)n, truncated };
 	*id = w->nstr++;
+	*recent = (uint32_t)*id + 1;
 	return 0;
 }
 
-/* A string field: present iff the string is. */
-static int set_str(struct riot_writer *w, struct rec_enc *e, unsigned k,
+/* A string field (F_PATH or F_PATH2) of a record of thread `key` (what
+ * goes in field 4): present iff the string is. */
+static int set_str(struct riot_writer *w, struct rec_enc *e, unsigned k, uint64_t key,
 		   const struct riot_str *s)
 {
 	uint64_t id;
@@ -389,45 +442,73 @@ static int set_str(struct riot_writer *w, struct rec_enc *e, unsigned k,
 
 	if (!s->s)
 		return 0;
-	rc = intern(w, s, &id);
+	rc = intern(w, s, &w->recent[key % RECENT_SLOTS][k == F_PATH2], &id);
 	if (!rc)
 		set(e, k, id);
 	return rc;
 }
 
 /* The two string fields, F_PATH and F_PATH2 (NULL: left out). */
-static int set_paths(struct riot_writer *w, struct rec_enc *e, const struct riot_str *path,
-		     const struct riot_str *path2)
+static int set_paths(struct riot_writer *w, struct rec_enc *e, uint64_t key,
+		     const struct riot_str *path, const struct riot_str *path2)
 {
-	int rc = path ? set_str(w, e, F_PATH, path) : 0;
+	int rc = path ? set_str(w, e, F_PATH, key, path) : 0;
 
-	return rc || !path2 ? rc : set_str(w, e, F_PATH2, path2);
+	return rc || !path2 ? rc : set_str(w, e, F_PATH2, key, path2);
 }
 
+/* Where each field that no prediction encodes lives in struct
+ * riot_syscall, and whether it is a signed fd (zigzag): read through a
+ * table, not a switch, whose indirect jump goes somewhere else for each
+ * field of a record. */
+static const struct sc_field {
+	uint16_t off;
+	uint8_t width;		/* bytes: 1, 4 or 8 */
+	bool zz;
+} sc_fields[F_KNOWN] = {
+#define SC_FIELD(f, member, signed_fd) \
+	[f] = { offsetof(struct riot_syscall, member), \
+		sizeof(((const struct riot_syscall *)0)->member), signed_fd }
+	SC_FIELD(F_FD2, fd2, true),
+	SC_FIELD(F_DIRFD, dirfd, true),
+	SC_FIELD(F_DIRFD2, dirfd2, true),
+	SC_FIELD(F_OFF2, off2, false),
+	SC_FIELD(F_FLAGS, flags, false),
+	SC_FIELD(F_MODE, mode, false),
+	SC_FIELD(F_CMD, cmd, false),
+	SC_FIELD(F_ARG, arg, false),
+	SC_FIELD(F_IOVCNT, iovcnt, false),
+	SC_FIELD(F_UID, uid, false),
+	SC_FIELD(F_GID, gid, false),
+	SC_FIELD(F_SIZE, size, false),
+	SC_FIELD(F_FTYPE, ftype, false),
+	SC_FIELD(F_INO, ino, false),
+	SC_FIELD(F_DEV, dev, false),
+	SC_FIELD(F_CREATED, created, false),
+	SC_FIELD(F_PERM, perm, false),
+	SC_FIELD(F_VALUE, value_len, false),
+	SC_FIELD(F_CTX, ctx, false),
+#undef SC_FIELD
+};
+
+/* The value of a field in sc_fields[]; the predicted fields are encoded
+ * by enc_predicted() (their entries are empty: 0). */
 static uint64_t sc_value(const struct riot_syscall *sc, unsigned field)
 {
-	switch (field) {
-	case F_FD2: return zz_enc(sc->fd2);
-	case F_DIRFD: return zz_enc(sc->dirfd);
-	case F_DIRFD2: return zz_enc(sc->dirfd2);
-	case F_OFF2: return sc->off2;
-	case F_FLAGS: return sc->flags;
-	case F_MODE: return sc->mode;
-	case F_CMD: return sc->cmd;
-	case F_ARG: return sc->arg;
-	case F_IOVCNT: return sc->iovcnt;
-	case F_UID: return sc->uid;
-	case F_GID: return sc->gid;
-	case F_SIZE: return sc->size;
-	case F_FTYPE: return sc->ftype;
-	case F_INO: return sc->ino;
-	case F_DEV: return sc->dev;
-	case F_CREATED: return sc->created;
-	case F_PERM: return sc->perm;
-	case F_VALUE: return sc->value_len;
-	case F_CTX: return sc->ctx;
+	const struct sc_field *f = &sc_fields[field];
+	const uint8_t *p = (const uint8_t *)sc + f->off;
+	uint64_t v8;
+	uint32_t v4;
+
+	if (f->width == 8) {
+		memcpy(&v8, p, 8);
+		return v8;
 	}
-	return 0;	/* the predicted fields are encoded by enc_predicted() */
+	if (f->width == 4) {
+		memcpy(&v4, p, 4);
+		return f->zz ? zz_enc((int32_t)v4) : v4;
+	}
+	return f->width ? *p : 0;
 }
 
 /* pid, fd, count, ret and off: stored as errors of their predictions. */
@@ -471,7 +552,7 @@ static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
 	    ((has & RIOT_HAS_VALUE) &&
 	     ((!sc->value && sc->value_len) || sc->value_len > RIOT_VALUE_LEN_MAX)))
 		return -EINVAL;
-	rc = set_paths(w, e, has & RIOT_HAS_PATH ? &sc->path : NULL,
+	rc = set_paths(w, e, sc->tid, has & RIOT_HAS_PATH ? &sc->path : NULL,
 		       has & RIOT_HAS_PATH2 ? &sc->path2 : NULL);
 	if (rc)
 		return rc;
@@ -496,7 +577,7 @@ static int enc_syscall(struct riot_writer *w, const struct riot_syscall *sc,
 static int enc_proc(struct riot_writer *w, const struct riot_proc *p,
 		    struct rec_enc *e)
 {
-	int rc = set_paths(w, e, &p->path, &p->comm);
+	int rc = set_paths(w, e, p->tid, &p->path, &p->comm);
 
 	if (rc)
 		return rc;
@@ -514,7 +595,7 @@ static int enc_proc(struct riot_writer *w, const struct riot_proc *p,
 static int enc_snap_proc(struct riot_writer *w, const struct riot_snap_proc *p,
 			 struct rec_enc *e)
 {
-	int rc = set_paths(w, e, &p->cwd, &p->comm);
+	int rc = set_paths(w, e, p->pid, &p->cwd, &p->comm);
 
 	if (rc)
 		return rc;
@@ -527,7 +608,7 @@ static int enc_snap_proc(struct riot_writer *w, const struct riot_snap_proc *p,
 static int enc_snap_fd(struct riot_writer *w, const struct riot_snap_fd *f,
 		       struct rec_enc *e)
 {
-	int rc = set_str(w, e, F_PATH, &f->path);
+	int rc = set_str(w, e, F_PATH, f->pid, &f->path);
 
 	if (rc)
 		return rc;
