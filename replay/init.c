@@ -393,17 +393,48 @@ static void *file_worker(void *arg)
  * atime is newer than its mtime and ctime. Best effort: what cannot be
  * read here (its making failed and was counted, or its mode keeps a
  * non-root init out) stays as it is. */
+static void next_coarse_tick(void);
+
+/* Whether st's atime is past its mtime and ctime (what relatime asks). */
+static bool atime_newer(const struct stat *st)
+{
+	const struct timespec *a = &st->st_atim, *m = &st->st_mtim, *c = &st->st_ctim;
+
+	return (a->tv_sec > m->tv_sec || (a->tv_sec == m->tv_sec && a->tv_nsec > m->tv_nsec)) &&
+	       (a->tv_sec > c->tv_sec || (a->tv_sec == c->tv_sec && a->tv_nsec > c->tv_nsec));
+}
+
+/* Whether fd's filesystem writes atimes on reads (not noatime; for a
+ * directory, not nodiratime). */
+static bool atime_kept(int fd, bool dir)
+{
+	struct statvfs sv;
+
+	return fstatvfs(fd, &sv) == 0 && !(sv.f_flag & ST_NOATIME) &&
+	       !(dir && (sv.f_flag & ST_NODIRATIME));
+}
+
 static void read_entry(const struct replay_root *root, const struct init_entry *e)
 {
 	bool dir = e->kind == INIT_DIR;
 	int fd = replay_root_open_path(root, e->path,
 				       O_RDONLY | O_NOFOLLOW | (dir ? O_DIRECTORY : 0), 0);
 	char buf[1024];
+	struct stat st;
 
 	if (fd < 0)
 		return;
-	if ((dir ? getdents64(fd, buf, sizeof(buf)) : pread(fd, buf, 1, 0)) < 0) {
-		/* nothing to do: the atime stays as it was */
+	/* a kernel that stamped the last change finer than its coarse clock
+	 * (multigrain timestamps) can give the read the same time: once
+	 * more after the next tick */
+	for (int tries = 0; tries < 2; tries++) {
+		if (dir && lseek(fd, 0, SEEK_SET) < 0)
+			break;
+		if ((dir ? getdents64(fd, buf, sizeof(buf)) : pread(fd, buf, 1, 0)) < 0)
+			break;	/* the atime stays as it was */
+		if (fstat(fd, &st) < 0 || atime_newer(&st) || !atime_kept(fd, dir))
+			break;
+		next_coarse_tick();
 	}
 	close(fd);
 }
