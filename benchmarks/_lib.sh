@@ -153,3 +153,23 @@ programs_cmd() {
 		'$PGBIN/pg_ctl' -D '$2/data' -w stop >/dev/null; exit \$rc") ;;
 	esac
 }
+
+# make_big_tar OUT N: a tarball of N files of mixed sizes (0 to 64 KiB, the
+# same ones each time) in 200 directories, for tar -xf.
+make_big_tar() {
+	local src
+	src=$(mktemp -d "${TMPDIR:-/var/tmp}/riot-bigtar.XXXXXX")
+	python3 - "$src" "$2" <<'PY'
+import os, random, sys
+root, n = sys.argv[1], int(sys.argv[2])
+random.seed(1)
+for i in range(n):
+    d = os.path.join(root, "d%03d" % (i % 200))
+    os.makedirs(d, exist_ok=True)
+    size = random.choice([0, 100, 1000, 4096, 10000, 65536])
+    with open(os.path.join(d, "f%06d" % i), "wb") as f:
+        f.write(os.urandom(size))
+PY
+	tar -C "$src" -cf "$1" .
+	rm -rf "$src"
+}

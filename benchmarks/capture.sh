@@ -153,19 +153,7 @@ done
 
 # tar -xf of a large archive: many files of mixed sizes.
 echo
-python3 - "$work/src" "$TAR_FILES" <<'PY'
-import os, random, sys
-root, n = sys.argv[1], int(sys.argv[2])
-random.seed(1)
-for i in range(n):
-    d = os.path.join(root, "d%03d" % (i % 200))
-    os.makedirs(d, exist_ok=True)
-    size = random.choice([0, 100, 1000, 4096, 10000, 65536])
-    with open(os.path.join(d, "f%06d" % i), "wb") as f:
-        f.write(os.urandom(size))
-PY
-tar -C "$work/src" -cf "$work/big.tar" .
-rm -rf "$work/src"
+make_big_tar "$work/big.tar" "$TAR_FILES"
 mkdir "$work/untar"
 "$RIOT" capture -o "$work/tar.riot" -- tar -xf "$work/big.tar" -C "$work/untar" 2>"$work/sum"
 printf 'tar -xf of %s files (%s): %s events, %s drops, %s bytes/event\n' "$TAR_FILES" \

@@ -192,19 +192,7 @@ fi
 
 echo
 echo "5. tar -xf of $TAR_FILES files"
-python3 - "$work/src" "$TAR_FILES" <<'PY'
-import os, random, sys
-root, n = sys.argv[1], int(sys.argv[2])
-random.seed(1)
-for i in range(n):
-    d = os.path.join(root, "d%03d" % (i % 200))
-    os.makedirs(d, exist_ok=True)
-    size = random.choice([0, 100, 1000, 4096, 10000, 65536])
-    with open(os.path.join(d, "f%06d" % i), "wb") as f:
-        f.write(os.urandom(size))
-PY
-tar -C "$work/src" -cf "$work/big.tar" .
-rm -rf "$work/src"
+make_big_tar "$work/big.tar" "$TAR_FILES"
 tar_cpu() { # untraced tar's CPU, then riot's with it: riot's = difference
 	local TIMEFORMAT='%U %S'
 	rm -rf "$work/u"; mkdir "$work/u"
