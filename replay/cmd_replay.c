@@ -145,6 +145,7 @@ struct replay_args {
 	unsigned nmaps;
 	double speed;
 	bool think;		/* --timing think */
+	bool speed_set;		/* --speed given */
 	const char *timing;	/* --timing as given, NULL: none */
 	enum replay_order order;
 	unsigned workers;
@@ -204,6 +205,7 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 	case 'r': a->root = arg; return 0;
 	case 'm': return replay_map_arg(arg, a->maps, &a->nmaps);
 	case 's':
+		a->speed_set = true;
 		/* below REPLAY_MIN_SPEED a captured second lasts beyond any run
 		 * and the schedule would overflow */
 		if (riot_parse_double(arg, &a->speed) < 0 || a->speed < 0 || isinf(a->speed) ||
@@ -261,15 +263,6 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 	}
 }
 
-/* Whether --speed was given (--speed=X or --speed X). */
-static bool speed_given(int argc, char **argv)
-{
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (strcmp(argv[i], "--speed") == 0 || strncmp(argv[i], "--speed=", 8) == 0)
-			return true;
-	return false;
-}
-
 /* --timing's name of how the ops were timed. */
 static const char *timing_name(const struct replay_args *a)
 {
@@ -313,10 +306,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	if (!a->root && !a->dry_run)
 		return riot_usage("needs --root DIR");
 	if (a->timing && strcmp(a->timing, "captured") == 0) {
-		if (a->speed == 0 && !speed_given(argc, argv))
+		if (!a->speed_set)
 			a->speed = 1;
 	}
-	if (a->timing && strcmp(a->timing, "captured") && speed_given(argc, argv))
+	if (a->timing && strcmp(a->timing, "captured") && a->speed_set)
 		return riot_usage("--speed sets the captured timing's pace: not with --timing %s",
 				  a->timing);
 	if (a->label && !a->report)
