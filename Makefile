@@ -82,7 +82,8 @@ DEB_BUILD := clang llvm bpftool file gcc-$(subst _,-,$(GNU_$(ARCH))) \
 	libelf-dev zlib1g-dev libzstd-dev liburing-dev libsqlite3-dev)
 endif
 DEB_TEST  := python3 sqlite3 libclang-rt-14-dev bsdutils e2fsprogs xfsprogs btrfs-progs \
-	tar git strace fio bpftrace linux-perf chromium slurm-wlm munge openssh-server
+	tar git strace fio bpftrace linux-perf chromium slurm-wlm munge openssh-server \
+	python3-yaml
 # for the benchmarks only: a PostgreSQL server and pgbench, rsync
 DEB_BENCH := postgresql-15 rsync
 

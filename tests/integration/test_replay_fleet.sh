@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# examples/fleet-ssh.sh run locally: "ssh" is a script running the command
-# with sh, so two replays run as separate processes, each a shard, against
-# one shared root, with one --start-at. Checks: both start at or after the
+# examples/fleet-ssh.sh over real ssh: an OpenSSH server started here
+# (tests/integration/fleet_lib.sh) listening on 127.0.0.2 and 127.0.0.3,
+# the hosts h0 and h1, so two replays run as separate sessions, each a
+# shard, against one shared root, with one --start-at. Checks: both start at or after the
 # target and within 5 ms of each other (the start_unix_ns their reports
 # store, against the target the script chose; start_late_ns agrees; how
 # late both are depends on the machine's load, which the benchmarks, not
@@ -13,6 +14,7 @@
 # Also: a --start-at already past starts at once and says how late.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
+. "$(dirname "$0")/fleet_lib.sh"
 EXAMPLES=$IT_DIR/../../examples
 LOG=$IT_TMP/fleet.riot
 python3 "$IT_DIR/fleet_log.py" | "$BIN/mklog" -o "$LOG" || fail "mklog"
@@ -20,15 +22,9 @@ python3 "$IT_DIR/fleet_log.py" | "$BIN/mklog" -o "$LOG" || fail "mklog"
 "$RIOT" replay "$LOG" --root "$IT_TMP/full" --no-block --report "$IT_TMP/full.db" --label full \
 	>/dev/null 2>"$IT_TMP/err" || fail "whole replay: $(cat "$IT_TMP/err")"
 
-cat >"$IT_TMP/ssh" <<'SH'
-#!/bin/sh
-# ssh HOST COMMAND: the command, here
-shift
-exec sh -c "$*"
-SH
-chmod +x "$IT_TMP/ssh"
+sshd_up 2
 mkdir -p "$IT_TMP/remote"
-SSH=$IT_TMP/ssh RIOT=$RIOT LEAD=3 REMOTE_DIR=$IT_TMP/remote RIOT_ARGS=--no-block \
+SSH=$FLEET_SSH RIOT=$RIOT LEAD=3 REMOTE_DIR=$IT_TMP/remote RIOT_ARGS=--no-block \
 	sh "$EXAMPLES/fleet-ssh.sh" "$LOG" "$IT_TMP/shared" "$IT_TMP/all.db" h0 h1 \
 	>"$IT_TMP/fleet.out" 2>&1 || fail "fleet-ssh.sh: $(cat "$IT_TMP/fleet.out")"
 target=$(sed -n 's/^started at \([0-9]*\) .*/\1/p' "$IT_TMP/fleet.out")
