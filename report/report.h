@@ -42,7 +42,7 @@
 #include "lib/hist.h"
 
 /* The schema version this riot writes, and the newest it reads. */
-#define REPORT_SCHEMA_VERSION 6
+#define REPORT_SCHEMA_VERSION 7
 
 /* Seconds of the timeline kept with full histograms (see above). */
 #define RUN_TIMELINE_WINDOW 16
@@ -150,7 +150,16 @@ struct run_meta {
 	const char *warning;
 	/* what reached the devices; NULL: not recorded */
 	const struct run_block *block;
+	/* whether others wrote to storage in the device view's window:
+	 * RUN_DEV_SHARED (a shard, whose fleet writes the same storage, or
+	 * other processes of this host wrote: device_other_writers of them,
+	 * device_other_bytes in all), RUN_DEV_SOLE (this run was the only
+	 * writer), 0 unknown */
+	int device_sharing;
+	uint64_t device_other_writers, device_other_bytes;
 };
+
+enum { RUN_DEV_SHARED = 1, RUN_DEV_SOLE = 2 };
 
 struct run_acc;
 

@@ -122,13 +122,23 @@ grep -q '#2 fleet: replay of log' "$IT_TMP/compare" || fail "compare does not li
 "$RIOT" compare "$IT_TMP/all.db" --html "$IT_TMP/all.html" >/dev/null || fail "compare --html"
 grep -q 'fleet' "$IT_TMP/all.html" || fail "the page does not show the fleet run"
 
-# merged again: labels stay unique, the fleet run is not counted twice
+# the fleet knows its members
+got=$(sqlite3 "$IT_TMP/all.db" "SELECT group_concat(label || '>' || coalesce((SELECT label FROM runs f WHERE f.id = r.fleet_id), '-'), ' ') FROM runs r")
+[ "$got" = "shard0@h0>fleet shard1@h1>fleet fleet>-" ] || fail "fleet members: $got"
+# merged again: labels stay unique, each fleet keeps its own members and
+# none is summed again (every run is in a fleet: no new one)
 cp "$IT_TMP/all.db" "$IT_TMP/all2.db"
 "$RIOT" report merge "$IT_TMP/all.db" "$IT_TMP/all2.db" -o "$IT_TMP/twice.db" ||
 	fail "merging merged reports"
-got=$(sqlite3 "$IT_TMP/twice.db" "SELECT group_concat(label, ' ') FROM (SELECT label FROM runs ORDER BY id); SELECT (SELECT ops FROM runs WHERE label = 'fleet') = 2 * (SELECT ops FROM runs WHERE label = 'fleet@all'), fleet_runs FROM runs WHERE label = 'fleet'" | tr '\n' '|')
-[ "$got" = "shard0@h0@all shard1@h1@all fleet@all shard0@h0@all2 shard1@h1@all2 fleet@all2 fleet|1|4|" ] ||
+got=$(sqlite3 "$IT_TMP/twice.db" "SELECT group_concat(label || '>' || coalesce((SELECT label FROM runs f WHERE f.id = r.fleet_id), '-') || ':' || coalesce(fleet_runs, '-'), ' ') FROM (SELECT * FROM runs ORDER BY id) r")
+[ "$got" = "shard0@h0@all>fleet@all:- shard1@h1@all>fleet@all:- fleet@all>-:2 shard0@h0@all2>fleet@all2:- shard1@h1@all2>fleet@all2:- fleet@all2>-:2" ] ||
 	fail "merge of merges: $got"
+# a merged report and a loose run: the new fleet sums the loose one only
+"$RIOT" report merge "$IT_TMP/all.db" "$IT_TMP/full.db" -o "$IT_TMP/mixed.db" --label both ||
+	fail "merging a merged report with a run"
+got=$(sqlite3 "$IT_TMP/mixed.db" "SELECT group_concat(label || ':' || coalesce(fleet_runs, '-'), ' ') FROM runs; SELECT label FROM runs WHERE fleet_id = (SELECT id FROM runs WHERE label = 'both')" | tr '\n' '|')
+[ "$got" = "shard0@h0@all:- shard1@h1@all:- fleet@all:2 full@full:- both:1|full@full|" ] ||
+	fail "merge of a merged report and a run: $got"
 expect_error() { "$@" 2>&1 >/dev/null; }
 expect_error "$RIOT" report merge "$IT_TMP/all.db" -o "$IT_TMP/all2.db" | grep -q 'exists already' ||
 	fail "merge onto an existing file"
