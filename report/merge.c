@@ -16,8 +16,10 @@
  * seconds and buckets where they fell in that span (a rate bucket of a run
  * counts whole in the fleet bucket where it starts). A second's p99 in
  * the fleet's timeline is the largest of the runs' p99s for it: an upper
- * bound, as the runs' latencies of that second are not kept. Devices and
- * divergence samples stay with their runs. */
+ * bound, as the runs' latencies of that second are not kept. Divergence
+ * samples stay with their runs; a device counts once per host (the most
+ * one run of the host saw), its write amplification over the fleet's
+ * bytes written. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -417,6 +419,20 @@ static const char *const fleet_sums[] = {
 	"INSERT INTO filesystems SELECT ?1, dev, fs_type, device, mount_point, mount_options, "
 	"sum(ops) FROM filesystems WHERE run_id IN " FLEET_SET " GROUP BY dev, fs_type, "
 	"device, mount_point, mount_options",
+	/* once per device: the runs of one host that recorded one device saw
+	 * the same requests in windows that overlap, so a device's traffic is
+	 * the most one of them saw (its window's; at least the fleet's), not
+	 * their sum; hosts' devices are their own and add */
+	"INSERT INTO devices (run_id, dev, name, kind, note, window_ns, read_reqs, read_bytes, "
+	"write_reqs, write_bytes, discard_reqs, discard_bytes, flush_reqs, depth_mean, "
+	"depth_peak, untimed) SELECT ?1, dev, min(name), min(kind), 'fleet: on each of ' || "
+	"count(*) || ' host(s), the most one run saw (their windows overlap), not their sum', "
+	"max(window_ns), sum(read_reqs), sum(read_bytes), sum(write_reqs), sum(write_bytes), "
+	"sum(discard_reqs), sum(discard_bytes), sum(flush_reqs), max(depth_mean), "
+	"max(depth_peak), sum(untimed) FROM (SELECT d.*, row_number() OVER (PARTITION BY "
+	"coalesce(r.host, ''), d.dev ORDER BY d.write_bytes DESC, d.read_bytes DESC, d.run_id) "
+	"AS k FROM devices d JOIN runs r ON r.id = d.run_id WHERE d.run_id IN " FLEET_SET ") "
+	"WHERE k = 1 GROUP BY dev",
 };
 
 /* The rate buckets' width for a span: as the accumulator chooses it. */
@@ -501,6 +517,8 @@ static int make_fleet(struct merge *m, const char *want, const char *cmdline)
 		m->rc = run_store_syscalls(m->db, fleet, a, m->err, sizeof(m->err));
 	run_acc_free(a);
 	fleet_tables(m, fleet);
+	if (!m->rc)
+		m->rc = device_amplification(m->db, fleet, m->err, sizeof(m->err));
 	if ((st = prep(m, "UPDATE runs SET delay_p99_ns = ?2 WHERE id = ?1 AND "
 		       "delay_max_ns IS NOT NULL"))) {
 		sqlite3_bind_int64(st, 1, fleet);

@@ -189,10 +189,10 @@ void run_bytes(unsigned sys, int64_t ret, uint64_t *read, uint64_t *written);
 	X(fleet_runs, RC_OPT, 0, 0, COUNT) \
 	X(fleet_id, RC_OPT, 0, 0, NONE) \
 	X(device_shared, RC_FLAG, m->block && m->device_sharing, \
-	  m->device_sharing == RUN_DEV_SHARED, MAX) \
-	X(device_other_writers, RC_U64, m->block && m->device_sharing, \
+	  m->device_sharing == RUN_DEV_SHARED, NONE) \
+	X(device_other_writers, RC_U64, m->block && m->device_others_known, \
 	  m->device_other_writers, NONE) \
-	X(device_other_bytes, RC_U64, m->block && m->device_sharing, \
+	X(device_other_bytes, RC_U64, m->block && m->device_others_known, \
 	  m->device_other_bytes, NONE)
 
 /* The C type of a column's value (struct run_view). */
@@ -236,6 +236,9 @@ int report_merge(int argc, char **argv);
 
 /* Stores a run's devices (device.c) after its runs row. 0 or -errno. */
 int device_store(sqlite3 *db, int64_t run, const struct run_block *b, char *err, size_t errlen);
+/* Sets the write amplification of run's device rows: their write bytes
+ * over what the run wrote to files. 0 or -errno. */
+int device_amplification(sqlite3 *db, int64_t run, char *err, size_t errlen);
 
 /* ---- machine facts (sysinfo.c) ---- */
 

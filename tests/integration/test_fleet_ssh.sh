@@ -21,8 +21,11 @@ sshd_up 4
 LOG=$IT_TMP/app.riot
 python3 "$IT_DIR/fleet_log.py" 32 | "$BIN/mklog" -o "$LOG" || fail "mklog"
 mkdir -p "$IT_TMP/remote"
+# "this" with the device view, "that" without
 for st in this that; do
-	SSH=$FLEET_SSH RIOT=$RIOT LEAD=3 REMOTE_DIR=$IT_TMP/remote RIOT_ARGS=--no-block \
+	args=--no-block
+	[ $st = that ] || args=
+	SSH=$FLEET_SSH RIOT=$RIOT LEAD=3 REMOTE_DIR=$IT_TMP/remote RIOT_ARGS=$args \
 		sh "$EXAMPLES/fleet-ssh.sh" "$LOG" "$IT_TMP/$st/root" "$IT_TMP/$st.db" h0 h1 h2 h3 \
 		>"$IT_TMP/$st.out" 2>&1 || fail "fleet-ssh.sh ($st): $(cat "$IT_TMP/$st.out")"
 done
@@ -87,6 +90,39 @@ sed -n '/^  all /,/total time/p' "$IT_TMP/cmp.txt" |
 	grep -qE '^ +p99 +[0-9.]+ [mun]?s ~[0-9]+% +[0-9.]+ [mun]?s ~[0-9]+% ' ||
 	fail "no spread beside the figures: $(grep -A 5 '^  all' "$IT_TMP/cmp.txt")"
 sed -n '/^per class/,/^$/p' "$IT_TMP/cmp.txt" | head -n 8
+# the device view of a shard is the device's, shared with its fleet; the
+# fleet's counts each device once: the most one shard of the host saw,
+# over all the shards' bytes written
+python3 - "$IT_TMP/this.db" <<'PY' || fail "device views of the shards"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+bad = []
+shards = c.execute("SELECT id, label, device_shared, device_other_writers FROM runs "
+                   "WHERE fleet_id IS NOT NULL").fetchall()
+# other writers: counted where riot sees every process of the host, else
+# unknown (NULL)
+for rid, label, shared, others in shards:
+    if shared != 1:
+        bad.append("%s: device_shared %s, other writers %s" % (label, shared, others))
+fid, wrote = c.execute("SELECT id, bytes_written FROM runs WHERE fleet_runs = 4").fetchone()
+for dev, wb, wa in c.execute("SELECT dev, write_bytes, write_amplification FROM devices "
+                             "WHERE run_id = ?", (fid,)):
+    m = c.execute("SELECT max(write_bytes), count(*) FROM devices WHERE dev = ? AND run_id IN "
+                  "(SELECT id FROM runs WHERE fleet_id = ?)", (dev, fid)).fetchone()
+    if (wb, 4) != m or abs(wa - wb / wrote) > 1e-9:
+        bad.append("fleet device %d: %s bytes, wa %s; shards' most %s, wrote %d" % (dev, wb, wa, m, wrote))
+if c.execute("SELECT count(*) FROM devices WHERE run_id = ?", (fid,)).fetchone()[0] < 1:
+    bad.append("the fleet has no device")
+for b in bad:
+    print("  " + b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+"$RIOT" report show "$IT_TMP/this.db" --run shard1@h1 >"$IT_TMP/show1" || fail "report show of a shard"
+grep -q "^device traffic: the device's in the window, shared, not this run's alone: a shard of 4, whose fleet writes the same storage" "$IT_TMP/show1" ||
+	fail "a shard's device view does not say it is shared: $(grep -A 3 -i 'device traffic\|amplification' "$IT_TMP/show1")"
+grep -qE '^write amplification: [0-9.]+ for the device in the window, shared \(.* reached the device; this run wrote .* to files\); the fleet.s, once per device: riot report merge$' "$IT_TMP/show1" ||
+	fail "a shard's write amplification: $(grep amplification "$IT_TMP/show1")"
+grep -A 40 'what reached the storage' "$IT_TMP/show1" | grep -E '^(device|write amp)'
 "$RIOT" compare "$IT_TMP/this.db" "$IT_TMP/that.db" --html "$IT_TMP/cmp.html" ||
 	fail "compare --html"
 for st in this that; do
