@@ -90,9 +90,12 @@ int cmp_winner(const struct cmp_stat *s, unsigned n, enum cmp_metric m)
 /* ---- groups and rows ---- */
 
 /* A verdict, unless a run of the comparison did not replay the captured
- * I/O: then no winner is named. */
+ * I/O: then no winner is named; nor when one group stands alone (a fleet
+ * shown with its shards' spread). */
 static int trusted(const struct cmp_ctx *c, int winner)
 {
+	if (c->ng < 2)
+		return CMP_NO_WINNER;
 	return c->unreliable && (winner >= 0 || winner == CMP_WITHIN_NOISE) ?
 		CMP_UNRELIABLE : winner;
 }
