@@ -65,7 +65,8 @@ endif
 # Debian packages: DEB_BUILD to build riot (`make deps`); DEB_TEST also
 # for the tests, the fuzzers, the demo and the benchmarks (`make deps-test`:
 # peers to measure against, file systems to replay onto, a browser for the
-# HTML report). README lists both.
+# HTML report, the fleet engines the examples/ recipes run on). README
+# lists both.
 # Packages are asked for in the build machine's architecture: with
 # arm64's -dev packages beside them (multiarch, for make kernels), a
 # bare name answers for both.
@@ -81,7 +82,8 @@ DEB_BUILD := clang llvm bpftool file gcc-$(subst _,-,$(GNU_$(ARCH))) \
 	libelf-dev zlib1g-dev libzstd-dev liburing-dev libsqlite3-dev)
 endif
 DEB_TEST  := python3 sqlite3 libclang-rt-14-dev bsdutils e2fsprogs xfsprogs btrfs-progs \
-	tar git strace fio bpftrace linux-perf chromium
+	tar git strace fio bpftrace linux-perf chromium slurm-wlm munge openssh-server \
+	python3-yaml
 # for the benchmarks only: a PostgreSQL server and pgbench, rsync
 DEB_BENCH := postgresql-15 rsync
 

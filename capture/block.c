@@ -431,6 +431,157 @@ void block_rec_free(struct block_rec *r)
 	free(r);
 }
 
+/* ---- who else wrote in the window ---- */
+
+struct proc_write {
+	uint32_t pid;
+	uint64_t start;			/* /proc/PID/stat starttime: pid reuse */
+	uint64_t wrote;			/* /proc/PID/io write_bytes */
+};
+
+/* One process's start time and write_bytes: 0, -ENOENT (it is gone: not
+ * counted), -EACCES (not readable: the scan is not known). */
+static int proc_write_of(uint32_t pid, struct proc_write *w)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v;
+	ssize_t n;
+	int fd, rc = -ENOENT;
+
+	w->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ENOENT;
+	buf[n] = '\0';
+	/* after the comm's closing parenthesis: state is field 3, starttime 22 */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+			 "%*d %*d %*d %llu", &v) != 1)
+		return -ENOENT;
+	w->start = v;
+	snprintf(path, sizeof(path), "/proc/%u/io", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == EACCES || errno == EPERM ? -EACCES : -ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0 && (errno == EACCES || errno == EPERM))
+		rc = -EACCES;
+	close(fd);
+	if (n <= 0)
+		return rc;
+	buf[n] = '\0';
+	p = strstr(buf, "\nwrite_bytes: ");
+	if (!p || sscanf(p + 14, "%llu", &v) != 1)
+		return -ENOENT;
+	w->wrote = v;
+	return 0;
+}
+
+static int by_pid(const void *x, const void *y)
+{
+	const struct proc_write *a = x, *b = y;
+
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* Whether this process sees every process of the host: it is in the
+ * first pid namespace (/proc/self/status lists one NSpid). */
+static bool sees_all_processes(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+	bool all = false;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "NSpid:", 6) == 0)
+			all = !strchr(line + 6 + strspn(line + 6, " \t"), '\t') &&
+			      !strchr(line + 6 + strspn(line + 6, " \t"), ' ');
+	if (f)
+		fclose(f);
+	return all;
+}
+
+/* Every process but this one: *out malloc'ed, sorted by pid. 0, -EACCES
+ * (one was not readable, or some are out of sight: another pid
+ * namespace) or -errno. */
+static int proc_writes(struct proc_write **out, unsigned *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned cap = 0;
+	uint32_t self = (uint32_t)getpid();
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	if (!sees_all_processes())
+		rc = -EACCES;
+	while ((e = readdir(d)) && rc != -ENOMEM) {
+		char *end;
+		unsigned long pid = strtoul(e->d_name, &end, 10);
+		struct proc_write w;
+		int r;
+
+		if (*end || !pid || pid == self)
+			continue;
+		r = proc_write_of((uint32_t)pid, &w);
+		if (r == -EACCES && !rc)
+			rc = r;
+		if (r)
+			continue;
+		if (*n == cap) {
+			struct proc_write *m = realloc(*out, (cap ? cap * 2 : 256) * sizeof(*m));
+
+			if (!m) {
+				rc = -ENOMEM;
+				break;
+			}
+			*out = m;
+			cap = cap ? cap * 2 : 256;
+		}
+		(*out)[(*n)++] = w;
+	}
+	closedir(d);
+	if (*out)
+		qsort(*out, *n, sizeof(**out), by_pid);
+	return rc;
+}
+
+/* The other writers of the window: the processes of now whose write_bytes
+ * grew since v->before (or that were born since). */
+static void other_writers(struct block_view *v)
+{
+	struct proc_write *now;
+	unsigned n, j = 0;
+	int rc = proc_writes(&now, &n);
+
+	if (rc || !v->writers_known) {
+		free(now);
+		v->writers_known = false;
+		return;
+	}
+	v->other_writers = v->other_bytes = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t was = 0;
+
+		while (j < v->nbefore && v->before[j].pid < now[i].pid)
+			j++;
+		if (j < v->nbefore && v->before[j].pid == now[i].pid &&
+		    v->before[j].start == now[i].start)
+			was = v->before[j].wrote;
+		if (now[i].wrote > was) {
+			v->other_writers++;
+			v->other_bytes += now[i].wrote - was;
+		}
+	}
+	free(now);
+}
+
 /* ---- a recording with its window ---- */
 
 int block_view_begin(struct block_view *v, const char *path, const char *const *named,
@@ -452,6 +603,7 @@ int block_view_begin(struct block_view *v, const char *path, const char *const *
 		if (v->fd >= 0 && flush_first)
 			syncfs(v->fd);
 	}
+	v->writers_known = proc_writes(&v->before, &v->nbefore) == 0;
 	v->rec = block_rec_start(devs, n, err, errlen);
 	return v->rec ? 0 : -errno;
 }
@@ -467,6 +619,7 @@ void block_view_end(struct block_view *v)
 	if (v->fd >= 0)
 		synced = syncfs(v->fd) == 0;
 	t1 = now_ns();
+	other_writers(v);
 	if (block_rec_stop(v->rec, &v->res) == 0) {
 		v->res.synced = synced;
 		v->res.flush_ns = synced ? t1 - t0 : 0;
@@ -484,6 +637,9 @@ void block_view_free(struct block_view *v)
 	v->rec = NULL;
 	run_block_free(&v->res);
 	v->recorded = false;
+	free(v->before);
+	v->before = NULL;
+	v->nbefore = 0;
 	if (v->fd >= 0)
 		close(v->fd);
 	v->fd = -1;

@@ -49,12 +49,28 @@ void block_rec_free(struct block_rec *r);
  * else those of path's filesystem), flushes that filesystem first when
  * flush_first (syncfs of path, so earlier writes stay out) and starts;
  * end() flushes it, so the writeback of what was written in the window
- * counts, and stops. Without a path there is no flush (synced false). */
+ * counts, and stops. Without a path there is no flush (synced false).
+ *
+ * Whose traffic it was: the device counts every request, whoever sent
+ * it. begin() and end() also read every other process's write_bytes
+ * (/proc/PID/io: what it sent towards storage, dirtied pages included,
+ * charged when written, not when flushed); the processes whose count
+ * grew in the window (or that were born in it with a count) are
+ * other_writers, other_bytes their growth. A process that both started
+ * and ended inside the window is not seen; kernel threads write back
+ * what others dirtied and count nothing. writers_known is false when a
+ * process's count could not be read (not root, --user) or riot cannot
+ * see every process of the host (a container's pid namespace). */
+struct proc_write;
 struct block_view {
 	struct block_rec *rec;
 	int fd;				/* path, for syncfs; -1 none */
 	struct run_block res;
 	bool recorded;			/* res holds a recording */
+	struct proc_write *before;	/* the processes at begin() */
+	unsigned nbefore;
+	bool writers_known;
+	uint64_t other_writers, other_bytes;
 };
 int block_view_begin(struct block_view *v, const char *path, const char *const *named,
 		     unsigned nnamed, bool flush_first, char *err, size_t errlen);

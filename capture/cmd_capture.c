@@ -1233,7 +1233,7 @@ static int finish_log(struct capture *c, const struct capture_opts *o,
 	if (!o->quiet)
 		print_summary(c, c->log_path, &lt, bytes);
 	if (!o->quiet && c->block.recorded)
-		run_block_print(stderr, &c->block.res, RUN_BYTES_UNKNOWN);
+		run_block_print(stderr, &c->block.res, RUN_BYTES_UNKNOWN, NULL);
 	return 0;
 }
 

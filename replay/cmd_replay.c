@@ -758,6 +758,23 @@ static uint64_t predicted_ns(const struct replay_run *r)
 	return r->total.think_vend_ns + replay_plan_outside_ns(r->cx.plan);
 }
 
+/* Whose traffic the device view was: a shard's is shared with its fleet;
+ * else shared when other processes of the host wrote in the window, the
+ * replay's alone when none did; unknown when they could not be read. */
+static struct run_dev_sharing dev_sharing(const struct replay_run *r)
+{
+	const struct block_view *v = &r->dev;
+	struct run_dev_sharing sh = { .shard_n = r->a->shard.n };
+
+	if (!v->recorded || (!v->writers_known && sh.shard_n < 2))
+		return sh;
+	sh.others_known = v->writers_known;
+	sh.others = v->other_writers;
+	sh.other_bytes = v->other_bytes;
+	sh.sharing = sh.shard_n > 1 || sh.others ? RUN_DEV_SHARED : RUN_DEV_SOLE;
+	return sh;
+}
+
 static int store_report(struct replay_run *r, int argc, char **argv)
 {
 	const struct replay_args *a = r->a;
@@ -777,7 +794,12 @@ static int store_report(struct replay_run *r, int argc, char **argv)
 	};
 	struct replay_timing tm;
 	struct replay_trust trust;
+	struct run_dev_sharing sh = dev_sharing(r);
 
+	meta.device_sharing = sh.sharing;
+	meta.device_others_known = sh.others_known;
+	meta.device_other_writers = sh.others;
+	meta.device_other_bytes = sh.other_bytes;
 	replay_trust_of(&r->total, &trust);
 	meta.timing = timing_name(a);
 	meta.predicted_ns = a->think ? predicted_ns(r) : 0;
@@ -823,8 +845,11 @@ static void print_summary(const struct replay_run *r)
 		replay_print_json(stdout, &r->total, &si);
 	else
 		replay_print_summary(stdout, &r->total, &si);
-	if (!a->json && r->dev.recorded)
-		run_block_print(stdout, &r->dev.res, r->total.bytes_written);
+	if (!a->json && r->dev.recorded) {
+		struct run_dev_sharing sh = dev_sharing(r);
+
+		run_block_print(stdout, &r->dev.res, r->total.bytes_written, &sh);
+	}
 }
 
 /* The long wait before --start-at, once init is done: until shortly

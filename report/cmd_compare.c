@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,6 +37,15 @@ const char cmd_compare_help[] =
 	"the total time in syscalls and the p50 of the replay against the\n"
 	"capture's (a self-replay onto the captured filesystem should give\n"
 	"ratios near 1).\n"
+	"\n"
+	"A fleet run (riot report merge) is one run: its figures are over every\n"
+	"operation of the runs it sums (its shards), and beside each, after ~,\n"
+	"the range of its shards' own figures relative to their mean (not\n"
+	"noise: shards replay different processes). A DB given without\n"
+	"RUN brings its fleets, not their shards as runs of their own, so two\n"
+	"merged reports compare this storage's fleet with that one's; fleets of\n"
+	"the same label from several DBs are told apart as LABEL@NAME (the DB's\n"
+	"file name without .db), never taken as repeats.\n"
 	"\n"
 	"Each DB is a report database (riot report, riot replay --report); a\n"
 	"RUN (an id or a label) picks runs of the DB named before it; a DB with\n"
@@ -131,6 +142,87 @@ static int collect(struct compare_set *cs, char **args, unsigned nargs)
 	return rc;
 }
 
+/* The index of a run's database in cs. */
+static unsigned db_of(const struct compare_set *cs, const struct run_view *v)
+{
+	for (unsigned d = 0; d < cs->ndbs; d++)
+		if (cs->dbs[d] == v->db)
+			return d;
+	return 0;
+}
+
+/* Whether runs[j] is a member of a fleet run among the runs. */
+static bool in_listed_fleet(const struct compare_set *cs, unsigned j)
+{
+	const struct run_view *r = &cs->runs[j];
+
+	for (unsigned i = 0; i < cs->nruns && r->fleet_id > 0; i++)
+		if (cs->runs[i].db == r->db && cs->runs[i].id == r->fleet_id)
+			return true;
+	return false;
+}
+
+/* "dir/ext4.db" -> "ext4" */
+static void db_tag(const char *path, char *out, size_t len)
+{
+	const char *b = strrchr(path, '/'), *dot;
+
+	b = b ? b + 1 : path;
+	dot = strrchr(b, '.');
+	snprintf(out, len, "%.*s", (int)(dot && dot != b ? dot - b : (ptrdiff_t)strlen(b)), b);
+}
+
+/* Fleets as one run each: every fleet run gets its shards; a database
+ * given whole drops its fleets' members from the runs; a fleet whose
+ * label another database's run has too becomes LABEL@NAME, so fleets of
+ * two storages are two groups, not repeats. */
+static int fold_fleets(struct compare_set *cs)
+{
+	char err[512], tag[256];
+	bool clash[MAX_RUNS] = { false };
+	unsigned keep = 0;
+	int rc = 0;
+
+	for (unsigned i = 0; i < cs->nruns && !rc; i++)
+		if (cs->runs[i].fleet_runs > 0 &&
+		    (rc = view_load_shards(&cs->runs[i], err, sizeof(err))))
+			riot_err("%s", err);
+	for (unsigned j = 0; j < cs->nruns && !rc; j++) {
+		if (!cs->picked[db_of(cs, &cs->runs[j])] && in_listed_fleet(cs, j)) {
+			view_free(&cs->runs[j]);
+			continue;
+		}
+		if (keep != j)
+			cs->runs[keep] = cs->runs[j];
+		keep++;
+	}
+	if (rc)
+		return rc;
+	cs->nruns = keep;
+	for (unsigned i = 0; i < cs->nruns; i++) {
+		struct run_view *f = &cs->runs[i];
+
+		for (unsigned k = 0; k < cs->nruns && f->fleet_runs > 0 && !clash[i]; k++)
+			clash[i] = k != i && cs->runs[k].db != f->db &&
+				   strcmp(cs->runs[k].label, f->label) == 0;
+	}
+	for (unsigned i = 0; i < cs->nruns; i++) {
+		struct run_view *f = &cs->runs[i];
+		char *l;
+
+		if (!clash[i])
+			continue;
+		db_tag(f->db_path, tag, sizeof(tag));
+		if (asprintf(&l, "%s@%s", f->label, tag) < 0) {
+			riot_err("out of memory");
+			return -ENOMEM;
+		}
+		free(f->label);
+		f->label = l;
+	}
+	return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -160,7 +252,10 @@ int cmd_compare(int argc, char **argv)
 		return RIOT_EXIT_FAIL;
 	}
 	rc = collect(cs, argv + optind, (unsigned)(argc - optind));
-	if (!rc && cs->nruns < 2) {
+	if (!rc)
+		rc = fold_fleets(cs);
+	/* one fleet alone: its figures with its shards' spread */
+	if (!rc && cs->nruns < 2 && !(cs->nruns == 1 && cs->runs[0].nshards)) {
 		riot_err("needs at least two runs to compare (found %u)", cs->nruns);
 		rc = -EINVAL;
 	}

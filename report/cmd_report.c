@@ -18,7 +18,7 @@
 const char cmd_report_help[] =
 	"Usage: riot report FILE -o DB [--label L] [--events] [--raw-durations]\n"
 	"       riot report show DB [--run ID|LABEL] [--json] [--html OUT.html]\n"
-	"       riot report merge A.db [B.db...] -o ALL.db\n"
+	"       riot report merge A.db [B.db...] -o ALL.db [--label NAME]\n"
 	"\n"
 	"The first form summarises a capture (a .riot log) into the SQLite report\n"
 	"database DB (created if missing; several runs live in one database):\n"
@@ -42,12 +42,14 @@ const char cmd_report_help[] =
 	"\n"
 	"The third form writes a new report ALL.db holding every run of the\n"
 	"reports given (each relabelled LABEL@NAME, NAME the report's file name\n"
-	"without .db, made unique with -2, -3...) and a fleet run, 'fleet', that\n"
-	"sums the replays among them (the captures when there is none): ops,\n"
+	"without .db, made unique with -2, -3...) and a fleet run (--label, else\n"
+	"'fleet') that sums the replays among them (the captures when there is\n"
+	"none) that no fleet of a merged report holds already: ops,\n"
 	"errors, bytes, per syscall, path, pid and errno, the latency and\n"
 	"issue-delay histograms bucket by bucket (so its percentiles are those\n"
 	"of all the runs' operations), its start the earliest start_unix_ns and\n"
-	"its duration to the latest end. compare and --html take it as any run.\n";
+	"its duration to the latest end. compare takes a fleet as one run, its\n"
+	"members' spread beside each figure.\n";
 
 #define MAX_DEVS 64
 

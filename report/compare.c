@@ -90,9 +90,12 @@ int cmp_winner(const struct cmp_stat *s, unsigned n, enum cmp_metric m)
 /* ---- groups and rows ---- */
 
 /* A verdict, unless a run of the comparison did not replay the captured
- * I/O: then no winner is named. */
+ * I/O: then no winner is named; nor when one group stands alone (a fleet
+ * shown with its shards' spread). */
 static int trusted(const struct cmp_ctx *c, int winner)
 {
+	if (c->ng < 2)
+		return CMP_NO_WINNER;
 	return c->unreliable && (winner >= 0 || winner == CMP_WITHIN_NOISE) ?
 		CMP_UNRELIABLE : winner;
 }
@@ -115,6 +118,7 @@ void cmp_ctx_init(struct cmp_ctx *c, struct run_view *runs, unsigned n)
 		c->group_of[i] = g;
 		c->size[g]++;
 		c->repeats |= c->size[g] > 1;
+		c->fleets |= runs[i].nshards > 0;
 	}
 }
 
@@ -181,10 +185,63 @@ static void group_stats(const struct cmp_ctx *c, const double *vals, const bool 
 
 typedef void (*row_fn)(const struct cmp_ctx *c, const struct cmp_row *r, void *arg);
 
+/* A run's value of metric m for a row's operation (key: its class index,
+ * its syscall name), and whether the run has the operation. */
+typedef bool (*shard_val)(const struct run_view *v, const void *key, enum cmp_metric m,
+			  double *out);
+
+static bool class_val(const struct run_view *v, const void *key, enum cmp_metric m, double *out)
+{
+	struct cmp_src s = class_src(v, *(const unsigned *)key);
+
+	*out = cmp_value(&s, m);
+	return s.count > 0;
+}
+
+static bool sys_val(const struct run_view *v, const void *key, enum cmp_metric m, double *out)
+{
+	struct cmp_src s = sys_src(v, key);
+
+	*out = cmp_value(&s, m);
+	return s.count > 0;
+}
+
+static uint64_t run_time(const struct run_view *v, enum cmp_metric m);
+
+static bool run_val(const struct run_view *v, const void *key, enum cmp_metric m, double *out)
+{
+	*out = (double)run_time(v, m);
+	return *out > 0;
+}
+
+/* Beside a fleet group's value: the range of its shards' own values (a
+ * group of one fleet run; repeated fleets show their repeats' spread). */
+static void shard_spread(const struct cmp_ctx *c, struct cmp_stat *st, shard_val val,
+			 const void *key, enum cmp_metric m)
+{
+	for (unsigned g = 0; g < c->ng; g++) {
+		const struct run_view *f = &c->runs[c->first[g]];
+		double v;
+
+		for (unsigned s = 0; c->size[g] == 1 && s < f->nshards; s++) {
+			if (!val(&f->shards[s], key, m, &v))
+				continue;
+			if (!st[g].shards || v < st[g].slo)
+				st[g].slo = v;
+			if (!st[g].shards || v > st[g].shi)
+				st[g].shi = v;
+			st[g].smean += v;
+			st[g].shards++;
+		}
+		if (st[g].shards)
+			st[g].smean /= st[g].shards;
+	}
+}
+
 /* The rows of one class or syscall: every metric, MiB/s only where some
  * run moved bytes. */
 static void src_rows(const struct cmp_ctx *c, const char *name, const struct cmp_src *src,
-		     row_fn fn, void *arg)
+		     shard_val val, const void *key, row_fn fn, void *arg)
 {
 	struct cmp_row r = { .name = name, .first = true };
 	bool have[CMP_MAX_RUNS], bytes = false;
@@ -201,6 +258,7 @@ static void src_rows(const struct cmp_ctx *c, const char *name, const struct cmp
 			vals[i] = cmp_value(&src[i], m);
 		r.m = m;
 		group_stats(c, vals, have, r.st);
+		shard_spread(c, r.st, val, key, m);
 		r.winner = trusted(c, cmp_winner(r.st, c->ng, m));
 		fn(c, &r, arg);
 		r.first = false;
@@ -248,6 +306,7 @@ static void run_rows(const struct cmp_ctx *c, row_fn fn, void *arg)
 		}
 		r.m = (enum cmp_metric)m;
 		group_stats(c, vals, have, r.st);
+		shard_spread(c, r.st, run_val, NULL, r.m);
 		/* the captured time is the log's, the same for every replay;
 		 * an elapsed time with the program's time between calls and
 		 * one without measure different things */
@@ -275,7 +334,7 @@ void cmp_rows(const struct cmp_ctx *c, enum cmp_table t, row_fn fn, void *arg)
 				any |= src[i].count > 0;
 			}
 			if (any)
-				src_rows(c, view_class_names[k], src, fn, arg);
+				src_rows(c, view_class_names[k], src, class_val, &k, fn, arg);
 		}
 		return;
 	}
@@ -293,7 +352,7 @@ void cmp_rows(const struct cmp_ctx *c, enum cmp_table t, row_fn fn, void *arg)
 				any |= src[j].count > 0;
 			}
 			if (!seen && any)
-				src_rows(c, name, src, fn, arg);
+				src_rows(c, name, src, sys_val, name, fn, arg);
 		}
 }
 
@@ -319,6 +378,8 @@ const char *cmp_fmt_value(const struct cmp_row *r, unsigned g, char *buf, size_t
 	}
 	if (s->n > 1 && s->mid > 0)
 		snprintf(buf, len, "%s ±%.0f%%", v, 100.0 * (s->hi - s->lo) / s->mid);
+	else if (s->shards > 1 && s->smean > 0)
+		snprintf(buf, len, "%s ~%.0f%%", v, 100.0 * (s->shi - s->slo) / s->smean);
 	else
 		snprintf(buf, len, "%s", v);
 	return buf;
@@ -425,7 +486,7 @@ static void text_table(const struct cmp_ctx *c, FILE *out, enum cmp_table which,
 		if (l > t.vw && l <= VALUE_MAX_W)
 			t.vw = (unsigned)l;
 	}
-	if (c->repeats && t.vw < 15)
+	if ((c->repeats || c->fleets) && t.vw < 15)
 		t.vw = 15;	/* "16534.5 ±12%" */
 	t.ww = t.vw > 12 ? t.vw : 12;	/* "within noise" */
 	/* 2 + name + metric + baseline + per * (value + ratio) + winner */
@@ -638,6 +699,26 @@ static void swap_safe(struct run_view *v, char **keep, bool restore)
 
 static void print_runs(FILE *out, struct run_view *runs, unsigned n);
 
+/* A fleet's shards: how many, their labels (the first few), how late the
+ * latest started. */
+static void print_shards(FILE *out, const struct run_view *v)
+{
+	uint64_t late = 0;
+	char d[24], l[96];
+
+	fprintf(out, "     fleet of %u runs:", v->nshards);
+	for (unsigned s = 0; s < v->nshards; s++) {
+		if (s < 4)
+			fprintf(out, "%s %s", s ? "," : "", text_safe(v->shards[s].label, l, sizeof(l)));
+		if (v->shards[s].start_late_ns > late)
+			late = v->shards[s].start_late_ns;
+	}
+	fprintf(out, "%s", v->nshards > 4 ? ", ..." : "");
+	if (late)
+		fprintf(out, "; the latest started %s after --start-at", riot_fmt_ns(late, d, sizeof(d)));
+	fprintf(out, "\n");
+}
+
 void compare_print(FILE *out, struct run_view *runs, unsigned n)
 {
 	char *keep[n][4];
@@ -675,6 +756,8 @@ static void print_runs(FILE *out, struct run_view *runs, unsigned n)
 		if (v->unreliable == 1)
 			fprintf(out, "     unreliable: %s\n", text_safe(v->warning ? v->warning :
 				"not the captured I/O", warn, sizeof(warn)));
+		if (v->nshards)
+			print_shards(out, v);
 	}
 	if (c->unreliable)
 		fprintf(out, "warning: a run did not replay the captured I/O: its verdicts are "
@@ -682,6 +765,9 @@ static void print_runs(FILE *out, struct run_view *runs, unsigned n)
 	if (c->repeats)
 		fprintf(out, "  (a label with several runs: their median, and their spread as "
 			"± the range)\n");
+	if (c->fleets)
+		fprintf(out, "  (a fleet: its figure over every operation of its shards, and ~ the "
+			"range of its shards' own figures, relative to their mean)\n");
 	text_table(c, out, CMP_TABLE_RUN, c->same_log ? "per run (the same log)" :
 		   "per run (different logs: no winner)", "");
 	text_table(c, out, CMP_TABLE_CLASS, "per class (rates over the time spent in the "
@@ -758,6 +844,22 @@ static void json_row(const struct cmp_ctx *c, const struct cmp_row *r, void *arg
 			json_double(j, NULL, r->st[g].mid / b->mid);
 	}
 	json_arr_close(j);
+	if (c->fleets) {
+		json_arr_open(j, "shard_range");
+		for (unsigned g = 0; g < c->ng; g++) {
+			double k = r->m == CMP_THROUGHPUT ? 1.0 / 1048576.0 : 1.0;
+
+			if (r->st[g].shards < 1) {
+				json_null(j, NULL);
+				continue;
+			}
+			json_arr_open(j, NULL);
+			json_double(j, NULL, r->st[g].slo * k);
+			json_double(j, NULL, r->st[g].shi * k);
+			json_arr_close(j);
+		}
+		json_arr_close(j);
+	}
 	if (c->repeats) {
 		json_arr_open(j, "spread");
 		for (unsigned g = 0; g < c->ng; g++)
@@ -835,6 +937,12 @@ void compare_json(FILE *out, struct run_view *runs, unsigned n)
 		json_bool(&j, "unreliable", runs[i].unreliable == 1);
 		json_str(&j, "warning", runs[i].warning);
 		json_u64(&j, "group", c->group_of[i]);
+		if (runs[i].nshards) {
+			json_arr_open(&j, "shards");
+			for (unsigned s = 0; s < runs[i].nshards; s++)
+				json_str(&j, NULL, runs[i].shards[s].label);
+			json_arr_close(&j);
+		}
 		device_json(&j, &runs[i]);
 		json_obj_close(&j);
 	}

@@ -156,6 +156,13 @@ static const char *schema_v3_sql(void)
 	return m ? m : "";
 }
 
+/* A merge before version 7 made one fleet run of every other run of its
+ * kind: they are its members. */
+#define FLEET_OF_OLD_MERGE \
+	"UPDATE runs SET fleet_id = (SELECT id FROM runs WHERE fleet_runs IS NOT NULL) " \
+	"WHERE fleet_runs IS NULL AND kind = (SELECT kind FROM runs WHERE fleet_runs IS NOT " \
+	"NULL) AND (SELECT count(*) FROM runs WHERE fleet_runs IS NOT NULL) = 1"
+
 /* Brings a report of an older schema to this one: versions only add
  * tables and columns, so older readers still read it. */
 static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
@@ -191,6 +198,12 @@ static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
 				    "ALTER TABLE runs ADD COLUMN captured_ns INTEGER; "
 				    "ALTER TABLE runs ADD COLUMN unreliable INTEGER; "
 				    "ALTER TABLE runs ADD COLUMN warning TEXT", err, errlen);
+	if (!rc && v >= 1 && v < 7)
+		rc = report_db_exec(db, "ALTER TABLE runs ADD COLUMN fleet_id INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN device_shared INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN device_other_writers INTEGER; "
+				    "ALTER TABLE runs ADD COLUMN device_other_bytes INTEGER; "
+				    FLEET_OF_OLD_MERGE, err, errlen);
 	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
 		 REPORT_SCHEMA_VERSION);
 	return end_transaction(db, rc ? rc : report_db_exec(db, sql, err, errlen), err, errlen);

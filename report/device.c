@@ -143,6 +143,25 @@ static int store_depth(sqlite3 *db, sqlite3_stmt *st, int64_t run, const struct 
 	return rc;
 }
 
+static const char wa_sql[] =
+	"UPDATE devices SET write_amplification = write_bytes * 1.0 / (" WORKLOAD_WRITTEN
+	") WHERE run_id = ?1 AND (" WORKLOAD_WRITTEN ") > 0";
+
+int device_amplification(sqlite3 *db, int64_t run, char *err, size_t errlen)
+{
+	sqlite3_stmt *wa;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, wa_sql, -1, &wa, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_int64(wa, 1, run);
+	rc = step(db, wa, err, errlen);
+	sqlite3_finalize(wa);
+	return rc;
+}
+
 int device_store(sqlite3 *db, int64_t run, const struct run_block *b, char *err, size_t errlen)
 {
 	static const char dev_sql[] =
@@ -151,9 +170,6 @@ int device_store(sqlite3 *db, int64_t run, const struct run_block *b, char *err,
 		"flush_reqs, read_p50_ns, read_p99_ns, read_max_ns, write_p50_ns, write_p99_ns, "
 		"write_max_ns, depth_mean, depth_peak, untimed) "
 		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-	static const char wa_sql[] =
-		"UPDATE devices SET write_amplification = write_bytes * 1.0 / (" WORKLOAD_WRITTEN
-		") WHERE run_id = ?1 AND (" WORKLOAD_WRITTEN ") > 0";
 	sqlite3_stmt *dev = NULL, *depth = NULL, *wa = NULL;
 	int rc = 0;
 
@@ -238,8 +254,56 @@ static unsigned load_devices(sqlite3 *db, int64_t id, struct dev_row *rows, unsi
 
 /* ---- text ---- */
 
-static void print_rows(FILE *out, const struct dev_row *rows, unsigned n, uint64_t wrote)
+/* A stored run's sharing (runs.device_shared and the others). */
+static struct run_dev_sharing view_sharing(const struct run_view *v)
 {
+	struct run_dev_sharing sh = {
+		.sharing = v->device_shared == 1 ? RUN_DEV_SHARED :
+			   v->device_shared == 0 ? RUN_DEV_SOLE : 0,
+		.others = v->device_other_writers, .other_bytes = v->device_other_bytes,
+	};
+
+	unsigned k, n;
+
+	if (v->shard && sscanf(v->shard, "%u/%u", &k, &n) == 2)
+		sh.shard_n = n;
+	return sh;
+}
+
+/* The line saying whose traffic the device's was. */
+static void print_sharing(FILE *out, const struct run_dev_sharing *sh)
+{
+	char b[24];
+
+	if (!sh)
+		return;
+	if (!sh->sharing) {
+		fprintf(out, "device traffic: the device's in the window, whoever sent it (riot "
+			"cannot tell whether others wrote: it does not see every process of this "
+			"host)\n");
+		return;
+	}
+	if (sh->sharing == RUN_DEV_SOLE) {
+		fprintf(out, "device traffic: this run's alone (no other process of this host "
+			"wrote to storage in the window)\n");
+		return;
+	}
+	fprintf(out, "device traffic: the device's in the window, shared, not this run's "
+		"alone:");
+	if (sh->shard_n > 1)
+		fprintf(out, " a shard of %u, whose fleet writes the same storage%s", sh->shard_n,
+			sh->others ? ";" : "");
+	if (sh->others)
+		fprintf(out, " %llu other process%s of this host wrote %s meanwhile",
+			(unsigned long long)sh->others, sh->others > 1 ? "es" : "",
+			riot_fmt_bytes(sh->other_bytes, b, sizeof(b)));
+	fprintf(out, "\n");
+}
+
+static void print_rows(FILE *out, const struct dev_row *rows, unsigned n, uint64_t wrote,
+		       const struct run_dev_sharing *sh)
+{
+	bool shared = sh && sh->sharing == RUN_DEV_SHARED;
 	uint64_t dev_wrote = 0;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -264,8 +328,19 @@ static void print_rows(FILE *out, const struct dev_row *rows, unsigned n, uint64
 			r->flush_ns ? riot_fmt_ns(r->flush_ns, b[1], 24) : "", r->flush_ns ? ")" : "");
 		dev_wrote += r->bytes[RUN_DEV_WRITE];
 	}
+	if (n)
+		print_sharing(out, sh);
 	if (wrote == RUN_BYTES_UNKNOWN) {
 		return;
+	} else if (n && wrote && shared) {
+		char b[2][24];
+
+		/* the device's bytes over this run's: not this run's figure */
+		fprintf(out, "write amplification: %.3f for the device in the window, shared "
+			"(%s reached the device%s; this run wrote %s to files)%s\n",
+			(double)dev_wrote / (double)wrote, riot_fmt_bytes(dev_wrote, b[0], 24),
+			n > 1 ? "s" : "", riot_fmt_bytes(wrote, b[1], 24), sh->shard_n > 1 ?
+			"; the fleet's, once per device: riot report merge" : "");
 	} else if (n && wrote) {
 		char b[2][24];
 
@@ -278,7 +353,8 @@ static void print_rows(FILE *out, const struct dev_row *rows, unsigned n, uint64
 	}
 }
 
-void run_block_print(FILE *out, const struct run_block *b, uint64_t bytes_written)
+void run_block_print(FILE *out, const struct run_block *b, uint64_t bytes_written,
+		     const struct run_dev_sharing *sh)
 {
 	struct dev_row *rows = calloc(b->ndev ? b->ndev : 1, sizeof(*rows));
 
@@ -286,7 +362,7 @@ void run_block_print(FILE *out, const struct run_block *b, uint64_t bytes_writte
 		return;
 	for (unsigned i = 0; i < b->ndev; i++)
 		row_of_device(&b->dev[i], b, &rows[i]);
-	print_rows(out, rows, b->ndev, bytes_written);
+	print_rows(out, rows, b->ndev, bytes_written, sh);
 	free(rows);
 }
 
@@ -300,7 +376,13 @@ void device_show(FILE *out, const struct run_view *v)
 	if (!n)
 		return;
 	fprintf(out, "\nwhat reached the storage (block layer)\n");
-	print_rows(out, rows, n, workload_written(v->db, v->id));
+	{
+		/* NULL: unknown (a fleet run, a report older than version 7) */
+		struct run_dev_sharing sh = view_sharing(v);
+
+		print_rows(out, rows, n, workload_written(v->db, v->id),
+			   v->device_shared >= 0 ? &sh : NULL);
+	}
 }
 
 void device_json(struct json *j, const struct run_view *v)
@@ -349,6 +431,11 @@ void device_json(struct json *j, const struct run_view *v)
 		json_double(j, "write_amplification", (double)dev_wrote / (double)wrote);
 	else
 		json_null(j, "write_amplification");
+	/* whose traffic: true shared, false this run's alone, null unknown */
+	if (n && v->device_shared >= 0)
+		json_bool(j, "device_shared", v->device_shared == 1);
+	else
+		json_null(j, "device_shared");
 }
 
 /* ---- compare ---- */

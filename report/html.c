@@ -457,6 +457,93 @@ static void run_list(FILE *f, const struct cmp_ctx *c)
 	fprintf(f, "</table>\n");
 }
 
+/* ---- a fleet's shards ---- */
+
+static int dbl_order(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* One row of a fleet's distribution: the fleet's value, then its shards'
+ * min, quartiles and max. */
+static void shard_row(FILE *f, const char *what, double fleet, double *v, unsigned n, bool ns)
+{
+	const double q[] = { 0, 0.25, 0.5, 0.75, 1 };
+	char b[32];
+
+	qsort(v, n, sizeof(*v), dbl_order);
+	fprintf(f, "<tr><td>");
+	esc(f, what);
+	fprintf(f, "</td><td>%s</td>", ns ? riot_fmt_ns((uint64_t)fleet, b, sizeof(b)) :
+		(snprintf(b, sizeof(b), "%.0f", fleet), b));
+	for (unsigned k = 0; k < 5; k++) {
+		double x = n ? v[(unsigned)(q[k] * (n - 1) + 0.5)] : 0;
+
+		fprintf(f, "<td>%s</td>", !n ? "-" : ns ? riot_fmt_ns((uint64_t)x, b, sizeof(b)) :
+			(snprintf(b, sizeof(b), "%.0f", x), b));
+	}
+	fprintf(f, "</tr>\n");
+}
+
+/* A fleet as one run with its shards as a distribution: per class its
+ * operations, p50, p99 and time, the shards' spread of each; and how late
+ * each shard started. */
+static int fleet_shards(FILE *f, const struct run_view *v)
+{
+	double *x = calloc(v->nshards ? v->nshards : 1, sizeof(*x));
+	char b[32];
+
+	if (!x)
+		return -ENOMEM;
+	fprintf(f, "<h3>fleet ");
+	esc(f, v->label);
+	fprintf(f, ": its %u shards as a distribution</h3>\n<table><tr><th>class, figure</th>"
+		"<th>fleet</th><th>shard min</th><th>p25</th><th>median</th><th>p75</th>"
+		"<th>max</th></tr>\n", v->nshards);
+	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
+		static const char *const what[] = { "ops", "p50", "p99", "time" };
+
+		if (!v->cls[k].count)
+			continue;
+		for (unsigned m = 0; m < 4; m++) {
+			const struct class_view *c = &v->cls[k];
+			double fv = m == 0 ? c->count : m == 1 ? c->p50 : m == 2 ? c->p99 : c->lat_sum;
+			char name[64];
+			unsigned n = 0;
+
+			for (unsigned s = 0; s < v->nshards; s++) {
+				const struct class_view *sc = &v->shards[s].cls[k];
+
+				if (!sc->count)
+					continue;
+				x[n++] = m == 0 ? sc->count : m == 1 ? sc->p50 : m == 2 ? sc->p99 :
+					 sc->lat_sum;
+			}
+			snprintf(name, sizeof(name), "%s %s", view_class_names[k], what[m]);
+			shard_row(f, name, fv, x, n, m > 0);
+		}
+	}
+	fprintf(f, "</table>\n<table><tr><th>shard</th><th>shard K/N</th><th>ops</th>"
+		"<th>elapsed</th><th>start after --start-at</th></tr>\n");
+	for (unsigned s = 0; s < v->nshards; s++) {
+		const struct run_view *r = &v->shards[s];
+
+		fprintf(f, "<tr><td>");
+		esc(f, r->label);
+		fprintf(f, "</td><td>");
+		esc(f, r->shard ? r->shard : "-");
+		fprintf(f, "</td><td>%llu</td><td>%s</td>", (unsigned long long)r->ops,
+			riot_fmt_ns(r->duration_ns, b, sizeof(b)));
+		fprintf(f, "<td>%s</td></tr>\n", r->start_late_ns || r->start_unix_ns ?
+			riot_fmt_ns(r->start_late_ns, b, sizeof(b)) : "-");
+	}
+	fprintf(f, "</table>\n");
+	free(x);
+	return 0;
+}
+
 /* ---- tables ---- */
 
 static void run_summary(FILE *f, const struct run_view *v)
@@ -533,6 +620,10 @@ int html_write(const char *path, struct run_view *runs, unsigned n, char *err, s
 	device_html(f, runs, n);
 	for (unsigned i = 0; i < n && !rc; i++) {
 		run_summary(f, &runs[i]);
+		if (runs[i].nshards)
+			rc = fleet_shards(f, &runs[i]);
+		if (rc)
+			break;
 		rc = chart_latency(f, &runs[i]);
 	}
 	fprintf(f, "</body></html>\n");

@@ -3,8 +3,10 @@
  * under a unique label, plus a fleet run that sums them.
  *
  * The fleet run sums the replays among the runs (the captures when there
- * is no replay; runs that are fleet runs themselves are left out, so a
- * merge of merges counts nothing twice). Exact: ops, errors, bytes, busy
+ * is no replay) that no fleet holds yet: a merged report's fleet runs and
+ * their members (runs.fleet_id) are copied as they are, so a merge of
+ * merges counts nothing twice and keeps each fleet apart (this storage's
+ * beside that one's); it makes no new fleet when every run is in one. Exact: ops, errors, bytes, busy
  * time, per syscall counts, errors, bytes and latency histograms (buckets
  * add, so its percentiles are those of every operation of every run),
  * per class (merged from the syscalls' histograms, as for any run), per
@@ -14,8 +16,10 @@
  * seconds and buckets where they fell in that span (a rate bucket of a run
  * counts whole in the fleet bucket where it starts). A second's p99 in
  * the fleet's timeline is the largest of the runs' p99s for it: an upper
- * bound, as the runs' latencies of that second are not kept. Devices and
- * divergence samples stay with their runs. */
+ * bound, as the runs' latencies of that second are not kept. Divergence
+ * samples stay with their runs; a device counts once per host (the most
+ * one run of the host saw), its write amplification over the fleet's
+ * bytes written. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -185,14 +189,31 @@ static int copy_run(struct merge *m, int64_t old, const char *label)
 		sqlite3_bind_int64(st, 2, old);
 		run_stmt(m, st);
 	}
-	/* a candidate for the fleet: not a fleet run itself */
-	st = prep(m, "INSERT INTO temp.fleet_src SELECT id, kind FROM main.runs WHERE id = ?1 "
-		  "AND fleet_runs IS NULL");
-	if (st)
-		sqlite3_bind_int64(st, 1, id);
+	if ((st = prep(m, "INSERT INTO temp.idmap VALUES (?1, ?2)"))) {
+		sqlite3_bind_int64(st, 1, old);
+		sqlite3_bind_int64(st, 2, id);
+	}
 	run_stmt(m, st);
 	return m->rc;
 }
+
+/* After a source's runs are copied (temp.idmap: their ids there and
+ * here): their fleet_id names the fleet's new id; a source older than
+ * fleet_id with one fleet run had every other run of its kind in it. Then
+ * the runs in no fleet are the new fleet's candidates. */
+static const char *const after_source[] = {
+	"UPDATE main.runs SET fleet_id = (SELECT new FROM temp.idmap WHERE old = "
+	"main.runs.fleet_id) WHERE id IN (SELECT new FROM temp.idmap) AND fleet_id IS NOT NULL",
+	"UPDATE main.runs SET fleet_id = (SELECT id FROM main.runs WHERE fleet_runs IS NOT NULL "
+	"AND id IN (SELECT new FROM temp.idmap)) WHERE id IN (SELECT new FROM temp.idmap) AND "
+	"fleet_runs IS NULL AND NOT EXISTS (SELECT 1 FROM pragma_table_info('runs', 'src') "
+	"WHERE name = 'fleet_id') AND kind = (SELECT kind FROM main.runs WHERE fleet_runs IS NOT "
+	"NULL AND id IN (SELECT new FROM temp.idmap)) AND (SELECT count(*) FROM main.runs WHERE "
+	"fleet_runs IS NOT NULL AND id IN (SELECT new FROM temp.idmap)) = 1",
+	"INSERT INTO temp.fleet_src SELECT id, kind FROM main.runs WHERE id IN (SELECT new FROM "
+	"temp.idmap) AND fleet_runs IS NULL AND fleet_id IS NULL",
+	"DELETE FROM temp.idmap",
+};
 
 /* "dir/host1.db" -> "host1" */
 static void source_tag(const char *path, char *out, size_t len)
@@ -231,6 +252,8 @@ static int copy_source(struct merge *m, const char *path)
 			copy_run(m, old, label);
 	}
 	sqlite3_finalize(runs);
+	for (size_t i = 0; i < sizeof(after_source) / sizeof(after_source[0]); i++)
+		exec(m, after_source[i]);
 	exec(m, "COMMIT");
 	if (m->rc)
 		snprintf(m->err + strlen(m->err), sizeof(m->err) - strlen(m->err), " (merging %s)",
@@ -255,6 +278,7 @@ static int copy_source(struct merge *m, const char *path)
 #define FLEET_MAX(c) "max(" #c ")"
 #define FLEET_NONE(c) "NULL"
 #define FLEET_ZERO(c) "0"
+#define FLEET_COUNT(c) "count(*)"
 #define FLEET_LABEL(c) "?1"
 #define FLEET_CMDLINE(c) "?2"
 #define FLEET_START(c) "CASE WHEN " ALL_STARTS " THEN min(start_unix_ns) END"
@@ -266,8 +290,8 @@ static int copy_source(struct merge *m, const char *path)
 static int64_t fleet_row(struct merge *m, const char *label, const char *cmdline)
 {
 	static const char sql[] =
-		"INSERT INTO runs (created_unix, fleet_runs" RUN_COLUMNS(FLEET_COL) ") "
-		"SELECT strftime('%s','now'), count(*)" RUN_COLUMNS(FLEET_VALUE)
+		"INSERT INTO runs (created_unix" RUN_COLUMNS(FLEET_COL) ") "
+		"SELECT strftime('%s','now')" RUN_COLUMNS(FLEET_VALUE)
 		" FROM runs WHERE id IN " FLEET_SET;
 	sqlite3_stmt *st = prep(m, sql);
 
@@ -395,6 +419,20 @@ static const char *const fleet_sums[] = {
 	"INSERT INTO filesystems SELECT ?1, dev, fs_type, device, mount_point, mount_options, "
 	"sum(ops) FROM filesystems WHERE run_id IN " FLEET_SET " GROUP BY dev, fs_type, "
 	"device, mount_point, mount_options",
+	/* once per device: the runs of one host that recorded one device saw
+	 * the same requests in windows that overlap, so a device's traffic is
+	 * the most one of them saw (its window's; at least the fleet's), not
+	 * their sum; hosts' devices are their own and add */
+	"INSERT INTO devices (run_id, dev, name, kind, note, window_ns, read_reqs, read_bytes, "
+	"write_reqs, write_bytes, discard_reqs, discard_bytes, flush_reqs, depth_mean, "
+	"depth_peak, untimed) SELECT ?1, dev, min(name), min(kind), 'fleet: on each of ' || "
+	"count(*) || ' host(s), the most one run saw (their windows overlap), not their sum', "
+	"max(window_ns), sum(read_reqs), sum(read_bytes), sum(write_reqs), sum(write_bytes), "
+	"sum(discard_reqs), sum(discard_bytes), sum(flush_reqs), max(depth_mean), "
+	"max(depth_peak), sum(untimed) FROM (SELECT d.*, row_number() OVER (PARTITION BY "
+	"coalesce(r.host, ''), d.dev ORDER BY d.write_bytes DESC, d.read_bytes DESC, d.run_id) "
+	"AS k FROM devices d JOIN runs r ON r.id = d.run_id WHERE d.run_id IN " FLEET_SET ") "
+	"WHERE k = 1 GROUP BY dev",
 };
 
 /* The rate buckets' width for a span: as the accumulator chooses it. */
@@ -437,10 +475,22 @@ static int fleet_tables(struct merge *m, int64_t fleet)
 	return m->rc;
 }
 
-static int make_fleet(struct merge *m, const char *cmdline)
+/* The number of rows sql counts, or -1. */
+static int64_t count_of(struct merge *m, const char *sql)
+{
+	sqlite3_stmt *st = prep(m, sql);
+	int64_t n = -1;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static int make_fleet(struct merge *m, const char *want, const char *cmdline)
 {
 	struct run_acc *a;
-	char label[64];
+	char label[1100];
 	uint64_t p99 = 0;
 	int64_t fleet;
 	sqlite3_stmt *st;
@@ -448,13 +498,14 @@ static int make_fleet(struct merge *m, const char *cmdline)
 	/* the replays, or the captures when there is no replay */
 	exec(m, "DELETE FROM temp.fleet_src WHERE kind <> (SELECT max(kind) FROM "
 	     "temp.fleet_src)");
-	if ((st = prep(m, "SELECT count(*) FROM temp.fleet_src")) &&
-	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 0) {
+	if (count_of(m, "SELECT count(*) FROM temp.fleet_src") == 0) {
+		/* every run is in a fleet of a merged report already */
+		if (count_of(m, "SELECT count(*) FROM runs WHERE fleet_runs IS NOT NULL") > 0)
+			return m->rc;
 		snprintf(m->err, sizeof(m->err), "no run to merge: the reports hold none");
 		m->rc = -ENOENT;
 	}
-	sqlite3_finalize(st);
-	if (unique_label(m, "fleet", label, sizeof(label)))
+	if (unique_label(m, want, label, sizeof(label)))
 		return m->rc;
 	fleet = fleet_row(m, label, cmdline);
 	a = m->rc ? NULL : run_acc_new(RUN_REPLAY);
@@ -466,11 +517,16 @@ static int make_fleet(struct merge *m, const char *cmdline)
 		m->rc = run_store_syscalls(m->db, fleet, a, m->err, sizeof(m->err));
 	run_acc_free(a);
 	fleet_tables(m, fleet);
+	if (!m->rc)
+		m->rc = device_amplification(m->db, fleet, m->err, sizeof(m->err));
 	if ((st = prep(m, "UPDATE runs SET delay_p99_ns = ?2 WHERE id = ?1 AND "
 		       "delay_max_ns IS NOT NULL"))) {
 		sqlite3_bind_int64(st, 1, fleet);
 		sqlite3_bind_int64(st, 2, (int64_t)p99);
 	}
+	run_stmt(m, st);
+	if ((st = prep(m, "UPDATE runs SET fleet_id = ?1 WHERE id IN " FLEET_SET)))
+		sqlite3_bind_int64(st, 1, fleet);
 	run_stmt(m, st);
 	return m->rc;
 }
@@ -479,26 +535,30 @@ static int make_fleet(struct merge *m, const char *cmdline)
 
 static int merge_usage(void)
 {
-	return riot_usage("report merge wants A.db [B.db...] -o ALL.db");
+	return riot_usage("report merge wants A.db [B.db...] -o ALL.db [--label NAME]");
 }
 
 int report_merge(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' }, { 0 },
+		{ "output", required_argument, NULL, 'o' },
+		{ "label", required_argument, NULL, 'l' }, { 0 },
 	};
 	struct merge m = { 0 };
-	const char *out = NULL;
+	const char *out = NULL, *label = "fleet";
 	char cmdline[4096] = "riot report merge";
 	size_t n = strlen(cmdline);
 	sqlite3 *src;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-		if (c != 'o')
+	while ((c = getopt_long(argc, argv, "o:l:", opts, NULL)) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else if (c == 'l' && *optarg)
+			label = optarg;
+		else
 			return merge_usage();
-		out = optarg;
 	}
 	if (!out || optind >= argc || argc - optind > MERGE_MAX_INPUTS)
 		return merge_usage();
@@ -523,12 +583,13 @@ int report_merge(int argc, char **argv)
 		riot_err("%s", m.err);
 		return RIOT_EXIT_FAIL;
 	}
-	exec(&m, "CREATE TEMP TABLE fleet_src (id INTEGER PRIMARY KEY, kind TEXT)");
+	exec(&m, "CREATE TEMP TABLE fleet_src (id INTEGER PRIMARY KEY, kind TEXT); "
+	     "CREATE TEMP TABLE idmap (old INTEGER, new INTEGER)");
 	for (int i = optind; i < argc && !m.rc; i++)
 		copy_source(&m, argv[i]);
 	exec(&m, "BEGIN IMMEDIATE");
 	if (!m.rc)
-		make_fleet(&m, cmdline);
+		make_fleet(&m, label, cmdline);
 	if (!m.rc)
 		exec(&m, "COMMIT");
 	if (m.rc)

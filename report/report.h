@@ -42,7 +42,7 @@
 #include "lib/hist.h"
 
 /* The schema version this riot writes, and the newest it reads. */
-#define REPORT_SCHEMA_VERSION 6
+#define REPORT_SCHEMA_VERSION 7
 
 /* Seconds of the timeline kept with full histograms (see above). */
 #define RUN_TIMELINE_WINDOW 16
@@ -150,7 +150,17 @@ struct run_meta {
 	const char *warning;
 	/* what reached the devices; NULL: not recorded */
 	const struct run_block *block;
+	/* whether others wrote to storage in the device view's window:
+	 * RUN_DEV_SHARED (a shard, whose fleet writes the same storage, or
+	 * other processes of this host wrote: device_other_writers of them,
+	 * device_other_bytes in all, when device_others_known), RUN_DEV_SOLE
+	 * (this run was the only writer), 0 unknown */
+	int device_sharing;
+	bool device_others_known;
+	uint64_t device_other_writers, device_other_bytes;
 };
+
+enum { RUN_DEV_SHARED = 1, RUN_DEV_SOLE = 2 };
 
 struct run_acc;
 
@@ -218,11 +228,23 @@ int run_db_recover(const char *db_path, bool *found, char *err, size_t errlen);
  * Strings point into buf. 0 or -errno. */
 int run_fs_of_path(const char *path, struct run_fs *fs, char *buf, size_t buflen);
 
+/* Whose traffic a device view was (struct run_meta's device_sharing):
+ * a shard's (shard_n > 1: its fleet writes the same storage), and how
+ * many other processes of the host wrote in the window, how much. */
+struct run_dev_sharing {
+	int sharing;			/* RUN_DEV_SHARED, RUN_DEV_SOLE, 0 unknown */
+	uint32_t shard_n;
+	bool others_known;		/* every process of the host was read */
+	uint64_t others, other_bytes;
+};
+
 /* The devices of a run as `report show` prints them, with the write
  * amplification against bytes_written (the workload's; RUN_BYTES_UNKNOWN:
- * none). */
+ * none), said to be the device's and shared, or the run's alone, as sh
+ * (NULL: unknown) tells. */
 #define RUN_BYTES_UNKNOWN UINT64_MAX
-void run_block_print(FILE *out, const struct run_block *b, uint64_t bytes_written);
+void run_block_print(FILE *out, const struct run_block *b, uint64_t bytes_written,
+		     const struct run_dev_sharing *sh);
 
 /* Commands (riot.c's table). */
 int cmd_report(int argc, char **argv);

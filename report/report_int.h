@@ -134,7 +134,9 @@ void run_bytes(unsigned sys, int64_t ret, uint64_t *read, uint64_t *written);
  *   SHA-256), a (the struct run_acc) and t (struct run_totals);
  * - fleet: how merge.c makes the fleet run's value of its runs' (SUM, MIN,
  *   MAX, ONE: the value when every run has the same, else NULL; NONE:
- *   NULL; the others are merge.c's own). */
+ *   NULL; COUNT: how many runs it sums; the others are merge.c's own).
+ * fleet_runs and fleet_id are merge.c's alone: a run of its own has
+ * neither. */
 #define RUN_COLUMNS(X) \
 	X(label, RC_TEXT, 1, f->label, LABEL) \
 	X(kind, RC_TEXT, 1, t->replay ? "replay" : "capture", MIN) \
@@ -183,7 +185,15 @@ void run_bytes(unsigned sys, int64_t ret, uint64_t *read, uint64_t *written);
 	X(predicted_ns, RC_OPT, t->replay, (int64_t)m->predicted_ns, MAX) \
 	X(captured_ns, RC_OPT, t->replay, (int64_t)m->captured_ns, MAX) \
 	X(unreliable, RC_FLAG, t->replay, m->unreliable, MAX) \
-	X(warning, RC_TEXT, t->replay, m->warning, NONE)
+	X(warning, RC_TEXT, t->replay, m->warning, NONE) \
+	X(fleet_runs, RC_OPT, 0, 0, COUNT) \
+	X(fleet_id, RC_OPT, 0, 0, NONE) \
+	X(device_shared, RC_FLAG, m->block && m->device_sharing, \
+	  m->device_sharing == RUN_DEV_SHARED, NONE) \
+	X(device_other_writers, RC_U64, m->block && m->device_others_known, \
+	  m->device_other_writers, NONE) \
+	X(device_other_bytes, RC_U64, m->block && m->device_others_known, \
+	  m->device_other_bytes, NONE)
 
 /* The C type of a column's value (struct run_view). */
 #define RC_TEXT_T char *
@@ -226,6 +236,9 @@ int report_merge(int argc, char **argv);
 
 /* Stores a run's devices (device.c) after its runs row. 0 or -errno. */
 int device_store(sqlite3 *db, int64_t run, const struct run_block *b, char *err, size_t errlen);
+/* Sets the write amplification of run's device rows: their write bytes
+ * over what the run wrote to files. 0 or -errno. */
+int device_amplification(sqlite3 *db, int64_t run, char *err, size_t errlen);
 
 /* ---- machine facts (sysinfo.c) ---- */
 

@@ -1,4 +1,4 @@
--- report/schema.sql: the riot report database (schema version 6).
+-- report/schema.sql: the riot report database (schema version 7).
 --
 -- One database holds several runs (captures and replays), each with a
 -- unique label. Times are ns, sizes bytes. Syscalls are named as in
@@ -68,7 +68,16 @@ CREATE TABLE runs (
 					-- I/O (divergences, skipped or
 					-- unreplayable ops over 1 %, or a call's
 					-- success or failure turned round)
-	warning TEXT			-- why, as the summary's warning line
+	warning TEXT,			-- why, as the summary's warning line
+	-- version 7 (an older report gains them with ALTER TABLE):
+	fleet_id INTEGER,		-- a run a fleet run sums: the fleet
+					-- run's id; NULL: in no fleet
+	device_shared INTEGER,		-- the devices' window: 1 others wrote
+					-- too (a shard's fleet, or other
+					-- processes of the host), 0 the run was
+					-- the only writer, NULL unknown
+	device_other_writers INTEGER,	-- the other processes that wrote then
+	device_other_bytes INTEGER	-- and what they wrote (/proc/PID/io)
 );
 
 -- Per syscall: latency and, for replays, issue delay.

@@ -285,8 +285,48 @@ static void free_RC_TEXT(char **s)
 #define RC_REAL_FREE(p)
 #define RC_FLAG_FREE(p)
 
+int view_load_shards(struct run_view *v, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	unsigned cap = 0;
+	int rc = 0;
+
+	/* a report older than fleet_id has no column to ask: no shards */
+	if (sqlite3_prepare_v2(v->db, "SELECT id FROM runs WHERE fleet_id = ? ORDER BY id", -1,
+			       &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, v->id);
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		if (v->nshards == cap) {
+			struct run_view *n = realloc(v->shards, (cap ? cap * 2 : 8) * sizeof(*n));
+
+			if (!n) {
+				snprintf(err, errlen, "out of memory");
+				rc = -ENOMEM;
+				break;
+			}
+			v->shards = n;
+			cap = cap ? cap * 2 : 8;
+		}
+		memset(&v->shards[v->nshards], 0, sizeof(v->shards[0]));
+		rc = view_load(v->db, v->db_path, sqlite3_column_int64(st, 0),
+			       &v->shards[v->nshards], err, errlen);
+		if (!rc)
+			v->nshards++;
+		else
+			view_free(&v->shards[v->nshards]);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 void view_free(struct run_view *v)
 {
+	for (unsigned i = 0; i < v->nshards; i++)
+		view_free(&v->shards[i]);
+	free(v->shards);
+	v->shards = NULL;
+	v->nshards = 0;
 	RUN_COLUMNS(FREE_COL)
 	for (unsigned i = 0; i < v->nsys; i++) {
 		free(v->sys[i].name);

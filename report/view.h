@@ -45,6 +45,10 @@ struct run_view {
 	unsigned nsys;
 	struct class_view cls[VIEW_CLASSES];
 	bool cls_common;	/* cls[] over the calls every compared run made */
+	/* a fleet run (fleet_runs > 0) of a comparison: its members, the
+	 * runs it sums (view_load_shards()) */
+	struct run_view *shards;
+	unsigned nshards;
 };
 
 /* The ids of every run in db, oldest first. 0 or -errno. */
@@ -57,6 +61,10 @@ int view_find_run(sqlite3 *db, const char *db_path, const char *spec, int64_t *i
 int view_load(sqlite3 *db, const char *db_path, int64_t id, struct run_view *v,
 	      char *err, size_t errlen);
 void view_free(struct run_view *v);
+/* Loads the members of fleet run v (runs whose fleet_id is its id) into
+ * v->shards; none in a report older than fleet_id. 0 or -errno with the
+ * reason in err. */
+int view_load_shards(struct run_view *v, char *err, size_t errlen);
 const struct sys_view *view_sys(const struct run_view *v, const char *name);
 bool view_is_replay(const struct run_view *v);
 /* Every run has the same trace SHA-256: a capture and its replays. */
@@ -131,6 +139,11 @@ struct cmp_stat {
 	double mid, lo, hi;
 	unsigned n;
 	bool missing;
+	/* a fleet group: its shards' own values (those that have the
+	 * operation), from slo to shi, smean their mean; shown beside mid,
+	 * not noise */
+	unsigned shards;
+	double slo, shi, smean;
 };
 
 /* cmp_winner() verdicts other than a group index. */
@@ -165,6 +178,7 @@ struct cmp_ctx {
 	unsigned first[CMP_MAX_RUNS];		/* group -> its first run */
 	unsigned size[CMP_MAX_RUNS];		/* group -> runs in it */
 	bool repeats;		/* some label has several runs */
+	bool fleets;		/* some group is a fleet with its shards */
 	bool same_log;		/* every run has the same trace SHA-256 */
 	bool unreliable;	/* a run did not replay the captured I/O */
 };

@@ -1,11 +1,13 @@
-# tests/integration/fleet_log.py: the mklog text of a log for the fleet
-# tests: 16 processes of two threads each, every one reading a file of the
-# starting tree (pread, then reads at the file position shared by its
-# threads), writing a file it creates, syncing, stat-ing, making a
+# tests/integration/fleet_log.py [N]: the mklog text of a log for the fleet
+# tests: N processes (16 unless given, at most 100) of two threads each,
+# every one reading a file of the starting tree (pread, then reads at the
+# file position shared by its threads), writing a file it creates, syncing, stat-ing, making a
 # directory and renaming its file into it; and a parent whose child reads
 # through the fd it inherited. A whole replay has no divergence.
+import sys
+
 out = []
-P = range(200, 216)
+P = range(200, 200 + (int(sys.argv[1]) if len(sys.argv) > 1 else 16))
 for p in P:
     out.append("snap_proc pid=%d cwd=/w comm=w%d" % (p, p))
 out.append("snap_proc pid=300 cwd=/w comm=parent")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# examples/fleet-ssh.sh run locally: "ssh" is a script running the command
-# with sh, so two replays run as separate processes, each a shard, against
-# one shared root, with one --start-at. Checks: both start at or after the
+# examples/fleet-ssh.sh over real ssh: an OpenSSH server started here
+# (tests/integration/fleet_lib.sh) listening on 127.0.0.2 and 127.0.0.3,
+# the hosts h0 and h1, so two replays run as separate sessions, each a
+# shard, against one shared root, with one --start-at. Checks: both start at or after the
 # target and within 5 ms of each other (the start_unix_ns their reports
 # store, against the target the script chose; start_late_ns agrees; how
 # late both are depends on the machine's load, which the benchmarks, not
@@ -13,6 +14,7 @@
 # Also: a --start-at already past starts at once and says how late.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
+. "$(dirname "$0")/fleet_lib.sh"
 EXAMPLES=$IT_DIR/../../examples
 LOG=$IT_TMP/fleet.riot
 python3 "$IT_DIR/fleet_log.py" | "$BIN/mklog" -o "$LOG" || fail "mklog"
@@ -20,15 +22,9 @@ python3 "$IT_DIR/fleet_log.py" | "$BIN/mklog" -o "$LOG" || fail "mklog"
 "$RIOT" replay "$LOG" --root "$IT_TMP/full" --no-block --report "$IT_TMP/full.db" --label full \
 	>/dev/null 2>"$IT_TMP/err" || fail "whole replay: $(cat "$IT_TMP/err")"
 
-cat >"$IT_TMP/ssh" <<'SH'
-#!/bin/sh
-# ssh HOST COMMAND: the command, here
-shift
-exec sh -c "$*"
-SH
-chmod +x "$IT_TMP/ssh"
+sshd_up 2
 mkdir -p "$IT_TMP/remote"
-SSH=$IT_TMP/ssh RIOT=$RIOT LEAD=3 REMOTE_DIR=$IT_TMP/remote RIOT_ARGS=--no-block \
+SSH=$FLEET_SSH RIOT=$RIOT LEAD=3 REMOTE_DIR=$IT_TMP/remote RIOT_ARGS=--no-block \
 	sh "$EXAMPLES/fleet-ssh.sh" "$LOG" "$IT_TMP/shared" "$IT_TMP/all.db" h0 h1 \
 	>"$IT_TMP/fleet.out" 2>&1 || fail "fleet-ssh.sh: $(cat "$IT_TMP/fleet.out")"
 target=$(sed -n 's/^started at \([0-9]*\) .*/\1/p' "$IT_TMP/fleet.out")
@@ -126,13 +122,23 @@ grep -q '#2 fleet: replay of log' "$IT_TMP/compare" || fail "compare does not li
 "$RIOT" compare "$IT_TMP/all.db" --html "$IT_TMP/all.html" >/dev/null || fail "compare --html"
 grep -q 'fleet' "$IT_TMP/all.html" || fail "the page does not show the fleet run"
 
-# merged again: labels stay unique, the fleet run is not counted twice
+# the fleet knows its members
+got=$(sqlite3 "$IT_TMP/all.db" "SELECT group_concat(label || '>' || coalesce((SELECT label FROM runs f WHERE f.id = r.fleet_id), '-'), ' ') FROM runs r")
+[ "$got" = "shard0@h0>fleet shard1@h1>fleet fleet>-" ] || fail "fleet members: $got"
+# merged again: labels stay unique, each fleet keeps its own members and
+# none is summed again (every run is in a fleet: no new one)
 cp "$IT_TMP/all.db" "$IT_TMP/all2.db"
 "$RIOT" report merge "$IT_TMP/all.db" "$IT_TMP/all2.db" -o "$IT_TMP/twice.db" ||
 	fail "merging merged reports"
-got=$(sqlite3 "$IT_TMP/twice.db" "SELECT group_concat(label, ' ') FROM (SELECT label FROM runs ORDER BY id); SELECT (SELECT ops FROM runs WHERE label = 'fleet') = 2 * (SELECT ops FROM runs WHERE label = 'fleet@all'), fleet_runs FROM runs WHERE label = 'fleet'" | tr '\n' '|')
-[ "$got" = "shard0@h0@all shard1@h1@all fleet@all shard0@h0@all2 shard1@h1@all2 fleet@all2 fleet|1|4|" ] ||
+got=$(sqlite3 "$IT_TMP/twice.db" "SELECT group_concat(label || '>' || coalesce((SELECT label FROM runs f WHERE f.id = r.fleet_id), '-') || ':' || coalesce(fleet_runs, '-'), ' ') FROM (SELECT * FROM runs ORDER BY id) r")
+[ "$got" = "shard0@h0@all>fleet@all:- shard1@h1@all>fleet@all:- fleet@all>-:2 shard0@h0@all2>fleet@all2:- shard1@h1@all2>fleet@all2:- fleet@all2>-:2" ] ||
 	fail "merge of merges: $got"
+# a merged report and a loose run: the new fleet sums the loose one only
+"$RIOT" report merge "$IT_TMP/all.db" "$IT_TMP/full.db" -o "$IT_TMP/mixed.db" --label both ||
+	fail "merging a merged report with a run"
+got=$(sqlite3 "$IT_TMP/mixed.db" "SELECT group_concat(label || ':' || coalesce(fleet_runs, '-'), ' ') FROM runs; SELECT label FROM runs WHERE fleet_id = (SELECT id FROM runs WHERE label = 'both')" | tr '\n' '|')
+[ "$got" = "shard0@h0@all:- shard1@h1@all:- fleet@all:2 full@full:- both:1|full@full|" ] ||
+	fail "merge of a merged report and a run: $got"
 expect_error() { "$@" 2>&1 >/dev/null; }
 expect_error "$RIOT" report merge "$IT_TMP/all.db" -o "$IT_TMP/all2.db" | grep -q 'exists already' ||
 	fail "merge onto an existing file"

@@ -193,7 +193,7 @@ before=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).exec
 "$RIOT" report show "$T/v1.db" >/dev/null || fail "report show of a version 1 report"
 "$RIOT" report "$T/b.riot" -o "$T/v1.db" --label after-v1 >/dev/null || fail "report into a version 1 report"
 got=$(python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("select value from meta where key = \"schema_version\"").fetchone()[0], c.execute("select count(*) from runs").fetchone()[0], c.execute("select count(*) from runs where timing_kept is null").fetchone()[0])' "$T/v1.db")
-[ "$got" = "6 $((before + 1)) $((before + 1))" ] || fail "version 1 report after a new run: '$got', expected '6 $((before + 1)) $((before + 1))'"
+[ "$got" = "7 $((before + 1)) $((before + 1))" ] || fail "version 1 report after a new run: '$got', expected '7 $((before + 1)) $((before + 1))'"
 # a report of version 2 (no device tables) is brought to version 3: the
 # tables appear and show reads it
 python3 - "$T/v2.db" "$(dirname "$0")/../../report/schema.sql" <<'PY' || fail "making a version 2 report"
@@ -210,7 +210,7 @@ PY
 "$RIOT" report "$T/b.riot" -o "$T/v2.db" --label v2-a >/dev/null || fail "report into a version 2 report"
 "$RIOT" report show "$T/v2.db" >/dev/null || fail "report show of a version 2 report"
 got=$(sqlite3 "$T/v2.db" "SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM runs; SELECT count(*) FROM sqlite_master WHERE name IN ('devices', 'device_depth')" | tr '\n' ' ')
-[ "$got" = "6 1 2 " ] || fail "version 2 report after a new run: '$got', expected '6 1 2 '"
+[ "$got" = "7 1 2 " ] || fail "version 2 report after a new run: '$got', expected '7 1 2 '"
 # a report of version 3 gains the columns of version 4 in place (start_late_ns,
 # shard, fleet_runs), its runs kept
 python3 - "$T/v3.db" "$(dirname "$0")/../../report/schema.sql" <<'PY' || fail "making a version 3 report"
@@ -229,7 +229,7 @@ c.commit()
 PY
 "$RIOT" report "$T/b.riot" -o "$T/v3.db" --label v3-a >/dev/null || fail "report into a version 3 report"
 got=$(sqlite3 "$T/v3.db" "SELECT value FROM meta WHERE key = 'schema_version'; SELECT group_concat(label) FROM runs; SELECT count(*) FROM runs WHERE start_late_ns IS NULL AND shard IS NULL AND fleet_runs IS NULL" | tr '\n' ' ')
-[ "$got" = "6 old3,v3-a 2 " ] || fail "version 3 report after a new run: '$got', expected '6 old3,v3-a 2 '"
+[ "$got" = "7 old3,v3-a 2 " ] || fail "version 3 report after a new run: '$got', expected '7 old3,v3-a 2 '"
 # old_report DB VERSION LAST NEW: a report of schema VERSION (schema.sql
 # without the columns after LAST, from the comment "-- version NEW" on)
 # with one capture run, old<VERSION>.
@@ -238,7 +238,7 @@ old_report() {
 import re, sqlite3, sys
 db, schema, version, last, new = sys.argv[1:]
 sql = open(schema).read()
-sql = re.sub(r"(%s INTEGER),(.*?)\t-- version %s.*?\n\);" % (last, new), r"\1\2);", sql, flags=re.S)
+sql = re.sub(r"(%s [A-Z]+),(.*?)\t-- version %s.*?\n\);" % (last, new), r"\1\2);", sql, flags=re.S)
 assert "-- version %s" % new not in sql and last in sql
 c = sqlite3.connect(db)
 c.executescript(sql)
@@ -255,14 +255,23 @@ old_report "$T/v4.db" 4 fleet_runs 5
 "$RIOT" report "$T/b.riot" -o "$T/v4.db" --label v4-a >/dev/null || fail "report into a version 4 report"
 "$RIOT" report show "$T/v4.db" >/dev/null || fail "report show of a version 4 report"
 got=$(sqlite3 "$T/v4.db" "SELECT value FROM meta WHERE key = 'schema_version'; SELECT group_concat(label) FROM runs; SELECT label FROM runs WHERE probe_ns IS NULL" | tr '\n' ' ')
-[ "$got" = "6 old4,v4-a old4 v4-a " ] || fail "version 4 report after a new run: '$got', expected '6 old4,v4-a old4 v4-a '"
+[ "$got" = "7 old4,v4-a old4 v4-a " ] || fail "version 4 report after a new run: '$got', expected '7 old4,v4-a old4 v4-a '"
 # a report of version 5 gains the replay timing columns (version 6) in
 # place, its runs kept; a replay stored into it fills them
 old_report "$T/v5.db" 5 probe_ns 6
 "$RIOT" replay "$T/b.riot" --root "$T/root-v5" --timing think --report "$T/v5.db" --label v5-think \
 	>/dev/null 2>&1 || fail "replay into a version 5 report"
 got=$(sqlite3 "$T/v5.db" "SELECT value FROM meta WHERE key = 'schema_version'; SELECT group_concat(label) FROM runs; SELECT label FROM runs WHERE predicted_ns IS NULL; SELECT replay_timing, predicted_ns > 0, captured_ns > 0, unreliable IN (0, 1) FROM runs WHERE label = 'v5-think'" | tr '\n' ' ')
-[ "$got" = "6 old5,v5-think old5 think|1|1|1 " ] || fail "version 5 report after a replay: '$got', expected '6 old5,v5-think old5 think|1|1|1 '"
+[ "$got" = "7 old5,v5-think old5 think|1|1|1 " ] || fail "version 5 report after a replay: '$got', expected '7 old5,v5-think old5 think|1|1|1 '"
+# a report of version 6 gains fleet_id and the device sharing columns
+# (version 7); an old merge's one fleet run gets its members: the other
+# runs of its kind
+old_report "$T/v6.db" 6 warning 7
+sqlite3 "$T/v6.db" "INSERT INTO runs (label, kind, created_unix, duration_ns, ops, errors, proc_events, bytes_read, bytes_written, busy_ns, dropped_events, unresolved_fds, unknown_cwd, truncated_paths, timeline_late, events_kept, fleet_runs) VALUES ('s0@a', 'replay', 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL), ('s1@b', 'replay', 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL), ('fleet', 'replay', 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2)" ||
+	fail "an old merge's runs"
+"$RIOT" report "$T/b.riot" -o "$T/v6.db" --label v6-a >/dev/null || fail "report into a version 6 report"
+got=$(sqlite3 "$T/v6.db" "SELECT value FROM meta WHERE key = 'schema_version'; SELECT group_concat(label || '>' || coalesce((SELECT label FROM runs f WHERE f.id = r.fleet_id), '-'), ' ') FROM runs r" | tr '\n' ' ')
+[ "$got" = "7 old6>- s0@a>fleet s1@b>fleet fleet>- v6-a>- " ] || fail "version 6 report after a new run: '$got'"
 expect_error "$RIOT" report show "$T/r.db" --run nosuch | grep -q "no run 'nosuch'" || fail "unknown run"
 expect_error "$RIOT" compare "$T/r.db" cap-a nosuch | grep -q "no run 'nosuch'" || fail "compare unknown run"
 expect_error "$RIOT" report show "$T/missing.db" | grep -q 'No such file' || fail "missing db"
