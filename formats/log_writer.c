@@ -24,6 +24,13 @@ struct str_entry {
 	bool truncated;
 };
 
+/* The stream of a field stored as byte planes (format 2): each value's
+ * byte count, and plane j holds byte j of each value longer than j. */
+struct plane_stream {
+	struct bytes len;
+	struct bytes b[PLANE_BYTES];
+};
+
 /* One record on its way into the streams. */
 struct rec_enc {
 	uint8_t type;
@@ -41,8 +48,10 @@ struct riot_writer {
 	ZSTD_CCtx *zc;
 
 	/* the open block */
-	struct bytes st[NSTREAMS];
-	size_t raw_len;		/* sum of stream lengths */
+	struct bytes st[NSTREAMS];	/* F_TIME's and F_DUR's: unused */
+	struct plane_stream pl[PLANE_FIELDS];	/* theirs */
+	size_t raw_len;		/* sum of stream lengths (plane streams:
+				 * less their value counts) */
 	size_t room_until;	/* varint_room(): no test below this raw_len */
 	uint32_t nrec;
 	bool have_t;
@@ -190,6 +199,11 @@ static void block_reset(struct riot_writer *w)
 {
 	for (unsigned i = 0; i < NSTREAMS; i++)
 		w->st[i].len = 0;
+	for (unsigned i = 0; i < PLANE_FIELDS; i++) {
+		w->pl[i].len.len = 0;
+		for (unsigned j = 0; j < PLANE_BYTES; j++)
+			w->pl[i].b[j].len = 0;
+	}
 	w->raw_len = 0;
 	w->room_until = 0;
 	w->nrec = 0;
@@ -208,28 +222,68 @@ static void block_reset(struct riot_writer *w)
  * (mixing the statistics of time deltas and, say, masks costs ~8 %). */
 #define STREAM_OWN_BLOCK 1024
 
+/* What goes into the block's raw payload, in order: the directory, then
+ * each stream, a plane stream as its value count, byte counts and planes. */
+struct piece {
+	const uint8_t *p;
+	size_t len;
+};
+#define PIECES_MAX	(1 + NSTREAMS + PLANE_FIELDS * (PLANE_BYTES + 1))
+
+static unsigned block_pieces(struct riot_writer *w, uint8_t *dir, size_t dir_cap,
+			     uint8_t (*counts)[10], struct piece *pc, size_t *raw_len)
+{
+	struct bytes d = { .p = dir, .len = 0, .cap = dir_cap };
+	unsigned n = 1;
+
+	put_varint_raw(&d, NSTREAMS);
+	for (unsigned i = 0; i < NSTREAMS; i++) {
+		unsigned k = i - STREAM_FIELD0;
+
+		if (i < STREAM_FIELD0 || !(PLANE_MASK >> k & 1)) {
+			put_varint_raw(&d, w->st[i].len);
+			pc[n++] = (struct piece){ w->st[i].p, w->st[i].len };
+			continue;
+		}
+		struct plane_stream *ps = &w->pl[k - F_TIME];
+		struct bytes cb = { .p = counts[k - F_TIME], .len = 0, .cap = 10 };
+		size_t len;
+
+		put_varint_raw(&cb, ps->len.len);
+		pc[n++] = (struct piece){ cb.p, cb.len };
+		pc[n++] = (struct piece){ ps->len.p, ps->len.len };
+		len = cb.len + ps->len.len;
+		for (unsigned j = 0; j < PLANE_BYTES; j++) {
+			pc[n++] = (struct piece){ ps->b[j].p, ps->b[j].len };
+			len += ps->b[j].len;
+		}
+		put_varint_raw(&d, len);
+		*raw_len += cb.len;
+	}
+	pc[0] = (struct piece){ dir, d.len };
+	*raw_len += d.len;
+	return n;
+}
+
 static size_t block_compress(struct riot_writer *w, uint8_t *dst, size_t cap,
 			     size_t *raw_len)
 {
-	uint8_t dir[10 * (NSTREAMS + 1)];
-	struct bytes d = { .p = dir, .len = 0, .cap = sizeof(dir) };
+	uint8_t dir[10 * (NSTREAMS + 1)], counts[PLANE_FIELDS][10];
+	struct piece pc[PIECES_MAX];
 	ZSTD_outBuffer out = { dst, cap, 0 };
 	size_t rc;
 
-	put_varint_raw(&d, NSTREAMS);
-	for (unsigned i = 0; i < NSTREAMS; i++)
-		put_varint_raw(&d, w->st[i].len);
-	*raw_len = d.len + w->raw_len;
+	*raw_len = w->raw_len;
+	unsigned n = block_pieces(w, dir, sizeof(dir), counts, pc, raw_len);
 	ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
 	rc = ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->level);
 	if (!ZSTD_isError(rc))
 		rc = ZSTD_CCtx_setPledgedSrcSize(w->zc, *raw_len);
-	for (unsigned i = 0; !ZSTD_isError(rc) && i <= NSTREAMS; i++) {
-		const struct bytes *b = i == 0 ? &d : &w->st[i - 1];
-		ZSTD_inBuffer in = { b->p, b->len, 0 };
-		bool last = i == NSTREAMS;
+	for (unsigned i = 0; !ZSTD_isError(rc) && i < n; i++) {
+		ZSTD_inBuffer in = { pc[i].p, pc[i].len, 0 };
+		bool last = i == n - 1;
 		ZSTD_EndDirective mode = last ? ZSTD_e_end :
-			b->len >= STREAM_OWN_BLOCK ? ZSTD_e_flush : ZSTD_e_continue;
+			pc[i].len >= STREAM_OWN_BLOCK ? ZSTD_e_flush : ZSTD_e_continue;
 		do {
 			rc = ZSTD_compressStream2(w->zc, &out, &in, mode);
 		} while (!ZSTD_isError(rc) && (in.pos < in.size || (mode != ZSTD_e_continue && rc)));
@@ -239,8 +293,8 @@ static size_t block_compress(struct riot_writer *w, uint8_t *dst, size_t cap,
 
 static int block_write(struct riot_writer *w)
 {
-	size_t raw_len, bound = ZSTD_compressBound(w->raw_len + 10 * (NSTREAMS + 1)) +
-				 NSTREAMS * 8;
+	size_t raw_len, bound = ZSTD_compressBound(w->raw_len + 10 * (NSTREAMS + 1) +
+						   10 * PLANE_FIELDS) + PIECES_MAX * 8;
 	int rc;
 
 	w->out.len = 0;
@@ -296,11 +350,19 @@ static int varint_room(struct riot_writer *w)
 
 	if (w->raw_len < w->room_until)
 		return 0;
-	for (unsigned i = 0; i < NSTREAMS; i++) {
-		struct bytes *b = &w->st[i];
+	for (unsigned i = 0; i < NSTREAMS + PLANE_FIELDS * (PLANE_BYTES + 1); i++) {
+		struct bytes *b;
 
-		if (i == STREAM_BLOB)
+		if (i == STREAM_BLOB || (i >= STREAM_FIELD0 && i < NSTREAMS &&
+					 (PLANE_MASK >> (i - STREAM_FIELD0) & 1)))
 			continue;
+		if (i < NSTREAMS)
+			b = &w->st[i];
+		else {
+			struct plane_stream *ps = &w->pl[(i - NSTREAMS) / (PLANE_BYTES + 1)];
+			unsigned j = (i - NSTREAMS) % (PLANE_BYTES + 1);
+			b = j == 0 ? &ps->len : &ps->b[j - 1];
+		}
 		if (bytes_reserve(b, VARINT_ROOM))
 			return -ENOMEM;
 		if (b->cap - b->len < least)
@@ -308,6 +370,17 @@ static int varint_room(struct riot_writer *w)
 	}
 	w->room_until = w->raw_len + least - 9;
 	return 0;
+}
+
+/* v onto plane stream ps, which has room (varint_room()); its bytes. */
+static size_t put_plane(struct plane_stream *ps, uint64_t v)
+{
+	unsigned n = v ? (unsigned)(71 - __builtin_clzll(v)) / 8 : 0;
+
+	ps->len.p[ps->len.len++] = (uint8_t)n;
+	for (unsigned j = 0; j < n; j++, v >>= 8)
+		ps->b[j].p[ps->b[j].len++] = (uint8_t)v;
+	return 1 + n;
 }
 
 /* v onto stream b, which has room (varint_room()); its bytes. */
@@ -337,7 +410,8 @@ static int rec_emit(struct riot_writer *w, const struct rec_enc *e)
 		unsigned k = (unsigned)__builtin_ctzll(m);
 
 		m &= m - 1;
-		added += put_room(&w->st[STREAM_FIELD0 + k], e->v[k]);
+		added += PLANE_MASK >> k & 1 ? put_plane(&w->pl[k - F_TIME], e->v[k]) :
+			put_room(&w->st[STREAM_FIELD0 + k], e->v[k]);
 	}
 	if (e->mask & (1ull << F_BLOB))
 		added += e->v[F_BLOB];
@@ -694,6 +768,11 @@ static void writer_free(struct riot_writer *w)
 {
 	for (unsigned i = 0; i < NSTREAMS; i++)
 		free(w->st[i].p);
+	for (unsigned i = 0; i < PLANE_FIELDS; i++) {
+		free(w->pl[i].len.p);
+		for (unsigned j = 0; j < PLANE_BYTES; j++)
+			free(w->pl[i].b[j].p);
+	}
 	free(w->out.p);
 	free(w->strs);
 	map_fini(&w->str_ids);
