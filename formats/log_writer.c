@@ -456,10 +456,15 @@ static size_t put_plane(struct plane_stream *ps, uint64_t v)
 /* v onto stream b, which has room (varint_room()); its bytes. */
 static size_t put_room(struct bytes *b, uint64_t v)
 {
-	size_t before = b->len;
+	uint8_t *p = b->p + b->len, *start = p;
 
-	put_varint_raw(b, v);
-	return b->len - before;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	b->len += (size_t)(p - start);
+	return (size_t)(p - start);
 }
 
 static int rec_emit(struct riot_writer *w, const struct rec_enc *e)
@@ -476,12 +481,16 @@ static int rec_emit(struct riot_writer *w, const struct rec_enc *e)
 	}
 	added = put_room(&w->st[STREAM_TYPE], e->type);
 	added += put_room(&w->st[STREAM_MASK], e->mask);
-	while (m) {
+	if (m & (1ull << F_BLOB))
+		added += put_room(&w->st[STREAM_FIELD0 + F_BLOB], e->v[F_BLOB]);
+	if (m & (1ull << F_TIME))
+		added += put_plane(&w->pl[0], e->v[F_TIME]);
+	if (m & (1ull << F_DUR))
+		added += put_plane(&w->pl[1], e->v[F_DUR]);
+	for (m &= ~((1ull << F_BLOB) | PLANE_MASK); m; m &= m - 1) {
 		unsigned k = (unsigned)__builtin_ctzll(m);
 
-		m &= m - 1;
-		added += PLANE_MASK >> k & 1 ? put_plane(&w->pl[k - F_TIME], e->v[k]) :
-			put_room(&w->st[STREAM_FIELD0 + k], e->v[k]);
+		added += put_room(&w->st[STREAM_FIELD0 + k], e->v[k]);
 	}
 	if (e->mask & (1ull << F_BLOB))
 		added += e->v[F_BLOB];
