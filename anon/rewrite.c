@@ -241,7 +241,7 @@ static int pass_run(struct pass *p, const char *in, const char *out, const struc
 		.probe_ns = h->probe_ns, .probe_calls = h->probe_calls,
 		.probe_untraced_ns = h->probe_untraced_ns,
 		.probe_recorded_ns = h->probe_recorded_ns,
-		.fallbacks = h->minor >= 8 ? h->fallbacks : NULL,
+		.fallbacks = riot_fmt_has(h, 8) ? h->fallbacks : NULL,
 	};
 	struct riot_rec r;
 	char *cmdline = cmdline_of(o);

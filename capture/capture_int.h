@@ -181,6 +181,8 @@ int reorder_push(struct reorder *r, const void *data, size_t len,
 /* Hands to fn, in key order, every event with key < until. */
 int reorder_release(struct reorder *r, uint64_t until, reorder_fn fn,
 		    void *ctx);
+/* Bytes of events held. */
+size_t reorder_bytes(const struct reorder *r);
 void reorder_free(struct reorder *r);
 
 /* ---- rotate.c: a capture written as a series of segments ---- */

@@ -187,6 +187,11 @@ int reorder_release(struct reorder *r, uint64_t until, reorder_fn fn, void *ctx)
 	return 0;
 }
 
+size_t reorder_bytes(const struct reorder *r)
+{
+	return r->bytes;
+}
+
 void reorder_free(struct reorder *r)
 {
 	if (!r)

@@ -14,14 +14,15 @@
 
 #include "bpf/syscalls.h"
 
-#define RIOT_FMT_MAJOR 1
-#define RIOT_FMT_MINOR 8	/* 1: permission bits, xattr values; 2: block
-				 * sequence records; 3: end sections; 4: ioctl
-				 * clone sources and ranges, mremap and madvise
-				 * of files; 5: asynchronous requests and their
-				 * ctx field; 6: segments of a rotated capture;
-				 * 7: the probe time of a duration; 8: the
-				 * capture's fallbacks */
+#define RIOT_FMT_MAJOR 2	/* 2: time fields stored as byte planes */
+#define RIOT_FMT_MINOR 0
+/* Minor versions of major 1: 1: permission bits, xattr values; 2: block
+ * sequence records; 3: end sections; 4: ioctl clone sources and ranges,
+ * mremap and madvise of files; 5: asynchronous requests and their ctx
+ * field; 6: segments of a rotated capture; 7: the probe time of a
+ * duration; 8: the capture's fallbacks. Format 2.0 has all of 1.8. */
+#define RIOT_FMT_MAJOR_OLDEST 1	/* the oldest major a reader reads */
+
 #define RIOT_VALUE_LEN_MAX 65535	/* bytes of a value a log may hold */
 #define RIOT_STR_LEN_MAX 65535	/* bytes of a string (path, comm) a log may
 				 * hold: a writer cuts longer ones, flagged */
@@ -246,6 +247,13 @@ struct riot_log_header {
 	const char *fallbacks;
 	bool fallbacks_known;	/* read: the log states them ("" too) */
 };
+
+/* True when the log's format has what format 1.minor1 added (every 2.x
+ * log has all of 1.8). */
+static inline bool riot_fmt_has(const struct riot_log_header *h, unsigned minor1)
+{
+	return h->major > 1 || h->minor >= minor1;
+}
 
 /* ---- writer ---- */
 

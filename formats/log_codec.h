@@ -105,6 +105,14 @@ enum log_field {
 	F_CTX = 30,	/* minor 5: an asynchronous request's context */
 	F_KNOWN = 31	/* fields this version names */
 };
+/* Format 2: the streams of the time fields hold byte planes, not varints
+ * (FORMAT.md, "Plane streams"): their low bytes are clock noise, stored
+ * apart from the high bytes, which compress. */
+#define PLANE_FIELDS	2	/* F_TIME and F_DUR: field F_TIME + index */
+#define PLANE_BYTES	8	/* planes of a 64-bit value */
+#define PLANE_MASK	((1ull << F_TIME) | (1ull << F_DUR))
+#define FMT_MAJOR_PLANES 2	/* the first major version that has them */
+
 #define SC_HAS_SHIFT	7
 #define SC_HAS_ALL	((1u << 24) - 1)
 #define SC_REQUIRED	((1ull << F_TIME) | (1ull << F_DUR) | (1ull << F_KIND) | \

@@ -24,6 +24,13 @@ struct rd_str {
 	bool truncated;
 };
 
+/* A plane stream being read: the byte counts of its values, and where
+ * each plane's next byte is. */
+struct plane_cursor {
+	struct cursor len;
+	const uint8_t *b[PLANE_BYTES];
+};
+
 struct riot_reader {
 	/* source: a file, or a caller's buffer */
 	int fd;
@@ -44,6 +51,7 @@ struct riot_reader {
 	bool blk_first;		/* the next record is the block's first */
 	struct cursor st[STREAMS_MAX];
 	unsigned nst;
+	struct plane_cursor pl[PLANE_FIELDS];	/* format 2: F_TIME, F_DUR */
 	struct log_pred pred;
 	char *arena;		/* NUL-terminated strings of the block */
 	size_t arena_cap, arena_len;
@@ -249,12 +257,12 @@ static int header_read(struct riot_reader *r)
 	r->h.minor = get_le16(fixed + 10);
 	if (r->h.major > RIOT_FMT_MAJOR)
 		return fail(r, -EPROTONOSUPPORT,
-			    "log format %u.%u is newer than this riot reads (%d.x)",
-			    r->h.major, r->h.minor, RIOT_FMT_MAJOR);
-	if (r->h.major != RIOT_FMT_MAJOR)
+			    "log format %u.%u is newer than this riot reads (%d.x to %d.x)",
+			    r->h.major, r->h.minor, RIOT_FMT_MAJOR_OLDEST, RIOT_FMT_MAJOR);
+	if (r->h.major < RIOT_FMT_MAJOR_OLDEST)
 		return fail(r, -EPROTONOSUPPORT,
-			    "log format %u.%u is not one this riot reads (%d.x)",
-			    r->h.major, r->h.minor, RIOT_FMT_MAJOR);
+			    "log format %u.%u is not one this riot reads (%d.x to %d.x)",
+			    r->h.major, r->h.minor, RIOT_FMT_MAJOR_OLDEST, RIOT_FMT_MAJOR);
 	uint32_t len = get_le32(fixed + 12);
 	if (len > LOG_HDR_PAYLOAD_MAX)
 		return fail(r, -EBADMSG, "header at byte 0: impossible length %" PRIu32, len);
@@ -279,6 +287,8 @@ static int header_read(struct riot_reader *r)
 
 /* ---- blocks ---- */
 
+static int planes_open(struct riot_reader *r, unsigned k);
+
 /* Stream directory: count, lengths, then the streams back to back. */
 static int block_streams(struct riot_reader *r, size_t raw_len)
 {
@@ -300,6 +310,65 @@ static int block_streams(struct riot_reader *r, size_t raw_len)
 		c.p += len[i];
 	}
 	r->nst = (unsigned)n;
+	if (r->h.major < FMT_MAJOR_PLANES)
+		return 0;
+	for (unsigned k = F_TIME; k < F_TIME + PLANE_FIELDS; k++) {
+		int rc = planes_open(r, k);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Format 2: field k's stream is varint n, n byte counts (0..8), then the
+ * planes, plane j holding byte j of each value with more than j bytes.
+ * The planes' lengths follow from the counts; together they must fill
+ * the stream. The stream's cursor is left consumed: the values are read
+ * through r->pl. */
+static int planes_open(struct riot_reader *r, unsigned k)
+{
+	struct plane_cursor *pc = &r->pl[k - F_TIME];
+	struct cursor *c = &r->st[STREAM_FIELD0 + k];
+	uint64_t n, have[PLANE_BYTES + 1] = { 0 };
+
+	memset(pc, 0, sizeof(*pc));
+	if (STREAM_FIELD0 + k >= r->nst)
+		return 0;	/* no such stream: a record naming the field overruns */
+	if (get_varint(c, &n) || n > (uint64_t)(c->end - c->p))
+		return BLK_FAIL(r, "bad value count in the planes of field %u", k);
+	pc->len = (struct cursor){ c->p, c->p + n };
+	for (const uint8_t *p = c->p; p < pc->len.end; p++) {
+		if (*p > PLANE_BYTES)
+			return BLK_FAIL(r, "a value of %u bytes in the planes of field %u", *p, k);
+		have[*p]++;
+	}
+	const uint8_t *at = pc->len.end;
+	uint64_t longer = n - have[0];	/* values with more than j bytes */
+	for (unsigned j = 0; j < PLANE_BYTES; j++) {
+		if (longer > (uint64_t)(c->end - at))
+			return BLK_FAIL(r, "the planes of field %u run past their stream", k);
+		pc->b[j] = at;
+		at += longer;
+		longer -= have[j + 1];
+	}
+	if (at != c->end)
+		return BLK_FAIL(r, "%zu bytes left in the planes of field %u",
+				(size_t)(c->end - at), k);
+	c->p = c->end;
+	return 0;
+}
+
+/* The next value of a plane stream. */
+static int plane_get(struct plane_cursor *pc, uint64_t *out)
+{
+	if (pc->len.p >= pc->len.end)
+		return -EBADMSG;
+	unsigned n = *pc->len.p++;
+	uint64_t v = 0;
+
+	for (unsigned j = 0; j < n; j++)
+		v |= (uint64_t)*pc->b[j]++ << (8 * j);
+	*out = v;
 	return 0;
 }
 
@@ -366,6 +435,10 @@ static int block_finish(struct riot_reader *r)
 		if (r->st[i].p != r->st[i].end)
 			return BLK_FAIL(r, "%zu bytes left in stream %u after the last record",
 					(size_t)(r->st[i].end - r->st[i].p), i);
+	for (unsigned i = 0; i < PLANE_FIELDS; i++)
+		if (r->pl[i].len.p != r->pl[i].len.end)
+			return BLK_FAIL(r, "%zu values left in the planes of field %u after the last record",
+					(size_t)(r->pl[i].len.end - r->pl[i].len.p), F_TIME + i);
 	r->in_block = false;
 	r->blocks++;
 	r->blk_no++;
@@ -461,7 +534,7 @@ static int end_parse(struct riot_reader *r, const uint8_t *p, size_t n)
 	    end_counts(r, &c, LOG_TYPES_MAX, types, LOG_TYPES_MAX, &type_other) ||
 	    end_counts(r, &c, LOG_SYS_MAX, t->syscalls, RIOT_SYS_COUNT, &sys_other))
 		return BLK_FAIL(r, "end record: bad totals");
-	if (r->h.minor >= FMT_MINOR_END_SECTIONS && end_sections(r, &c) < 0)
+	if (riot_fmt_has(&r->h, FMT_MINOR_END_SECTIONS) && end_sections(r, &c) < 0)
 		return BLK_FAIL(r, "end record: bad sections");
 	/* Bytes after these belong to a newer minor version. */
 	int rc = end_check(r, t, types, sys_other);
@@ -826,8 +899,11 @@ static int rec_fields(struct riot_reader *r, uint64_t *type, struct rec_dec *d)
 	memset(d->v, 0, sizeof(d->v));
 	for (m = d->mask; m; m &= m - 1) {
 		unsigned k = (unsigned)__builtin_ctzll(m);
-		if (STREAM_FIELD0 + k >= r->nst ||
-		    get_varint(&r->st[STREAM_FIELD0 + k], &val))
+		int rc = (PLANE_MASK >> k & 1) && r->h.major >= FMT_MAJOR_PLANES ?
+			plane_get(&r->pl[k - F_TIME], &val) :
+			STREAM_FIELD0 + k >= r->nst ? -EBADMSG :
+			get_varint(&r->st[STREAM_FIELD0 + k], &val);
+		if (rc)
 			return BLK_FAIL(r, "field %u stream overrun", k);
 		if (k < F_KNOWN)
 			d->v[k] = val;
@@ -862,7 +938,7 @@ static int block_seq(struct riot_reader *r, bool first, uint64_t type, const str
 					d->v[F_KIND]);
 		return 0;
 	}
-	if (first && r->h.minor >= FMT_MINOR_BLOCK_SEQ)
+	if (first && riot_fmt_has(&r->h, FMT_MINOR_BLOCK_SEQ))
 		return BLK_FAIL(r, "no block sequence record (blocks moved or reordered)");
 	return 0;
 }

@@ -24,6 +24,17 @@ struct str_entry {
 	bool truncated;
 };
 
+/* The stream of a field stored as byte planes (format 2): its values as
+ * they come, turned into the byte counts and planes (plane j: byte j of
+ * each value longer than j) when the block is written, in one tight loop
+ * rather than eight buffers touched per value. */
+struct plane_stream {
+	uint64_t *v;
+	uint8_t *len;		/* each value's byte count */
+	size_t n, cap;
+	size_t have[PLANE_BYTES + 1];	/* values of each byte count */
+};
+
 /* One record on its way into the streams. */
 struct rec_enc {
 	uint8_t type;
@@ -41,8 +52,11 @@ struct riot_writer {
 	ZSTD_CCtx *zc;
 
 	/* the open block */
-	struct bytes st[NSTREAMS];
-	size_t raw_len;		/* sum of stream lengths */
+	struct bytes st[NSTREAMS];	/* F_TIME's and F_DUR's: unused */
+	struct plane_stream pl[PLANE_FIELDS];	/* theirs */
+	struct bytes planes;	/* block_pieces(): counts and planes */
+	size_t raw_len;		/* sum of stream lengths (plane streams:
+				 * less their value counts) */
 	size_t room_until;	/* varint_room(): no test below this raw_len */
 	uint32_t nrec;
 	bool have_t;
@@ -190,6 +204,10 @@ static void block_reset(struct riot_writer *w)
 {
 	for (unsigned i = 0; i < NSTREAMS; i++)
 		w->st[i].len = 0;
+	for (unsigned i = 0; i < PLANE_FIELDS; i++) {
+		w->pl[i].n = 0;
+		memset(w->pl[i].have, 0, sizeof(w->pl[i].have));
+	}
 	w->raw_len = 0;
 	w->room_until = 0;
 	w->nrec = 0;
@@ -208,28 +226,114 @@ static void block_reset(struct riot_writer *w)
  * (mixing the statistics of time deltas and, say, masks costs ~8 %). */
 #define STREAM_OWN_BLOCK 1024
 
-static size_t block_compress(struct riot_writer *w, uint8_t *dst, size_t cap,
-			     size_t *raw_len)
+/* What goes into the block's raw payload, in order: the directory, then
+ * each stream, a plane stream as its value count, byte counts and planes. */
+struct piece {
+	const uint8_t *p;
+	size_t len;
+};
+#define PIECES_MAX	(1 + NSTREAMS + PLANE_FIELDS * (PLANE_BYTES + 1))
+
+static unsigned plane_bytes(uint64_t v)
 {
-	uint8_t dir[10 * (NSTREAMS + 1)];
-	struct bytes d = { .p = dir, .len = 0, .cap = sizeof(dir) };
+	return v ? (unsigned)(71 - __builtin_clzll(v)) / 8 : 0;
+}
+
+/* Plane stream ps's planes 0..7 into out, which has room for 8 bytes a
+ * value; the length of each plane in part[]. */
+static void planes_make(const struct plane_stream *ps, uint8_t *out, size_t part[PLANE_BYTES])
+{
+	size_t longer = ps->n - ps->have[0], off = 0;
+	uint8_t *a[PLANE_BYTES];
+
+	for (unsigned j = 0; j < PLANE_BYTES; j++) {
+		a[j] = out + off;
+		part[j] = longer;
+		off += longer;
+		longer -= ps->have[j + 1];
+	}
+	uint8_t *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3];
+	uint8_t *a4 = a[4], *a5 = a[5], *a6 = a[6], *a7 = a[7];
+	for (size_t i = 0; i < ps->n; i++) {
+		uint64_t v = ps->v[i];
+
+		switch (ps->len[i]) {
+		case 8: *a7++ = (uint8_t)(v >> 56); /* fall through */
+		case 7: *a6++ = (uint8_t)(v >> 48); /* fall through */
+		case 6: *a5++ = (uint8_t)(v >> 40); /* fall through */
+		case 5: *a4++ = (uint8_t)(v >> 32); /* fall through */
+		case 4: *a3++ = (uint8_t)(v >> 24); /* fall through */
+		case 3: *a2++ = (uint8_t)(v >> 16); /* fall through */
+		case 2: *a1++ = (uint8_t)(v >> 8); /* fall through */
+		case 1: *a0++ = (uint8_t)v; /* fall through */
+		default: break;
+		}
+	}
+}
+
+static int block_pieces(struct riot_writer *w, uint8_t *dir, size_t dir_cap,
+			uint8_t (*counts)[10], struct piece *pc, unsigned *npc,
+			size_t *raw_len)
+{
+	struct bytes d = { .p = dir, .len = 0, .cap = dir_cap };
+	unsigned n = 1;
+	size_t need = 0;
+
+	for (unsigned i = 0; i < PLANE_FIELDS; i++)
+		need += w->pl[i].n * PLANE_BYTES;
+	w->planes.len = 0;
+	if (bytes_reserve(&w->planes, need))
+		return -ENOMEM;
+	uint8_t *out = w->planes.p;
+	put_varint_raw(&d, NSTREAMS);
+	for (unsigned i = 0; i < NSTREAMS; i++) {
+		unsigned k = i - STREAM_FIELD0;
+
+		if (i < STREAM_FIELD0 || !(PLANE_MASK >> k & 1)) {
+			put_varint_raw(&d, w->st[i].len);
+			pc[n++] = (struct piece){ w->st[i].p, w->st[i].len };
+			continue;
+		}
+		struct plane_stream *ps = &w->pl[k - F_TIME];
+		struct bytes cb = { .p = counts[k - F_TIME], .len = 0, .cap = 10 };
+		size_t part[PLANE_BYTES], len;
+
+		put_varint_raw(&cb, ps->n);
+		pc[n++] = (struct piece){ cb.p, cb.len };
+		pc[n++] = (struct piece){ ps->len, ps->n };
+		planes_make(ps, out, part);
+		len = cb.len + ps->n;
+		for (unsigned j = 0; j < PLANE_BYTES; j++) {
+			pc[n++] = (struct piece){ out, part[j] };
+			out += part[j];
+			len += part[j];
+		}
+		put_varint_raw(&d, len);
+		*raw_len += cb.len;
+	}
+	pc[0] = (struct piece){ dir, d.len };
+	*raw_len += d.len;
+	*npc = n;
+	return 0;
+}
+
+/* The n pieces, raw_len bytes in all, as one zstd frame into dst: its
+ * length, or a zstd error code. */
+static size_t block_compress(struct riot_writer *w, const struct piece *pc, unsigned n,
+			     size_t raw_len, uint8_t *dst, size_t cap)
+{
 	ZSTD_outBuffer out = { dst, cap, 0 };
 	size_t rc;
 
-	put_varint_raw(&d, NSTREAMS);
-	for (unsigned i = 0; i < NSTREAMS; i++)
-		put_varint_raw(&d, w->st[i].len);
-	*raw_len = d.len + w->raw_len;
 	ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
 	rc = ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->level);
 	if (!ZSTD_isError(rc))
-		rc = ZSTD_CCtx_setPledgedSrcSize(w->zc, *raw_len);
-	for (unsigned i = 0; !ZSTD_isError(rc) && i <= NSTREAMS; i++) {
-		const struct bytes *b = i == 0 ? &d : &w->st[i - 1];
-		ZSTD_inBuffer in = { b->p, b->len, 0 };
-		bool last = i == NSTREAMS;
+		rc = ZSTD_CCtx_setPledgedSrcSize(w->zc, raw_len);
+	for (unsigned i = 0; !ZSTD_isError(rc) && i < n; i++) {
+		ZSTD_inBuffer in = { pc[i].p, pc[i].len, 0 };
+		bool last = i == n - 1;
 		ZSTD_EndDirective mode = last ? ZSTD_e_end :
-			b->len >= STREAM_OWN_BLOCK ? ZSTD_e_flush : ZSTD_e_continue;
+			pc[i].len >= STREAM_OWN_BLOCK ? ZSTD_e_flush : ZSTD_e_continue;
 		do {
 			rc = ZSTD_compressStream2(w->zc, &out, &in, mode);
 		} while (!ZSTD_isError(rc) && (in.pos < in.size || (mode != ZSTD_e_continue && rc)));
@@ -239,16 +343,22 @@ static size_t block_compress(struct riot_writer *w, uint8_t *dst, size_t cap,
 
 static int block_write(struct riot_writer *w)
 {
-	size_t raw_len, bound = ZSTD_compressBound(w->raw_len + 10 * (NSTREAMS + 1)) +
-				 NSTREAMS * 8;
+	uint8_t dir[10 * (NSTREAMS + 1)], counts[PLANE_FIELDS][10];
+	struct piece pc[PIECES_MAX];
+	unsigned npc;
+	size_t raw_len = w->raw_len, bound;
 	int rc;
 
+	rc = block_pieces(w, dir, sizeof(dir), counts, pc, &npc, &raw_len);
+	if (rc)
+		goto out;
+	bound = ZSTD_compressBound(raw_len) + PIECES_MAX * 8;
 	w->out.len = 0;
 	rc = bytes_reserve(&w->out, BLK_HDR_SIZE + bound);
 	if (rc)
 		goto out;
 	uint8_t *h = w->out.p;
-	size_t clen = block_compress(w, h + BLK_HDR_SIZE, bound, &raw_len);
+	size_t clen = block_compress(w, pc, npc, raw_len, h + BLK_HDR_SIZE, bound);
 	if (ZSTD_isError(clen)) {
 		rc = -EIO;
 		goto out;
@@ -299,24 +409,62 @@ static int varint_room(struct riot_writer *w)
 	for (unsigned i = 0; i < NSTREAMS; i++) {
 		struct bytes *b = &w->st[i];
 
-		if (i == STREAM_BLOB)
+		if (i == STREAM_BLOB || (i >= STREAM_FIELD0 &&
+					 (PLANE_MASK >> (i - STREAM_FIELD0) & 1)))
 			continue;
 		if (bytes_reserve(b, VARINT_ROOM))
 			return -ENOMEM;
 		if (b->cap - b->len < least)
 			least = b->cap - b->len;
 	}
+	/* a plane stream takes one value a record */
+	for (unsigned i = 0; i < PLANE_FIELDS; i++) {
+		struct plane_stream *ps = &w->pl[i];
+
+		if (ps->cap - ps->n < VARINT_ROOM) {
+			size_t cap = ps->cap ? 2 * ps->cap : 4 * VARINT_ROOM;
+			uint64_t *v = realloc(ps->v, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			ps->v = v;
+			uint8_t *len = realloc(ps->len, cap);
+			if (!len)
+				return -ENOMEM;
+			ps->len = len;
+			ps->cap = cap;
+		}
+		if (ps->cap - ps->n < least)
+			least = ps->cap - ps->n;
+	}
 	w->room_until = w->raw_len + least - 9;
 	return 0;
+}
+
+/* v onto plane stream ps, which has room (varint_room()); the bytes it
+ * will take. */
+static size_t put_plane(struct plane_stream *ps, uint64_t v)
+{
+	unsigned n = plane_bytes(v);
+
+	ps->len[ps->n] = (uint8_t)n;
+	ps->v[ps->n++] = v;
+	ps->have[n]++;
+	return 1 + n;
 }
 
 /* v onto stream b, which has room (varint_room()); its bytes. */
 static size_t put_room(struct bytes *b, uint64_t v)
 {
-	size_t before = b->len;
+	uint8_t *p = b->p + b->len, *start = p;
 
-	put_varint_raw(b, v);
-	return b->len - before;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	b->len += (size_t)(p - start);
+	return (size_t)(p - start);
 }
 
 static int rec_emit(struct riot_writer *w, const struct rec_enc *e)
@@ -333,10 +481,15 @@ static int rec_emit(struct riot_writer *w, const struct rec_enc *e)
 	}
 	added = put_room(&w->st[STREAM_TYPE], e->type);
 	added += put_room(&w->st[STREAM_MASK], e->mask);
-	while (m) {
+	if (m & (1ull << F_BLOB))
+		added += put_room(&w->st[STREAM_FIELD0 + F_BLOB], e->v[F_BLOB]);
+	if (m & (1ull << F_TIME))
+		added += put_plane(&w->pl[0], e->v[F_TIME]);
+	if (m & (1ull << F_DUR))
+		added += put_plane(&w->pl[1], e->v[F_DUR]);
+	for (m &= ~((1ull << F_BLOB) | PLANE_MASK); m; m &= m - 1) {
 		unsigned k = (unsigned)__builtin_ctzll(m);
 
-		m &= m - 1;
 		added += put_room(&w->st[STREAM_FIELD0 + k], e->v[k]);
 	}
 	if (e->mask & (1ull << F_BLOB))
@@ -694,6 +847,11 @@ static void writer_free(struct riot_writer *w)
 {
 	for (unsigned i = 0; i < NSTREAMS; i++)
 		free(w->st[i].p);
+	for (unsigned i = 0; i < PLANE_FIELDS; i++) {
+		free(w->pl[i].v);
+		free(w->pl[i].len);
+	}
+	free(w->planes.p);
 	free(w->out.p);
 	free(w->strs);
 	map_fini(&w->str_ids);

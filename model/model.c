@@ -35,6 +35,8 @@ struct fs_info {		/* what CLONE_FS shares */
 
 struct file_obj {
 	uint32_t refs;		/* fds referring to it */
+	uint64_t made_t;	/* when the call that made it ended (a found
+				 * fd: when it was found); 0: at the start */
 	struct model_file pub;
 };
 
@@ -63,6 +65,8 @@ struct model {
 	uint32_t *released;	/* file slots freed at the next apply */
 	uint32_t nreleased, released_cap;
 	uint64_t next_file_id;
+	uint64_t rec_end;	/* end of the record being applied; 0: a
+				 * start-state one */
 	uint8_t role[RIOT_SYS_COUNT];
 	bool tables_only;	/* model_new_tables() */
 	struct model_stats st;
@@ -112,6 +116,7 @@ static uint32_t file_new(struct model *m, uint32_t path_id, bool truncated)
 	if (!fi)
 		return 0;
 	f = FILEO(m, fi);
+	f->made_t = m->rec_end;
 	f->pub.id = ++m->next_file_id;
 	f->pub.path_id = path_id;
 	f->pub.flags = truncated ? MODEL_FILE_TRUNCATED : 0;
@@ -904,7 +909,8 @@ static int sys_apply(struct model *m, uint32_t ki, const struct riot_syscall *sc
 	case RIOT_SYS_creat:
 		return sys_open(m, ki, sc, op);
 	case RIOT_SYS_close:
-		fd_close(m, TASK(m, ki)->fdt, sc->fd);
+		if (fi)	/* 0: not known, or not the file it closed */
+			fd_close(m, TASK(m, ki)->fdt, sc->fd);
 		return 0;
 	case RIOT_SYS_close_range:
 		return sys_close_range(m, ki, sc);
@@ -946,6 +952,12 @@ static uint32_t resolve_fds(struct model *m, uint32_t ki, const struct riot_sysc
 	}
 	if (sc->has & RIOT_HAS_FD && sc->sys != RIOT_SYS_close_range && fd_valid(sc->fd)) {
 		fi = fd_file(m, fdt, sc->fd);
+		/* Linux frees the fd as a close begins; records come in the
+		 * order calls end. A file made at that fd after the close
+		 * began (another thread's open while this close still
+		 * flushed) is not the one it closed: that one is gone. */
+		if (fi && sc->sys == RIOT_SYS_close && FILEO(m, fi)->made_t > sc->t)
+			fi = 0;
 		op->file = file_id(m, fi);
 		if (!fi)
 			op->flags |= MODEL_OP_FD_UNKNOWN;
@@ -1374,6 +1386,8 @@ int model_apply(struct model *m, const struct riot_rec *r, struct model_op *op)
 	files_flush_released(m);
 	memset(op, 0, sizeof(*op));
 	op->rec = r;
+	m->rec_end = r->type == RIOT_REC_SYSCALL ? r->sc.t + r->sc.dur :
+		     r->type == RIOT_REC_SNAP_FD ? r->sfd.t : 0;
 	switch (r->type) {
 	case RIOT_REC_SYSCALL:
 		err = apply_syscall(m, &r->sc, op);

@@ -25,10 +25,10 @@ def tlv(key, value):
     return varint(key) + varint(len(value)) + value
 
 
-def header(minor, payload=None):
+def header(minor, payload=None, major=1):
     if payload is None:
         payload = tlv(1, b"bomb")
-    fixed = b"RIOTLOG\0" + struct.pack("<HHI", 1, minor, len(payload))
+    fixed = b"RIOTLOG\0" + struct.pack("<HHI", major, minor, len(payload))
     body = fixed + payload
     return body + struct.pack("<I", zlib.crc32(body))
 
@@ -76,10 +76,10 @@ HOSTILE_HEADER = [
 
 def rehead(out, src):
     b = open(src, "rb").read()
-    minor = struct.unpack_from("<H", b, 10)[0]
+    major, minor = struct.unpack_from("<HH", b, 8)
     end = 16 + struct.unpack_from("<I", b, 12)[0] + 4
     payload = b"".join(tlv(k, v) for k, v in HOSTILE_HEADER)
-    open(out, "wb").write(header(minor, payload) + b[end:])
+    open(out, "wb").write(header(minor, payload, major) + b[end:])
 
 
 if __name__ == "__main__":

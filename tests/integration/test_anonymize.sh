@@ -319,7 +319,7 @@ echo "bad keys, prefixes, arguments and logs: one line each, nothing written"
 # the same calls, per syscall, as the segments hold together
 RW=$T/rot
 mkdir -p "$RW"
-"$RIOT" capture -q -o "$T/seg.riot" --rotate 8K -- "$BIN/rotwork" "$RW" 400 0 >/dev/null 2>"$T/seg.err" ||
+"$RIOT" capture -q -o "$T/seg.riot" --rotate 4K -- "$BIN/rotwork" "$RW" 400 0 >/dev/null 2>"$T/seg.err" ||
 	fail "rotated capture: $(cat "$T/seg.err")"
 segs=("$T"/seg.0*.riot)
 [ "${#segs[@]}" -ge 3 ] || fail "rotated capture: ${#segs[@]} segments, want 3 or more"

@@ -9,11 +9,11 @@
 . "$(dirname "$0")/lib.sh"
 require_capture
 
-# info_probe LOG: "calls probe untraced recorded" from riot info --json
+# info_probe LOG: "version calls probe untraced recorded" from riot info --json
 info_probe() {
 	"$RIOT" info --json "$1" | python3 -c 'import json,sys
 h = json.load(sys.stdin)["header"]
-print(h["format_minor"], h.get("probe_calls", 0), h.get("probe_ns", 0),
+print("%d.%d" % (h["format_major"], h["format_minor"]), h.get("probe_calls", 0), h.get("probe_ns", 0),
       h.get("probe_untraced_ns", 0), h.get("probe_recorded_ns", 0))'
 }
 
@@ -51,8 +51,8 @@ print(s, "NULL" if p is None else p)' "$IT_TMP/r.db"
 "$RIOT" capture -q -o "$IT_TMP/c.riot" -- "$BIN/sysloop" stat 3000 / >/dev/null 2>"$IT_TMP/c.err" &
 RPID=$!
 wait $RPID || fail "capture: $(cat "$IT_TMP/c.err")"
-read -r minor calls probe untraced recorded < <(info_probe "$IT_TMP/c.riot")
-[ "$minor" = 8 ] || fail "format minor $minor, want 8"
+read -r version calls probe untraced recorded < <(info_probe "$IT_TMP/c.riot")
+[ "$version" = 2.0 ] || fail "format $version, want 2.0"
 [ "$calls" -ge 1024 ] && [ "$calls" -le 2048 ] || fail "probe_calls $calls, want 1024 to 2048 (of 2048 calls)"
 [ "$untraced" -gt 0 ] && [ "$recorded" -gt 0 ] || fail "untraced $untraced ns, recorded $recorded ns"
 want=$((recorded > untraced ? recorded - untraced : 0))
@@ -89,7 +89,7 @@ sleep 0.2
 RPID=$!
 wait $RPID || fail "capture -p: $(cat "$IT_TMP/p.err")"
 kill "$SPID" 2>/dev/null
-read -r minor calls probe untraced recorded < <(info_probe "$IT_TMP/p.riot")
+read -r _ calls probe untraced recorded < <(info_probe "$IT_TMP/p.riot")
 [ "$calls" -ge 1024 ] && [ "$calls" -le 2048 ] || fail "-p: probe_calls $calls, want 1024 to 2048"
 read -r n raw less < <(stat_sums "$IT_TMP/p.riot" "$SPID" "$RPID" "$probe") || fail "-p: dump"
 [ "$n" -gt 0 ] || fail "-p: none of the target's newfstatat calls in the log"
@@ -97,7 +97,7 @@ read -r n raw less < <(stat_sums "$IT_TMP/p.riot" "$SPID" "$RPID" "$probe") || f
 # ---- --ops without newfstatat: nothing measured, nothing taken off ----
 "$RIOT" capture -q --ops pread64,openat -o "$IT_TMP/o.riot" -- "$BIN/sysloop" pread 100 >/dev/null 2>"$IT_TMP/o.err" ||
 	fail "capture --ops: $(cat "$IT_TMP/o.err")"
-read -r minor calls probe untraced recorded < <(info_probe "$IT_TMP/o.riot")
+read -r _ calls probe untraced recorded < <(info_probe "$IT_TMP/o.riot")
 [ "$calls" = 0 ] && [ "$probe" = 0 ] || fail "--ops pread64,openat: probe_calls $calls, probe_ns $probe, want none"
 "$RIOT" info "$IT_TMP/o.riot" | grep -q "^probe time" && fail "--ops: riot info shows a probe time"
 "$RIOT" report "$IT_TMP/o.riot" -o "$IT_TMP/o.db" >"$IT_TMP/o.out" 2>&1 || fail "report --ops log"

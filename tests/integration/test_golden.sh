@@ -28,8 +28,9 @@ f9c883ba91b46effd3de7432d6c00ffe4517d868c39da5dcce6a9a0d771ab852 segments-1.6.00
 74e6fcac72b0e9e557459a68086a7808839ca9e7bd3def67e8e75f619ebb8c02 segments-1.6.000003.riot
 25d7496ee4a4c026f5065d5055b630d3a5250bb9cc8ee249dea059385fb26870 capture-1.7.riot
 a373c05c755a90976d5d22c55c242cb7266fab351c31b15aefa9f29f04e826e7 capture-1.8.riot
+0fa474521b7a71c46794f1b9802c4dfb809a83c5a434233b55721668c17350a9 capture-2.0.riot
 EOF2
-[ "$n" -ge 6 ] || fail "only $n golden logs checked"
+[ "$n" -ge 8 ] || fail "only $n golden logs checked"
 # the segments of a rotated capture, read as one log
 "$RIOT" info --json segments-1.6.00000[123].riot >"$IT_TMP/segments.info.json" 2>"$IT_TMP/err" ||
 	fail "riot info of the segments: $(cat "$IT_TMP/err")"

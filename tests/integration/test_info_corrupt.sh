@@ -68,7 +68,7 @@ printf 'this is not a riot log\n%.0s' {1..50} >"$tmp/text.riot"
 refused "not a riot log" "$tmp/text.riot" "not a riot log"
 # a newer major version: refused before the checksum is looked at
 cp "$log" "$tmp/major.riot"
-printf '\x02\x00' | dd of="$tmp/major.riot" bs=1 seek=8 conv=notrunc status=none
+printf '\x03\x00' | dd of="$tmp/major.riot" bs=1 seek=8 conv=notrunc status=none
 refused "newer major version" "$tmp/major.riot" "newer than this riot"
 # blocks swapped: each checksum holds, the block sequence record does not
 python3 "$here/hostile/mkhostile.py" swap "$tmp/swap.riot" "$log" || fail "mkhostile swap"

@@ -1,5 +1,6 @@
 /* Logs crafted byte by byte from FORMAT.md: a newer major version is
- * refused with the version message; a newer minor's unknown header keys,
+ * refused with the version message; format 2's plane streams read
+ * exactly, and malformed ones give exact errors; a newer minor's unknown header keys,
  * record types, fields and end-record bytes are skipped while the known
  * records still read exactly; malformed blocks give exact errors. */
 #include "tests/unit/unit.h"
@@ -219,10 +220,10 @@ static struct result *read_all(const struct buf *b)
 static void newer_major(void)
 {
 	static struct buf b;
-	char want[] = "log format 2.0 is newer than this riot reads (1.x)";
+	char want[] = "log format 3.0 is newer than this riot reads (1.x to 2.x)";
 
 	b.n = 0;
-	header(&b, 2, 0);
+	header(&b, 3, 0);
 	struct result *res = read_all(&b);
 	CHECK(!res->opened);
 	CHECK_EQ(res->open_errno, EPROTONOSUPPORT);
@@ -232,7 +233,12 @@ static void newer_major(void)
 	b.p[8] = 7;
 	res = read_all(&b);
 	CHECK_EQ(res->open_errno, EPROTONOSUPPORT);
-	CHECK_STR(res->err, "log format 7.0 is newer than this riot reads (1.x)");
+	CHECK_STR(res->err, "log format 7.0 is newer than this riot reads (1.x to 2.x)");
+	b.n = 0;
+	header(&b, 0, 9);
+	res = read_all(&b);
+	CHECK_EQ(res->open_errno, EPROTONOSUPPORT);
+	CHECK_STR(res->err, "log format 0.9 is not one this riot reads (1.x to 2.x)");
 }
 
 /* The minor-version log every case below starts from. */
@@ -425,17 +431,99 @@ static void newer_minor(void)
 	CHECK_U64(res->totals.drops, 17);
 }
 
-/* One malformed block after a valid header of format 1.minor: the exact
- * error. */
-static void bad_block_of(unsigned minor, const char *what, void (*fill)(struct blk *),
-			 const char *want)
+/* Format 2: the varints rec() put in the streams of fields 1 and 2 become
+ * plane streams (FORMAT.md, "Plane streams"); extra: bytes appended. */
+static void to_planes(struct blk *b, const char *extra, size_t nextra)
+{
+	for (unsigned k = 1; k <= 2; k++) {
+		struct buf *st = &b->st[3 + k], len = { .n = 0 }, pl[8];
+		uint64_t vals[64];
+		unsigned n = 0;
+
+		for (size_t i = 0; i < st->n; n++) {	/* the varints back */
+			uint64_t v = 0;
+			for (unsigned sh = 0;; sh += 7) {
+				uint8_t c = st->p[i++];
+				v |= (uint64_t)(c & 0x7f) << sh;
+				if (!(c & 0x80))
+					break;
+			}
+			vals[n] = v;
+		}
+		memset(pl, 0, sizeof(pl));
+		for (unsigned i = 0; i < n; i++) {
+			unsigned bytes = 0;
+			while (bytes < 8 && vals[i] >> (8 * bytes))
+				bytes++;
+			len.p[len.n++] = (uint8_t)bytes;
+			for (unsigned j = 0; j < bytes; j++)
+				pl[j].p[pl[j].n++] = (uint8_t)(vals[i] >> (8 * j));
+		}
+		st->n = 0;
+		put_var(st, n);
+		put(st, len.p, len.n);
+		for (unsigned j = 0; j < 8; j++)
+			put(st, pl[j].p, pl[j].n);
+		if (k == 2 && nextra)
+			put(st, extra, nextra);
+		if (b->nst < 3 + k + 1)
+			b->nst = 3 + k + 1;
+	}
+}
+
+/* A 2.0 log: times and durations of 0 to 8 bytes read back exactly. */
+static void major_two(void)
+{
+	static struct buf b;
+	static struct blk k;
+	struct totals t = { .flags = 1, .blocks = 1, .ntypes = 8, .nsys = RIOT_SYS_COUNT,
+			    .minor = 3 };
+
+	b.n = 0;
+	header(&b, 2, 0);
+	rec(&k, 7, (struct field[]){ { 3, 0 } }, 1, NULL, 0);
+	/* thread 50 from first_t 1000: t 1000 + 300, dur 0x1234 */
+	rec(&k, RIOT_REC_SYSCALL, (struct field[]){ { 1, zz(300) }, { 2, 0x1234 },
+		{ 3, RIOT_SYS_close }, { 4, 50 }, { 5, 0 }, { 6, 0 }, { 7, zz(3) } }, 7, NULL, 0);
+	/* the same thread, right after it (delta 0), a 7-byte duration */
+	rec(&k, RIOT_REC_SYSCALL, (struct field[]){ { 1, 0 }, { 2, 0x01020304050607ull },
+		{ 3, RIOT_SYS_close }, { 4, 50 }, { 5, 0 }, { 6, 0 }, { 7, zz(1) } }, 7, NULL, 0);
+	/* another thread, from the previous end: 2 ns earlier, no duration */
+	rec(&k, RIOT_REC_PROC, (struct field[]){ { 1, zz(-2) }, { 3, 3 }, { 4, 51 } }, 3,
+	    NULL, 0);
+	to_planes(&k, NULL, 0);
+	block(&b, &k, 1000);
+	t.types[7] = 1;
+	t.types[RIOT_REC_SYSCALL] = 2;
+	t.types[RIOT_REC_PROC] = 1;
+	t.sys[RIOT_SYS_close] = 2;
+	uint64_t end1 = 1300 + 0x1234, end2 = end1 + 0x01020304050607ull;
+	t.t_last = end2;
+	end(&b, &t);
+	struct result *res = read_all(&b);
+	CHECK_EQ(res->rc, 0);
+	CHECK(res->complete);
+	CHECK_EQ(res->n, 3);
+	CHECK_U64(res->recs[0].sc.t, 1300);
+	CHECK_U64(res->recs[0].sc.dur, 0x1234);
+	CHECK_U64(res->recs[1].sc.t, end1);
+	CHECK_U64(res->recs[1].sc.dur, 0x01020304050607ull);
+	CHECK_U64(res->recs[1].sc.fd, 4);
+	CHECK_U64(res->recs[2].proc.t, end2 - 2);
+	CHECK_U64(res->recs[2].proc.tid, 51);
+}
+
+/* One malformed block after a valid header of format major.minor: the
+ * exact error. */
+static void bad_block_in(unsigned major, unsigned minor, const char *what,
+			 void (*fill)(struct blk *), const char *want)
 {
 	static struct buf b;
 	static struct blk k;
 	char full[256];
 
 	b.n = 0;
-	header(&b, 1, minor);
+	header(&b, major, minor);
 	size_t off = b.n;
 	fill(&k);
 	block(&b, &k, 0);
@@ -447,9 +535,82 @@ static void bad_block_of(unsigned minor, const char *what, void (*fill)(struct b
 	CHECK_STR(res->why, full);
 }
 
+static void bad_block_of(unsigned minor, const char *what, void (*fill)(struct blk *),
+			 const char *want)
+{
+	bad_block_in(1, minor, what, fill, want);
+}
+
 static void bad_block(const char *what, void (*fill)(struct blk *), const char *want)
 {
 	bad_block_of(0, what, fill, want);
+}
+
+/* Format 2 blocks: the sequence record, then one timed record. */
+static void two_rec(struct blk *k, uint64_t dur)
+{
+	rec(k, 7, (struct field[]){ { 3, 0 } }, 1, NULL, 0);
+	rec(k, RIOT_REC_PROC, (struct field[]){ { 1, zz(5) }, { 2, dur }, { 3, 3 }, { 4, 9 } },
+	    4, NULL, 0);
+}
+
+static void planes_extra(struct blk *k)
+{
+	two_rec(k, 0x300);
+	to_planes(k, "\x01", 1);
+}
+
+static void planes_short(struct blk *k)
+{
+	two_rec(k, 0x300);
+	to_planes(k, NULL, 0);
+	k->st[3 + 2].n--;	/* the plane 1 byte */
+}
+
+static void planes_nine(struct blk *k)
+{
+	two_rec(k, 0x300);
+	to_planes(k, NULL, 0);
+	k->st[3 + 2].p[1] = 9;	/* the value's byte count */
+}
+
+static void planes_count(struct blk *k)
+{
+	two_rec(k, 0x300);
+	to_planes(k, NULL, 0);
+	k->st[3 + 2].p[0] = 40;	/* more values than the stream has bytes */
+}
+
+static void planes_left(struct blk *k)
+{
+	two_rec(k, 0x300);
+	to_planes(k, NULL, 0);
+	/* two values where one record reads one: count 2, counts 2 and 0 */
+	k->st[3 + 2].n = 0;
+	put(&k->st[3 + 2], "\x02\x02\x00\x00\x03", 5);
+}
+
+static void planes_none(struct blk *k)
+{
+	two_rec(k, 0x300);
+	to_planes(k, NULL, 0);
+	k->st[3 + 2].n = 0;
+	put(&k->st[3 + 2], "\x00", 1);	/* no values: the record's overruns */
+}
+
+static void plane_cases(void)
+{
+	bad_block_in(2, 0, "planes extra", planes_extra,
+		     "1 bytes left in the planes of field 2");
+	bad_block_in(2, 0, "planes short", planes_short,
+		     "the planes of field 2 run past their stream");
+	bad_block_in(2, 0, "planes nine", planes_nine,
+		     "a value of 9 bytes in the planes of field 2");
+	bad_block_in(2, 0, "planes count", planes_count,
+		     "bad value count in the planes of field 2");
+	bad_block_in(2, 0, "planes left", planes_left,
+		     "1 values left in the planes of field 2 after the last record");
+	bad_block_in(2, 0, "planes none", planes_none, "field 2 stream overrun");
 }
 
 static void undefined_string(struct blk *k)
@@ -542,5 +703,7 @@ int main(void)
 	bad_block_of(2, "no sequence record", no_seq,
 		     "no block sequence record (blocks moved or reordered)");
 	too_many_records();
+	major_two();
+	plane_cases();
 	return unit_done();
 }

@@ -650,6 +650,61 @@ static void test_fd_reuse(void)
 	CHECK_EQ(apply_errors, 0);
 }
 
+/* A slow close(5) of one thread ends after another thread's open got fd 5:
+ * records come in the order calls end, but the close freed fd 5 as it
+ * began, so the new file stays at fd 5 for the writes after. */
+static void test_close_overlaps_reuse(void)
+{
+	fresh();
+	snap_proc(1, "/");
+	fork_(1, 1, 1, 2, CLONE_PTHREAD);
+	struct riot_rec r = sysrec(RIOT_SYS_openat, 1, 1, 5);
+	r.sc.has = RIOT_HAS_DIRFD | RIOT_HAS_PATH | RIOT_HAS_FLAGS;
+	r.sc.dirfd = AT_FDCWD;
+	r.sc.path.s = "/old";
+	r.sc.t = 10;
+	r.sc.dur = 10;
+	apply(&r);
+	uint64_t old = op.file;
+	/* thread 2 opens /new at fd 5 in [200, 300], writes it in [400, 450];
+	 * thread 1's close(5) ran over [100, 1100] */
+	r.sc.tid = 2;
+	r.sc.path.s = "/new";
+	r.sc.t = 200;
+	r.sc.dur = 100;
+	apply(&r);
+	uint64_t nf = op.file;
+	CHECK(nf != old);
+	struct riot_rec w = sysrec(RIOT_SYS_write, 1, 2, 1);
+	w.sc.has = RIOT_HAS_FD;
+	w.sc.fd = 5;
+	w.sc.t = 400;
+	w.sc.dur = 50;
+	apply(&w);
+	CHECK_U64(op.file, nf);
+	struct riot_rec c = sysrec(RIOT_SYS_close, 1, 1, 0);
+	c.sc.has = RIOT_HAS_FD;
+	c.sc.fd = 5;
+	c.sc.t = 100;
+	c.sc.dur = 1000;
+	apply(&c);
+	CHECK_U64(op.file, 0);	/* the file it closed was /old, gone */
+	w.sc.t = 1200;
+	apply(&w);
+	CHECK_U64(op.file, nf);
+	CHECK_STR(op.path, "/new");
+	/* a close that began after the open closes it */
+	c.sc.tid = 2;
+	c.sc.t = 1300;
+	c.sc.dur = 5;
+	apply(&c);
+	CHECK_U64(op.file, nf);
+	w.sc.t = 1400;
+	apply(&w);
+	CHECK_U64(op.file, 0);
+	CHECK_EQ(apply_errors, 0);
+}
+
 static void test_chdir_fchdir(void)
 {
 	fresh();
@@ -1431,6 +1486,7 @@ int main(void)
 	test_released();
 	test_close_range();
 	test_fd_reuse();
+	test_close_overlaps_reuse();
 	test_chdir_fchdir();
 	test_at_paths();
 	test_futimens();
