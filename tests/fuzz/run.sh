@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/fuzz/run.sh BUILD_DIR SECONDS: seeds the corpora with small logs of
-# every shape from genlog and the hostile cases under tests/hostile, then
+# every shape from genlog, the golden logs of every format version and the
+# hostile cases under tests/hostile, then
 # runs each fuzz target (log reader, strace importer, replay and init
 # planners, the same from mklog text) for SECONDS. Exits non-zero when a fuzzer finds a crash, leak or
 # sanitizer report (the input is kept as BUILD_DIR/fuzz/crash-*).
@@ -33,6 +34,10 @@ mklog=$build/bin/mklog
 [ -x "$mklog" ] || { echo "run.sh: $mklog is not built" >&2; exit 1; }
 for f in "$hostile"/*.mklog; do
 	"$mklog" -o "$corpus/hostile-$(basename "$f" .mklog).riot" "$f"
+done
+# the golden logs: every format version a reader still reads (1.5 to 2.0)
+for f in "$hostile"/../golden/*.riot; do
+	cp "$f" "$corpus/golden-$(basename "$f")"
 done
 # a log cut inside its last block, and one cut before its end record
 head -c 1500 "$corpus/seed-mixed-300-400.riot" >"$corpus/cut-inside.riot"
