@@ -82,8 +82,8 @@ static void probe_kernel(struct kernel_features *k)
 	k->uring_ops = probe_uring(&k->uring_last_op, &k->uring_engine_ops);
 }
 
-/* The liburing riot was built with: the package's version, or the
- * library's own when the build could not ask the package manager. */
+/* The liburing riot was built with: its pkg-config module's version, or
+ * the header's own when the build could not ask pkg-config. */
 static const char *liburing_version(void)
 {
 #ifdef IO_URING_VERSION_MAJOR
