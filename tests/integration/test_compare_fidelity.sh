@@ -6,6 +6,7 @@
 # null ratios. A generated log (replay_gen order: reads, writes and
 # metadata calls across threads) is replayed in full, so the captured and
 # replayed counts are equal and known.
+# test-unit: needs neither root nor BPF
 set -u
 : "${RIOT:?RIOT must name the riot binary}" "${BIN:?BIN must name the test tools directory}"
 T=$(mktemp -d /tmp/riot-fidelity-it.XXXXXX) || exit 1

@@ -3,6 +3,7 @@
 # incompressible, no two 4 KiB blocks alike, the same bytes on a re-run,
 # other bytes with another --seed; compress:PCT: shrinks by about PCT %.
 # Needs no privilege.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/test_init_lib.bash"
 

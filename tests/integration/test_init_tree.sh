@@ -2,6 +2,7 @@
 # test_init_tree: `riot init` derives exactly the tree a workload expected
 # (the rules of replay/init.h), creates it, and a re-run removes what the
 # workload creates itself. Needs no privilege.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/test_init_lib.bash"
 

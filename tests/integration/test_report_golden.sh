@@ -7,6 +7,7 @@
 # it did not issue), so every table, the fidelity, the classes' left-out
 # calls and the JSON of each are pinned. The machine facts
 # `riot report` fills in on the capture host are set to fixed values.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 G=$(cd "$IT_DIR/../golden" && pwd)
 cd "$IT_TMP" || fail "no $IT_TMP"
