@@ -133,7 +133,7 @@ cp "$IT_TMP/all.db" "$IT_TMP/all2.db"
 got=$(sqlite3 "$IT_TMP/twice.db" "SELECT group_concat(label, ' ') FROM (SELECT label FROM runs ORDER BY id); SELECT (SELECT ops FROM runs WHERE label = 'fleet') = 2 * (SELECT ops FROM runs WHERE label = 'fleet@all'), fleet_runs FROM runs WHERE label = 'fleet'" | tr '\n' '|')
 [ "$got" = "shard0@h0@all shard1@h1@all fleet@all shard0@h0@all2 shard1@h1@all2 fleet@all2 fleet|1|4|" ] ||
 	fail "merge of merges: $got"
-expect_error() { "$@" 2>&1 >/dev/null; }
+expect_error() { { "$@" >/dev/null; } 2>&1; }
 expect_error "$RIOT" report merge "$IT_TMP/all.db" -o "$IT_TMP/all2.db" | grep -q 'exists already' ||
 	fail "merge onto an existing file"
 echo notadb >"$IT_TMP/text.db"

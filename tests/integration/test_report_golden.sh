@@ -58,9 +58,9 @@ PY
 check() { # golden file, riot arguments...
 	local want=$1
 	shift
-	"$RIOT" "$@" >got 2>err || fail "riot $*: $(cat err)"
-	[ ! -s err ] || fail "riot $* wrote to stderr: $(cat err)"
-	diff -u "$G/$want" got >diff || fail "riot $* differs from $want: $(head -n 30 diff)"
+	"$RIOT" "$@" >./got 2>./err || fail "riot $*: $(cat ./err)"
+	[ ! -s ./err ] || fail "riot $* wrote to stderr: $(cat ./err)"
+	diff -u "$G/$want" ./got >./diff || fail "riot $* differs from $want: $(head -n 30 diff)"
 }
 check report.show.txt report show r.db
 check report.show.json report show r.db --json

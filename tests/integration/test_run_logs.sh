@@ -10,7 +10,7 @@ export TMPDIR=$IT_TMP/tmp
 printf '#!/bin/sh\necho "riot-run-logs: the failing line"\nexit 1\n' >"$IT_TMP/t/test_riotfake_fail"
 printf '#!/bin/sh\necho "riot-run-logs: passing"\n' >"$IT_TMP/t/test_riotfake_pass"
 chmod +x "$IT_TMP/t"/test_*
-out=$(TESTS=$IT_TMP/t TEST_ONLY=unit/test_riotfake UNIT_ONLY=1 CI= bash "$IT_DIR/../run.sh" 2>&1) &&
+out=$(TESTS=$IT_TMP/t TEST_ONLY=unit/test_riotfake UNIT_ONLY=1 CI='' bash "$IT_DIR/../run.sh" 2>&1) &&
 	fail "run.sh passed with a failing test: $out"
 [ "$(tail -n 1 <<<"$out")" = "1 passed, 1 failed" ] || fail "run.sh said: $out"
 log=$(sed -n 's/^        log: //p' <<<"$out")
