@@ -20,7 +20,7 @@ const char cmd_anonymize_help[] =
 	"the host, and replays like IN: the same calls, sizes, offsets, times,\n"
 	"results, fds, flags and modes, and the same tree under other names.\n"
 	"\n"
-	"  -o OUT           the anonymised log to write\n"
+	"  -o, --output OUT the anonymised log to write\n"
 	"  --key-file F     the key: every byte of F (at least one). Without it a\n"
 	"                   random key is made and not kept, so names of two runs\n"
 	"                   cannot be matched, not even by you\n"

@@ -545,7 +545,7 @@ static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': fputs(cmd_capture_help, stdout); return -1;
-	default: return riot_usage("unknown option");
+	default: return riot_usage("bad option");
 	}
 }
 
@@ -579,10 +579,11 @@ static int parse_args(int argc, char **argv, struct capture_opts *o,
 		enable_sys(o, s);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:p:ad:qh", long_opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return riot_usage("bad or incomplete option '%s'",
-					  argv[optind - 1]);
+	while ((c = getopt_long(argc, argv, "+:o:p:ad:qh", long_opts, NULL)) != -1) {
+		if (c == ':')
+			return riot_usage("option '%s' requires an argument", argv[optind - 1]);
+		if (c == '?')
+			return riot_usage("bad option '%s'", argv[optind - 1]);
 		rc = parse_one(o, c, b, &targets);
 		if (rc)
 			return rc;

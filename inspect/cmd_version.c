@@ -119,7 +119,7 @@ int cmd_version(int argc, char **argv, void (*probe)(struct version_capture *vc)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c != 'j')
-			return riot_usage("unknown option");
+			return riot_usage("bad option");
 		as_json = true;
 	}
 	if (optind != argc)

@@ -116,7 +116,7 @@ static int parse_args(int argc, char **argv, struct init_args *a)
 						  RIOT_SHARD_MAX, optarg);
 			break;
 		default:
-			return riot_usage("unknown option");
+			return riot_usage("bad option");
 		}
 	}
 	if (argc - optind < 1)
