@@ -46,7 +46,7 @@ const char cmd_anonymize_help[] =
 	"writes fill bytes of the recorded size). The header loses the host\n"
 	"name, the command line and the target; the devices section (capture\n"
 	"--block) loses its notes. What stays visible (sizes, times, the tree's\n"
-	"shape) is a fingerprint: see README, \"Anonymised logs\".\n"
+	"shape) is a fingerprint: see docs/anonymize.md.\n"
 	"\n"
 	"A log cut short (a killed capture) gives a copy cut short at the same\n"
 	"record. Records of types a newer riot wrote are left out and counted.\n"
