@@ -1,13 +1,19 @@
-# riot: one static binary from Debian's packages.
-#   make            build ./riot (says which packages are missing: `make deps`)
+# riot: one static binary.
+#   make            build ./riot where the tools (cc, clang, bpftool,
+#                   llvm-strip, pkg-config) and the libraries' headers and
+#                   pkg-config files are (it names what is missing)
+#   make deps       install those on Debian (as root)
 #   make deps-test  also what the tests, the demo and the benchmarks need
 #   make deps-bench also the benchmarks' PostgreSQL (make bench runs it)
-#   make check      build, then run every test (unit, integration, fuzz)
+#   make test-unit  the tests that need neither root nor BPF, in seconds
+#   make check      build, then run every test (unit, integration, fuzz,
+#                   shellcheck, the kernel matrix); make test is make check
 #   make asan       build with ASan+UBSan into build/asan and run the tests
 #   make fuzz       run the fuzz targets (FUZZ_SECONDS each, default 60)
 #   make bench      benchmarks/ (riot against its peers)
 #   make demo       the main job on the bundled workload
 #   make install    PREFIX=/usr/local
+#   make clean      remove $(BUILD) (default build/) and the binaries
 #   make ARCH=arm64 cross-build ./riot-arm64 and the tools (build/arm64)
 #   V=1             show full commands
 .DELETE_ON_ERROR:
@@ -53,6 +59,8 @@ AR        := $(CROSS)ar
 endif
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
+LLVM_STRIP ?= llvm-strip
+PKG_CONFIG ?= pkg-config
 
 ifeq ($(V),1)
 Q :=
@@ -62,36 +70,52 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# Debian packages: DEB_BUILD to build riot (`make deps`); DEB_TEST also
-# for the tests, the fuzzers, the demo and the benchmarks (`make deps-test`:
-# peers to measure against, file systems to replay onto, a browser for the
-# HTML report, the fleet engines the examples/ recipes run on). README
-# lists both.
+# What the build needs, by the names any distribution knows: the tools
+# (PATH) and the libraries' pkg-config modules, whose --cflags and
+# --static --libs the build uses. A cross build reads ARCH's modules
+# (Debian's multiarch directory; PKG_CONFIG_LIBDIR given on the command
+# line wins).
+BUILD_TOOLS = $(firstword $(CC)) $(CLANG) $(BPFTOOL) $(LLVM_STRIP) $(PKG_CONFIG) \
+	$(if $(STATIC),file)
+PC_MODS   := libbpf libelf zlib libzstd liburing sqlite3
+ifneq ($(CROSS),)
+PKG_CONFIG_LIBDIR ?= /usr/lib/$(GNU_$(ARCH))/pkgconfig:/usr/share/pkgconfig
+export PKG_CONFIG_LIBDIR
+endif
+PC_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_MODS) 2>/dev/null)
+PC_LIBS   = $(shell $(PKG_CONFIG) --static --libs $(PC_MODS) 2>/dev/null)
+
+# Debian packages, only for the deps targets: DEB_BUILD to build riot
+# (`make deps`); DEB_TEST also for the tests, the fuzzers, the demo and
+# the benchmarks (`make deps-test`: peers to measure against, file
+# systems to replay onto, a browser for the HTML report, shellcheck, the
+# fleet engines the examples/ recipes run on).
+# README lists both.
 # Packages are asked for in the build machine's architecture: with
 # arm64's -dev packages beside them (multiarch, for make kernels), a
 # bare name answers for both.
-DEB_QUAL  := $(addprefix :,$(shell dpkg --print-architecture 2>/dev/null))
-DEB_BUILD := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
+DEB_QUAL   = $(addprefix :,$(shell dpkg --print-architecture 2>/dev/null))
+DEB_BUILD := clang llvm bpftool pkg-config libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
 	liburing-dev libsqlite3-dev file
 # A cross build takes the compiler and C library for ARCH, and the
 # libraries' packages of ARCH (dpkg --add-architecture; Multi-Arch, they sit
 # beside the build machine's).
 ifneq ($(CROSS),)
-DEB_BUILD := clang llvm bpftool file gcc-$(subst _,-,$(GNU_$(ARCH))) \
+DEB_BUILD := clang llvm bpftool pkg-config file gcc-$(subst _,-,$(GNU_$(ARCH))) \
 	libc6-dev-$(DEB_$(ARCH))-cross $(addsuffix :$(DEB_$(ARCH)),libbpf-dev \
 	libelf-dev zlib1g-dev libzstd-dev liburing-dev libsqlite3-dev)
 endif
 DEB_TEST  := python3 sqlite3 libclang-rt-14-dev bsdutils e2fsprogs xfsprogs btrfs-progs \
-	tar git strace fio bpftrace linux-perf chromium slurm-wlm munge openssh-server \
-	python3-yaml
+	tar git strace fio bpftrace linux-perf chromium shellcheck slurm-wlm munge \
+	openssh-server python3-yaml
 # for the benchmarks only: a PostgreSQL server and pgbench, rsync
 DEB_BENCH := postgresql-15 rsync
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -I$(BUILD) -I. \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -I$(BUILD) -I. $(PC_CFLAGS) \
 	-DRIOT_VERSION='"$(VERSION)"' -D_GNU_SOURCE
-LIBS      := -lbpf -lelf -lz -lzstd -luring -lsqlite3 -lpthread -lm -ldl
+LIBS       = $(PC_LIBS) -lpthread -lm -ldl
 STATIC    ?= -static
 # Static links print glibc's note that SQLite's (unused) extension loader
 # calls dlopen; it is the only linker output we hide.
@@ -115,14 +139,15 @@ DEPFLAGS  := -MMD -MP
 
 # The tests, fuzzers, benchmarks and the demo run what they build: not
 # from a cross build (copy ./riot-ARCH and build/ARCH/bin to the machine).
-NATIVE_ONLY := check asan fuzz bench demo deps-test deps-bench kernels deps-kernels
+NATIVE_ONLY := check test test-unit asan fuzz bench demo deps-test deps-bench kernels deps-kernels
 ifneq ($(CROSS),)
 ifneq ($(filter $(NATIVE_ONLY),$(MAKECMDGOALS)),)
 $(error make $(filter $(NATIVE_ONLY),$(MAKECMDGOALS)): not with ARCH=$(ARCH), a cross build)
 endif
 endif
 
-.PHONY: kernels deps-kernels all deps deps-test deps-bench have-deps check test asan fuzz bench demo install clean tools
+.PHONY: kernels deps-kernels all deps deps-test deps-bench have-deps check test test-unit asan \
+	fuzz bench demo install clean tools
 all: $(RIOT_BIN) tools
 
 # Installs what is missing of the packages given, and does nothing when all
@@ -151,14 +176,15 @@ ifneq ($(CROSS),)
 endif
 	$(call install_missing,$(DEB_BUILD))
 
-# Plain `make` installs nothing: it stops early, naming what is missing.
+# Plain `make` installs nothing and asks no package manager: it stops
+# early, naming the tools and pkg-config modules that are missing.
 have-deps:
-	@missing=""; for p in $(DEB_BUILD); do \
-		{ dpkg-query -W -f='$${Status}' $$(case $$p in *:*) echo $$p;; *) echo $$p$(DEB_QUAL);; esac) 2>/dev/null || \
-			dpkg-query -W -f='$${Status}' $$p 2>/dev/null; } | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
+	@missing=""; for t in $(BUILD_TOOLS); do \
+		command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	for m in $(PC_MODS); do \
+		$(PKG_CONFIG) --exists $$m 2>/dev/null || missing="$$missing $$m.pc"; done; \
 	if [ -n "$$missing" ]; then \
-		echo "make: missing packages:$$missing; run 'make deps' (as root) first" >&2; exit 1; fi
+		echo "make: missing:$$missing; install them (on Debian: make deps, as root)" >&2; exit 1; fi
 
 # After deps: two apt-get runs at once would fight over dpkg's lock.
 deps-test: deps
@@ -198,10 +224,10 @@ $(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
 		echo ';'; } > $@
 
-# `riot version` names the liburing package built against. Asked when
-# cmd_version.o is compiled, not when make starts: on a fresh machine `make
-# deps` installs the package in between.
-URING_VER = $(shell dpkg-query -W -f='$${Version}' liburing-dev:$(DEB_$(ARCH)) 2>/dev/null)
+# `riot version` names the liburing built against, as its pkg-config
+# module says. Asked when cmd_version.o is compiled, not when make starts:
+# on a fresh machine `make deps` installs it in between.
+URING_VER = $(shell $(PKG_CONFIG) --modversion liburing 2>/dev/null)
 $(BUILD)/obj/inspect/cmd_version.o: ALL_CFLAGS += -DRIOT_LIBURING_VERSION='"$(URING_VER)"'
 
 # BPF: compiled against the committed bpf/ARCH/vmlinux.h (the kernel's
@@ -225,7 +251,7 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) bpf/$(ARCH)/vmlinux.h bpf/sysc
 	$(call msg,BPF,$<)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		-Wno-unused-function -I bpf/$(ARCH) -I bpf -I $(BUILD) -c $< -o $@
-	$(Q)llvm-strip -g $@
+	$(Q)$(LLVM_STRIP) -g $@
 
 $(BUILD)/syscall_nr.h: bpf/syscalls.def scripts/gen-syscall-nr.sh | $(BUILD)
 	$(call msg,GEN,$@)
@@ -270,6 +296,16 @@ check: deps-test
 	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin TESTS=$(CURDIR)/$(BUILD)/tests \
 		FUZZ_SECONDS=$${FUZZ_SECONDS:-20} MAKE_FUZZ="$(MAKE) --no-print-directory fuzz" \
 		MAKE_KERNELS="$(MAKE) --no-print-directory kernels" bash tests/run.sh
+
+# make test is make check: every test.
+test: check
+
+# The tests that need neither root nor BPF (tests/unit, and the
+# integration tests marked "# test-unit: ..."): installs nothing, runs as
+# any user.
+test-unit: all
+	$(Q)RIOT=$(CURDIR)/riot BIN=$(CURDIR)/$(BUILD)/bin TESTS=$(CURDIR)/$(BUILD)/tests \
+		UNIT_ONLY=1 bash tests/run.sh
 
 asan: deps-test
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan STATIC= CFLAGS="$(ASAN_FLAGS)" \
@@ -336,5 +372,7 @@ demo: deps-test
 install: $(RIOT_BIN)
 	install -D -m 0755 $(RIOT_BIN) $(DESTDIR)$(PREFIX)/bin/riot
 
+# $(BUILD) only (make clean BUILD=build/asan), or the default build/,
+# which holds the cross builds' and ASan's trees too, with the binaries.
 clean:
-	rm -rf build riot riot-x86 riot-arm64
+	rm -rf $(BUILD) $(if $(filter build,$(BUILD)),riot riot-x86 riot-arm64,$(if $(CROSS),$(RIOT_BIN)))

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # benchmarks/_lib.sh: what the benchmark scripts share; sourced, never run
 # by itself (benchmarks/run.sh runs [a-z]*.sh).
 
@@ -78,6 +79,7 @@ files_of() { (cd "$1" && find . -type f | sort | head -n "$2"); }
 # or fails to make the database.
 programs_inputs() {
 	local i p
+	: "${in:?the sourcing script names the inputs directory, in}"
 	for p in rsync git sqlite3 fio; do
 		[[ " $PROGRAMS " != *" ${p%3} "* ]] || command -v "$p" >/dev/null ||
 			programs_drop "${p%3}" "no $p here (make deps-test, make deps-bench)"
@@ -138,6 +140,8 @@ programs_prepare() {
 # PostgreSQL server from its start to its stop around pgbench (4 clients,
 # 2 threads, PG_LOAD).
 programs_cmd() {
+	# cmd is this function's answer, run by its caller
+	# shellcheck disable=SC2034
 	case $1 in
 	tar) cmd=(tar -xf "$in/tree.tar" -C "$2") ;;
 	cp) cmd=(cp -a "$in/tree" "$2/copy") ;;

@@ -115,7 +115,7 @@ prog_time() {
 	local id
 	id=$(max_prog_id)
 	"$@" sh -c "'$BIN/sysloop' $mode $N '$target' >/dev/null; bpftool prog show -j >'$work/progs.json'"
-	prog_cost "$progs" "$id" "$work/progs.json"
+	prog_cost "${progs:?}" "$id" "$work/progs.json"
 }
 for mode in pread openclose stat; do
 	floor=$(progs=floor_enter,floor_exit prog_time "$BIN/bpf_floor" --)

@@ -3,7 +3,7 @@
 # distinct paths. genlog (--shape paths) writes logs of 1M paths of 210
 # bytes and 4M paths of 60 bytes (failed stats, so init makes no files);
 # each command runs under /usr/bin/time -v and its maximum resident set is
-# printed, in MiB and as (RSS - 64 MiB) / path text: README promises at
+# printed, in MiB and as (RSS - 64 MiB) / path text: docs/limits.md promises at
 # most 1.5. Path text counts each distinct path with its NUL. The 4M log
 # stays under the 256 MiB of path text every reader refuses beyond.
 # Environment: RIOT, BIN (genlog), PATHS_LOGS ("N:BYTES ..." to measure,

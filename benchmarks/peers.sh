@@ -46,25 +46,30 @@ sub() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a" || a == ""
 
 # ---- capture ----
 
-loop() { echo "$BIN/sysloop $1 $2 $target"; }
-run_untraced() { $(loop "$1" "$N") | ns_of; }
+# loop MODE N: the command of N calls of MODE, in the array loop_cmd
+loop() { loop_cmd=("$BIN/sysloop" "$1" "$2" "$target"); }
+run_untraced() { loop "$1" "$N"; "${loop_cmd[@]}" | ns_of; }
 run_riot() {
-	$(loop "$1" "$N") >/dev/null 2>&1	# warm the file
-	"$RIOT" capture -o "$work/riot-$1.riot" -- $(loop "$1" "$N") 2>"$work/riot-$1.sum" | ns_of
+	loop "$1" "$N"
+	"${loop_cmd[@]}" >/dev/null 2>&1	# warm the file
+	"$RIOT" capture -o "$work/riot-$1.riot" -- "${loop_cmd[@]}" 2>"$work/riot-$1.sum" | ns_of
 }
 run_bpftrace() {
 	have bpftrace || return 0
-	bpftrace -o "$work/bt.out" -c "$(loop "$1" "$N")" "$here/peers.bt" >"$work/bt.stdout" 2>&1 || return 0
+	loop "$1" "$N"
+	bpftrace -o "$work/bt.out" -c "${loop_cmd[*]}" "$here/peers.bt" >"$work/bt.stdout" 2>&1 || return 0
 	ns_of "$work/bt.stdout" "$work/bt.out"
 	grep -h '^Lost [0-9]* events' "$work/bt.out" | awk '{s += $2} END {print s + 0}' >>"$work/bt-lost-$1"
 }
 run_perf() {
 	have perf || return 0
-	perf trace -o "$work/perf.out" -- $(loop "$1" "$NSLOW") 2>/dev/null | ns_of
+	loop "$1" "$NSLOW"
+	perf trace -o "$work/perf.out" -- "${loop_cmd[@]}" 2>/dev/null | ns_of
 }
 run_strace() {
 	have strace || return 0
-	strace -f -ttt -T -yy -o "$work/strace-$1.txt" $(loop "$1" "$NSLOW") | ns_of
+	loop "$1" "$NSLOW"
+	strace -f -ttt -T -yy -o "$work/strace-$1.txt" "${loop_cmd[@]}" | ns_of
 }
 
 tools=(untraced riot bpftrace perf strace)

@@ -28,5 +28,7 @@ for line in open(sys.argv[1]):
             pass
 print(json.dumps(out, indent=1, sort_keys=True))
 PY
-echo; echo "figures written to bench-results.json"
+python3 "$here/tables.py" bench-results.json --update "$here/README.md" \
+	--note "make bench on $(uname -r), $(nproc) CPUs, $(date -u +%F)." || status=1
+echo; echo "figures written to bench-results.json, their tables to benchmarks/README.md"
 exit $status

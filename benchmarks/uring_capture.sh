@@ -42,7 +42,9 @@ printf 'fio io_uring randread 4k, iodepth %d, tmpfs, median of %d: untraced %s I
 	"$IODEPTH" "$ROUNDS" "$p" "$(spread "$work/plain")" "$t" "$(spread "$work/traced")" "$add" \
 	"$(awk -v p="$p" -v t="$t" 'BEGIN {print p / t}')"
 if [ -n "${BENCH_OUT:-}" ]; then
-	echo "uring_capture_ns_per_request $add" >>"$BENCH_OUT"
-	echo "uring_capture_iops_untraced $p" >>"$BENCH_OUT"
-	echo "uring_capture_iops_traced $t" >>"$BENCH_OUT"
+	{
+		echo "uring_capture_ns_per_request $add"
+		echo "uring_capture_iops_untraced $p"
+		echo "uring_capture_iops_traced $t"
+	} >>"$BENCH_OUT"
 fi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bpf/block.bpf.c: what reached the block devices under a replay root or a
- * capture's files (README: "What the storage saw").
+ * capture's files (docs/reports.md: "What the storage saw").
  *
  * block_rq_issue and block_rq_complete, as BTF tracepoints so the request
  * itself pairs issue with completion. A request belongs to the partition

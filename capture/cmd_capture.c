@@ -114,7 +114,7 @@ const char cmd_capture_help[] =
 "      --nice N        riot's own nice value while it records (default -10,\n"
 "                      so a busy host cannot starve it into losing events;\n"
 "                      the traced command keeps its own); 0: left as is\n"
-"      --zstd-level N  compression level of the log blocks (default 3)\n"
+"      --zstd-level N  compression level of the log blocks, 1 to 19 (default 3)\n"
 "      --block         also record what reached the block devices of the\n"
 "                      --path PREFIX's filesystem (else the current\n"
 "                      directory's): requests, bytes, latency, queue depth,\n"
@@ -141,7 +141,12 @@ const char cmd_capture_help[] =
 "io_submit) with entry time, duration,\n"
 "pid, tid, return value, arguments and paths (up to 4096 bytes, flagged\n"
 "when cut); at open the file's size, type, inode, device and whether the\n"
-"open created it; for stat calls the size and type returned. At the start\n"
+"open created it; for stat calls the size and type returned. The requests\n"
+"of io_uring rings and AIO contexts are records of their own\n"
+"(io_uring:read, aio:pwrite, ...: fd, offset, length, submission and\n"
+"completion), as are the pages read and dirtied through file mappings\n"
+"(mmap:read, mmap:write), where the kernel has the tracepoints (riot\n"
+"capture --check). At the start\n"
 "the cwd and open fds of each traced process (every process with -a).\n"
 "Anonymous mmap, mremap and madvise are not recorded. Records are logged\n"
 "in the order the calls completed (exit time), after the start state.\n"
@@ -552,7 +557,7 @@ static int parse_one(struct capture_opts *o, int c, struct opt_bufs *b,
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': fputs(cmd_capture_help, stdout); return -1;
-	default: return riot_usage("unknown option");
+	default: return riot_usage("bad option");
 	}
 }
 
@@ -586,10 +591,11 @@ static int parse_args(int argc, char **argv, struct capture_opts *o,
 		enable_sys(o, s);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:p:ad:qh", long_opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return riot_usage("bad or incomplete option '%s'",
-					  argv[optind - 1]);
+	while ((c = getopt_long(argc, argv, "+:o:p:ad:qh", long_opts, NULL)) != -1) {
+		if (c == ':')
+			return riot_usage("option '%s' requires an argument", argv[optind - 1]);
+		if (c == '?')
+			return riot_usage("bad option '%s'", argv[optind - 1]);
 		rc = parse_one(o, c, b, &targets);
 		if (rc)
 			return rc;

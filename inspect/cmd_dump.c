@@ -32,11 +32,12 @@ const char cmd_dump_help[] =
 	"openat and openat2 and of fds found open (O_RDWR|O_CREAT|O_CLOEXEC),\n"
 	"ftype_name beside a file type (S_IFREG).\n"
 	"\n"
-	"  --format F   text (default), csv (one header row, fixed columns) or\n"
-	"               jsonl (one JSON object per line)\n"
-	"  --type T,... only records of these types: syscall, proc, snap_proc,\n"
-	"               snap_fd, drop, string (all are read: paths still resolve)\n"
-	"  --limit N    stop after N records shown\n";
+	"  -f, --format F   text (default), csv (one header row, fixed columns)\n"
+	"                   or jsonl (one JSON object per line)\n"
+	"      --type T,... only records of these types: syscall, proc,\n"
+	"                   snap_proc, snap_fd, drop, string (all are read:\n"
+	"                   paths still resolve)\n"
+	"  -n, --limit N    stop after N records shown\n";
 
 static const char *const type_names[RIOT_REC_TYPE_MAX] = {
 	[RIOT_REC_STRING] = "string", [RIOT_REC_SYSCALL] = "syscall", [RIOT_REC_PROC] = "proc",
@@ -335,7 +336,7 @@ int cmd_dump(int argc, char **argv)
 						  "drop or string, comma-separated");
 			break;
 		default:
-			return riot_usage("unknown option");
+			return riot_usage("bad option");
 		}
 	}
 	rd = inspect_open_logs(argc, argv, &logs, &c);

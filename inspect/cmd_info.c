@@ -329,7 +329,7 @@ int cmd_info(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c != 'j')
-			return riot_usage("unknown option");
+			return riot_usage("bad option");
 		as_json = true;
 	}
 	rd = inspect_open_logs(argc, argv, &logs, &c);

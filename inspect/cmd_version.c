@@ -82,8 +82,8 @@ static void probe_kernel(struct kernel_features *k)
 	k->uring_ops = probe_uring(&k->uring_last_op, &k->uring_engine_ops);
 }
 
-/* The liburing riot was built with: the package's version, or the
- * library's own when the build could not ask the package manager. */
+/* The liburing riot was built with: its pkg-config module's version, or
+ * the header's own when the build could not ask pkg-config. */
 static const char *liburing_version(void)
 {
 #ifdef IO_URING_VERSION_MAJOR
@@ -119,7 +119,7 @@ int cmd_version(int argc, char **argv, void (*probe)(struct version_capture *vc)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c != 'j')
-			return riot_usage("unknown option");
+			return riot_usage("bad option");
 		as_json = true;
 	}
 	if (optind != argc)

@@ -44,7 +44,7 @@ const char cmd_init_help[] =
 	"                      marker as DIR; when the workload made PREFIX, DIR2's\n"
 	"                      parent gets them and DIR2 is made or removed as the\n"
 	"                      log says)\n"
-	"  --threads N         file-writing threads (default: CPUs, 2 to 8)\n"
+	"  --threads N         file-writing threads, 1 to 8 (default: CPUs, 2 to 8)\n"
 	"  --seed N            mixed into the content of every file (default 0)\n"
 	"  --shard K/N         only shard K (0 to N-1) of N: every directory, and\n"
 	"                      the files and symlinks (and stale paths to remove)\n"
@@ -99,8 +99,8 @@ static int parse_args(int argc, char **argv, struct init_args *a)
 				return rc;
 			break;
 		case 't':
-			if (riot_parse_u64(optarg, &v) < 0 || v == 0 || v > 64)
-				return riot_usage("--threads wants 1 to 64");
+			if (riot_parse_u64(optarg, &v) < 0 || v == 0 || v > INIT_MAX_THREADS)
+				return riot_usage("--threads wants 1 to %d", INIT_MAX_THREADS);
 			a->o.threads = (unsigned)v;
 			break;
 		case 's':
@@ -116,7 +116,7 @@ static int parse_args(int argc, char **argv, struct init_args *a)
 						  RIOT_SHARD_MAX, optarg);
 			break;
 		default:
-			return riot_usage("unknown option");
+			return riot_usage("bad option");
 		}
 	}
 	if (argc - optind < 1)

@@ -259,7 +259,7 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 		return riot_parse_wall_time(arg, &a->start_at_ns) < 0 ?
 			riot_usage("--start-at wants an RFC 3339 time with its zone "
 				   "(2026-12-03T16:00:00Z) or Unix seconds, got '%s'", arg) : 0;
-	default: return riot_usage("unknown option");
+	default: return riot_usage("bad option");
 	}
 }
 

@@ -33,7 +33,6 @@
  * pages: init does the same, so a replay's overwrites cost what they did
  * for the captured program, not what init's write size makes them. */
 #define INIT_WRITE 4096u
-#define INIT_MAX_THREADS 8
 
 static const char *const skip_names[INIT_SKIP_COUNT] = {
 	[INIT_SKIP_PSEUDO] = "pseudo",

@@ -157,8 +157,12 @@ struct init_entry {
 				 * directory, 0644 for a file */
 };
 
+/* The most file-creation threads init runs (--threads). */
+#define INIT_MAX_THREADS 8
+
 struct init_opts {
-	unsigned threads;	/* file-creation threads; 0: online CPUs, 2..8 */
+	unsigned threads;	/* file-creation threads, 1..INIT_MAX_THREADS; 0:
+				 * online CPUs, 2..INIT_MAX_THREADS */
 	uint64_t seed;		/* mixed into every file's fill seed */
 	bool progress;		/* a progress bar on stderr (caller checks
 				 * isatty) */

@@ -242,7 +242,7 @@ int cmd_compare(int argc, char **argv)
 		else if (c == 'H')
 			html = optarg;
 		else
-			return riot_usage("unknown option");
+			return riot_usage("bad option");
 	}
 	if (argc - optind < 1)
 		return riot_usage("needs a report database");

@@ -353,7 +353,7 @@ int cmd_report(int argc, char **argv)
 			ra.raw = true;
 			break;
 		default:
-			return riot_usage("unknown option");
+			return riot_usage("bad option");
 		}
 	}
 	if (argc - optind < 1)

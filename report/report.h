@@ -10,7 +10,7 @@
  * errnos, and with the run's duration in seconds (the timeline), never with
  * the number of operations.
  *
- * Rules the numbers follow (README: "Reports"):
+ * Rules the numbers follow (docs/reports.md):
  * - bytes come from ret of successful calls: the data_read class counts
  *   them as read, data_write as written, data_copy as both (the rules of
  *   `riot info`); truncate, ftruncate and fallocate return 0 and add none.

@@ -223,8 +223,8 @@ CREATE TABLE syscall_names (
 
 -- Added in version 3; an older report is upgraded by running every
 -- statement from the next line on (so they say IF NOT EXISTS).
--- What reached the block devices during a run (README: "What the storage
--- saw"): block_rq_issue to block_rq_complete, counted at completion as
+-- What reached the block devices during a run (docs/reports.md: "What the
+-- storage saw"): block_rq_issue to block_rq_complete, counted at completion as
 -- /sys/block/<dev>/stat counts. A loop device is counted at the loop
 -- device; a device-mapper or md device at its members. Every request to
 -- the device in the window counts, whoever sent it.

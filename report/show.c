@@ -470,7 +470,7 @@ int report_show(int argc, char **argv)
 			sa.html = optarg;
 			break;
 		default:
-			return riot_usage("unknown option");
+			return riot_usage("bad option");
 		}
 	}
 	if (argc - optind != 1)

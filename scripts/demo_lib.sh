@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # scripts/demo_lib.sh: sourced by the demo scripts.
 
 # step TEXT: a heading, in bold on a terminal only: into a file or a pipe

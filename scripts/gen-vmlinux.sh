@@ -50,7 +50,9 @@ u32() { od -An -t u4 --endian=little -j "$2" -N 4 "$1" | tr -d ' '; }
 # file) and the sections it describes.
 cut_btf() {
 	size=$(wc -c <"$1")
-	for at in $(LC_ALL=C grep -obUaP '\x9f\xeb\x01\x00\x18\x00\x00\x00' "$1" | cut -d: -f1); do
+	# byte offsets of the BTF magic with a 24-byte header: numbers, one per word
+	offsets=$(LC_ALL=C grep -obUaP '\x9f\xeb\x01\x00\x18\x00\x00\x00' "$1" | cut -d: -f1)
+	for at in $offsets; do
 		type_off=$(u32 "$1" $((at + 8)))
 		type_len=$(u32 "$1" $((at + 12)))
 		str_off=$(u32 "$1" $((at + 16)))

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # scripts/loopfs.sh: fresh filesystems on loop devices, for scripts that
 # compare filesystems (sourced, never run by itself). Needs root.
 #

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/integration/lib.sh: sourced by the capture integration tests.
 #
 # A test exits 0 (pass), 1 (fail) or 77 (skip). Capture needs root and BPF;

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/integration/replay_lib.sh: helpers of the replay tests, sourced after
 # lib.sh. RIOT, BIN and IT_TMP come from there.
 

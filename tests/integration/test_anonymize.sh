@@ -237,7 +237,8 @@ done
 tokens a1.riot >"$T/a1.tokens"
 [ "$(wc -l <"$T/a1.tokens")" -gt 20 ] || fail "too few names in the copy"
 for p in "a1 a2" "a1 r1" "r1 r2"; do
-	set -- $p
+	read -r a b <<<"$p"
+	set -- "$a" "$b"
 	[ -z "$(comm -12 "$T/$1.tokens" "$T/$2.tokens")" ] || fail "$1 and $2 share names"
 	[ "$(wc -l <"$T/$1.tokens")" = "$(wc -l <"$T/$2.tokens")" ] || fail "$1 and $2: other counts of names"
 done

@@ -12,6 +12,7 @@
 # names has one name in the copy; `riot init` of the original and of the
 # copy make trees of one shape (dirs, files, sizes, links and where they
 # lead). Needs no root.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 
 head -c 32 /dev/zero >"$IT_TMP/key"

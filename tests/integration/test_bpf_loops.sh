@@ -4,6 +4,7 @@
 # "back-edge from insn N to N+1"); the Makefile keeps clang's block
 # placement off for it. The checker itself must find such a loop in a
 # program made to have one.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$IT_DIR/../.." && pwd)
 objs=("$top"/build/*.bpf.o)

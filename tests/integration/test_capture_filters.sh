@@ -78,7 +78,7 @@ grep -qx '  filtered   [0-9]* (outside --path; [1-9][0-9]* of them in the kernel
 	fail "--path (UTF-8): nothing filtered in the kernel: $(grep filtered "$IT_TMP/cap.err")"
 
 # ---- --ops: only these syscalls, the rest never leaves the kernel ----
-CAP_ARGS=(--ops pread64,close)
+CAP_ARGS=(--ops "pread64,close")
 capture_workload paths
 check_trace <<'PY'
 # Without the opens (and the dup), each fd is introduced at its first

@@ -12,7 +12,7 @@ command -v script >/dev/null || fail "script (bsdutils) is missing"
 has_controls() { LC_ALL=C grep -q $'[\r\033]' "$1"; }
 
 # -p into a file: the line saying what is recorded, then the summary
-sleep 60 </dev/null >/dev/null 2>&1 &
+sleep 60 >/dev/null 2>&1 &
 SPID=$!
 IT_PIDS+=("$SPID")
 "$RIOT" capture -p "$SPID" -d 0.5 -o "$IT_TMP/p.riot" >"$IT_TMP/p.out" 2>"$IT_TMP/p.err" ||

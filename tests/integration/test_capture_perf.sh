@@ -37,7 +37,7 @@ tar -cf "$IT_TMP/a.tar" -C "$IT_TMP" src || fail "tar -cf"
 # Each op by its tracepoint (test_syscalls_tracefs.sh: every row has one).
 ops=()
 events=()
-while read -r op nr ev; do
+while read -r op _ ev; do
 	[ -d "$TP/sys_enter_$ev" ] || fail "$op: no tracepoint sys_enter_$ev"
 	ops+=("$op=$ev")
 	events+=(-e "syscalls:sys_enter_$ev")

@@ -21,9 +21,9 @@ CG=$cg_root/system.slice/$UNIT.service
 mkdir "$CG" || fail "cannot create cgroup $CG"
 cleanup_cg() {
 	local p
-	for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do
+	while read -r p; do
 		echo "$p" >"$cg_root/cgroup.procs" 2>/dev/null
-	done
+	done < <(cat "$CG/cgroup.procs" 2>/dev/null)
 	rmdir "$CG" 2>/dev/null
 	[ -z "$made_slice" ] || rmdir "$made_slice" 2>/dev/null
 	it_cleanup

@@ -15,13 +15,14 @@ mkdir -p "$W"
 for v in "" --sqthread_poll=1 --registerfiles=1 --fixedbufs=1 "--sqthread_poll=1 --comm"; do
 	name=plain${v//[-=_ ]/}
 	LOG=$IT_TMP/$name.riot
-	comm=()
+	comm=() opts=()
 	if [ "${v#* }" = --comm ]; then
 		v=${v% *}
 		comm=(--comm fio)
 	fi
+	[ -z "$v" ] || opts=("$v")
 	"$RIOT" capture -q -o "$LOG" "${comm[@]}" -- fio --name=job --filename="$W/$name.dat" --size=1M --bs=4k \
-		--ioengine=io_uring --rw=randrw --iodepth=8 --randseed=7 $v \
+		--ioengine=io_uring --rw=randrw --iodepth=8 --randseed=7 "${opts[@]}" \
 		--output-format=json --output="$IT_TMP/$name.json" >/dev/null 2>"$IT_TMP/cap.err" </dev/null ||
 		{ cat "$IT_TMP/cap.err" >&2; fail "riot capture -- fio $v exited $?"; }
 	dump_log "$LOG"

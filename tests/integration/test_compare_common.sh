@@ -9,6 +9,7 @@
 # (the report database's per-syscall rows). Beside a replay of another
 # log without the newfstatat, the newfstatat is left out too; captures
 # compared among themselves keep their stored classes.
+# test-unit: needs neither root nor BPF
 set -u
 : "${RIOT:?RIOT must name the riot binary}" "${BIN:?BIN must name the test tools directory}"
 T=$(mktemp -d /tmp/riot-compare-common.XXXXXX) || exit 1

@@ -6,6 +6,7 @@
 # null ratios. A generated log (replay_gen order: reads, writes and
 # metadata calls across threads) is replayed in full, so the captured and
 # replayed counts are equal and known.
+# test-unit: needs neither root nor BPF
 set -u
 : "${RIOT:?RIOT must name the riot binary}" "${BIN:?BIN must name the test tools directory}"
 T=$(mktemp -d /tmp/riot-fidelity-it.XXXXXX) || exit 1
@@ -77,7 +78,8 @@ sed -n '/^fidelity of rep against cap /,$p' "$T/cmp.txt" >"$T/fid.txt"
 grep -Eq '^  class +captured +replayed +cap time +rep time +ratio +cap p50 +rep p50 +ratio$' "$T/fid.txt" ||
 	fail "no class table: $(cat "$T/fid.txt")"
 for row in "data_read 66 66" "data_write 68 68" "metadata 37 37" "all 171 171"; do
-	set -- $row
+	read -r c1 c2 c3 <<<"$row"
+	set -- "$c1" "$c2" "$c3"
 	grep -Eq "^  $1 +$2 +$3 " "$T/fid.txt" || fail "no row '$row': $(cat "$T/fid.txt")"
 done
 grep -Eq '^  sync ' "$T/fid.txt" && fail "a row for sync, which neither run has"

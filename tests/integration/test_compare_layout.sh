@@ -7,6 +7,7 @@
 # below, "-" and no winner for a call one run lacks; times in one unit
 # style; fidelity only against the capture of the replay's own log (two
 # captures in one database). Needs no root.
+# test-unit: needs neither root nor BPF
 set -u
 : "${RIOT:?RIOT must name the riot binary}" "${BIN:?BIN must name the test tools directory}"
 T=$(mktemp -d /tmp/riot-compare-layout.XXXXXX) || exit 1

@@ -4,6 +4,7 @@
 # at a sentinel directory, at / and climbing with "..", symlinks planted in
 # the root by an earlier run, ".." in paths, /proc, /sys and /dev paths,
 # paths too long, bytes that are not UTF-8. Needs no privilege.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/test_init_lib.bash"
 

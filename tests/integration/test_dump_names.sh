@@ -5,6 +5,7 @@
 # replay's divergence examples name both errnos; `report show` of a replay
 # as fast as possible prints no issue-delay table (it had no schedule), only
 # the syscalls that diverged, and a paced replay keeps its issue delays.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 
 LOG=$IT_TMP/d.riot

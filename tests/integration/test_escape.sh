@@ -5,6 +5,7 @@
 # init --dry-run and replay's divergence examples print them as \xNN.
 # jsonl keeps /w/\xff and /w/\xc3\xbf apart: the byte that is not UTF-8 is
 # the lone surrogate \udcff, the character U+00FF stays itself.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 T=$IT_TMP

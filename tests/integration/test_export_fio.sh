@@ -2,6 +2,7 @@
 # riot export fio: a known trace (imported from strace text) exported, its
 # tree made by riot init, replayed by fio with both engines; fio must move
 # exactly the bytes the trace moved, at the offsets the log implies.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 command -v fio >/dev/null 2>&1 || unavailable "fio is not installed (make deps)"
 T=$IT_TMP/trace.txt

@@ -3,6 +3,7 @@
 # written: `riot dump`, `riot info` and `riot info --json` print exactly the
 # files beside them, and each log is the one recorded (its SHA-256), so a writer
 # change cannot quietly regenerate them.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 G=$(cd "$IT_DIR/../golden" && pwd)
 cd "$G" || fail "no $G"

@@ -3,6 +3,7 @@
 # strace output, an empty one, strace output without -ttt timestamps)
 # is refused with one line saying what riot expected, exit 1, and no log
 # is written. Needs no privilege.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 
 WANT="expected the output of strace -f -ttt -T -yy -o LOG CMD"

@@ -6,6 +6,7 @@
 # Offsets follow formats/FORMAT.md: the header is 16 bytes + TLV payload +
 # a CRC32; each block has a 32-byte header (payload length at +4, payload
 # CRC at +24, header CRC at +28) and its payload.
+# test-unit: needs neither root nor BPF
 set -u
 : "${RIOT:?}" "${BIN:?}"
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -3,6 +3,7 @@
 # incompressible, no two 4 KiB blocks alike, the same bytes on a re-run,
 # other bytes with another --seed; compress:PCT: shrinks by about PCT %.
 # Needs no privilege.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/test_init_lib.bash"
 
@@ -62,7 +63,7 @@ for n in names:
         sys.exit("%s: atime %d mtime %d ctime %d, want atime %s" %
                  (n, s.st_atime_ns, s.st_mtime_ns, s.st_ctime_ns, want_n))
 PY
-read -r saved distinct total zero <<<"$(props "$IT_TMP/rnd/f/big")"
+read -r saved distinct total _ <<<"$(props "$IT_TMP/rnd/f/big")"
 [ "$saved" -le 0 ] || fail "random data compressed by $saved %"
 [ "$distinct" -eq 1024 ] && [ "$total" -eq 1024 ] || fail "random: $distinct distinct of $total blocks"
 cmp -s "$IT_TMP/rnd/f/odd" "$IT_TMP/rnd/f/twin" && fail "two files of one size have the same bytes"
@@ -76,7 +77,7 @@ init_with "$IT_TMP/seed" --seed 7
 
 for pct in 25 50 75; do
 	init_with "$IT_TMP/c$pct" --fill compress:$pct
-	read -r saved distinct total zero <<<"$(props "$IT_TMP/c$pct/f/big")"
+	read -r saved distinct total _ <<<"$(props "$IT_TMP/c$pct/f/big")"
 	[ "$saved" -ge $((pct - 10)) ] && [ "$saved" -le $((pct + 10)) ] ||
 		fail "compress:$pct saved $saved %"
 	[ "$distinct" -eq 1024 ] || fail "compress:$pct: $distinct distinct of 1024 blocks"

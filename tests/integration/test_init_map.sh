@@ -2,6 +2,7 @@
 # test_init_map: --map sends a captured subtree to another directory, by
 # whole components (/mnt/data never takes /mnt/data10), longest prefix
 # first; each directory gets riot's marker. Needs no privilege.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/test_init_lib.bash"
 

@@ -5,6 +5,7 @@
 # no folder cycle and no header that reaches itself, and every include of a
 # project header is spelled from the top of the tree; the check finds each
 # when a tree has it.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 TOP=$(cd "$IT_DIR/../.." && pwd)
 LAYERS=$TOP/scripts/layers.py

@@ -24,12 +24,37 @@ BENCHP=" $(list DEB_BENCH) "
 [[ "$TEST$BUILD" == *" postgresql-15 "* ]] && fail "postgresql-15 is in DEB_TEST or DEB_BUILD"
 grep -qE '^all: ' "$IT_TMP/db" || fail "no all target"
 grep -qE '^all: (.* )?deps(-test)?( |$)' "$IT_TMP/db" && fail "plain make installs packages (deps)"
-# plain make installs nothing: it names what is missing and stops
-out=$(make -C "$TOP" --no-print-directory have-deps DEB_BUILD="file riot-no-such-package" 2>&1) &&
-	fail "have-deps passed with a package missing"
-[ "$(head -n 1 <<<"$out")" = "make: missing packages: riot-no-such-package; run 'make deps' (as root) first" ] ||
+# plain make installs nothing: it names the tools and pkg-config modules
+# that are missing, and stops
+out=$(make -C "$TOP" --no-print-directory have-deps BUILD_TOOLS="sh riot-no-such-tool" \
+	PC_MODS="zlib riot-no-such-module" 2>&1) && fail "have-deps passed with a module missing"
+[ "$(head -n 1 <<<"$out")" = "make: missing: riot-no-such-tool riot-no-such-module.pc; install them (on Debian: make deps, as root)" ] ||
 	fail "have-deps said: $out"
 make -C "$TOP" --no-print-directory have-deps >/dev/null 2>&1 || fail "have-deps fails with everything installed"
+# ... and never asks Debian's package manager: a build works wherever the
+# headers and pkg-config files are (dpkg here records that it was called)
+mkdir -p "$IT_TMP/nodpkg"
+for c in dpkg dpkg-query apt-get; do
+	printf '#!/bin/sh\necho "$0 $*" >>%s/called\nexit 1\n' "$IT_TMP" >"$IT_TMP/nodpkg/$c"
+	chmod +x "$IT_TMP/nodpkg/$c"
+done
+PATH=$IT_TMP/nodpkg:$PATH make -C "$TOP" --no-print-directory have-deps >/dev/null 2>&1 ||
+	fail "have-deps fails without dpkg"
+PATH=$IT_TMP/nodpkg:$PATH make -C "$TOP" --no-print-directory -n riot tools >/dev/null 2>&1 ||
+	fail "make -n fails without dpkg"
+[ ! -e "$IT_TMP/called" ] || fail "make (no deps target) called: $(cat "$IT_TMP/called")"
+# compiler and linker flags come from pkg-config
+grep -qE '^ALL_CFLAGS = .*\$\(PC_CFLAGS\)' "$IT_TMP/db" || fail "ALL_CFLAGS without pkg-config's --cflags"
+grep -qE '^LIBS = \$\(PC_LIBS\)' "$IT_TMP/db" || fail "LIBS without pkg-config's --libs"
+# make clean removes $(BUILD): the tree it is given, or build/ and the binaries
+[ "$(make -C "$TOP" --no-print-directory -n clean BUILD=/riot-no-such-dir)" = "rm -rf /riot-no-such-dir " ] ||
+	fail "make clean BUILD=...: $(make -C "$TOP" --no-print-directory -n clean BUILD=/riot-no-such-dir)"
+[ "$(make -C "$TOP" --no-print-directory -n clean)" = "rm -rf build riot riot-x86 riot-arm64" ] ||
+	fail "make clean: $(make -C "$TOP" --no-print-directory -n clean)"
+# make test runs the tests (make check); make test-unit the quick ones
+grep -qE '^test: check$' "$IT_TMP/db" || fail "make test is not make check"
+grep -qE '^test-unit: all$' "$IT_TMP/db" || fail "make test-unit does not build first"
+grep -qE '^test-unit: (.* )?deps' "$IT_TMP/db" && fail "make test-unit installs packages"
 # objects depend on the headers they include (dependency files), so a
 # second make after a build compiles nothing
 [ -x "$TOP/riot" ] || fail "no riot built in $TOP"
@@ -59,8 +84,9 @@ fio fio
 bpftrace bpftrace
 perf linux-perf
 chromium chromium
+shellcheck shellcheck
 EOF2
-for pkg in clang bpftool libbpf-dev liburing-dev libsqlite3-dev libzstd-dev; do
+for pkg in clang bpftool pkg-config libbpf-dev liburing-dev libsqlite3-dev libzstd-dev; do
 	[[ "$BUILD" == *" $pkg "* ]] || fail "$pkg is not in DEB_BUILD"
 done
 # README names every package of both lists

@@ -5,6 +5,7 @@
 # replayed with both engines; nothing outside the root is created, changed
 # or read (the outside directory's content, modes and access times are as
 # before), and the pseudo-filesystem paths are counted as skipped.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 [ -x "$BIN/replay_gen" ] || fail "$BIN/replay_gen is missing"

@@ -3,6 +3,7 @@
 # says which is the default; an unknown --engine is a usage error (exit 2)
 # that names the engines; the default engine is the one the summary, the
 # JSON and the report name when --engine is not given.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 "$RIOT" replay --help >"$IT_TMP/help" || fail "riot replay --help exited $?"

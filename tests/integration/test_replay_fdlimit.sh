@@ -5,6 +5,7 @@
 # peaks at 1000. Under `ulimit -n 64` one warning line names 1000 and 64,
 # with init and with --no-init, with both engines; under a limit with room
 # (1064 and more) there is none.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 
 LOG=$IT_TMP/fds.riot

@@ -9,6 +9,7 @@
 # open; a short one before its first call. A trace of four threads keeps
 # one table for all, and so does the uring engine. strace shows the calls;
 # the replays' results are the program's.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || unavailable "no strace (make deps-test)"
 

@@ -139,7 +139,7 @@ got=$(sqlite3 "$IT_TMP/twice.db" "SELECT group_concat(label || '>' || coalesce((
 got=$(sqlite3 "$IT_TMP/mixed.db" "SELECT group_concat(label || ':' || coalesce(fleet_runs, '-'), ' ') FROM runs; SELECT label FROM runs WHERE fleet_id = (SELECT id FROM runs WHERE label = 'both')" | tr '\n' '|')
 [ "$got" = "shard0@h0@all:- shard1@h1@all:- fleet@all:2 full@full:- both:1|full@full|" ] ||
 	fail "merge of a merged report and a run: $got"
-expect_error() { "$@" 2>&1 >/dev/null; }
+expect_error() { { "$@" >/dev/null; } 2>&1; }
 expect_error "$RIOT" report merge "$IT_TMP/all.db" -o "$IT_TMP/all2.db" | grep -q 'exists already' ||
 	fail "merge onto an existing file"
 echo notadb >"$IT_TMP/text.db"

@@ -8,6 +8,7 @@
 # reads it through its own open: the reads wait for the writes. And A makes
 # /o/eK, B and C each create and unlink a file in it, then A removes it:
 # the rmdir waits for both unlinks.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 [ -x "$BIN/replay_gen" ] || fail "$BIN/replay_gen is missing"

@@ -8,6 +8,7 @@
 # hard-linked to another depth. With both engines, every link under the root resolves
 # (realpath, as any tool would) inside it, to exactly the place the log
 # names, and no name riot rewrote links under is left.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 

@@ -7,6 +7,7 @@
 # it did not issue), so every table, the fidelity, the classes' left-out
 # calls and the JSON of each are pinned. The machine facts
 # `riot report` fills in on the capture host are set to fixed values.
+# test-unit: needs neither root nor BPF
 . "$(dirname "$0")/lib.sh"
 G=$(cd "$IT_DIR/../golden" && pwd)
 cd "$IT_TMP" || fail "no $IT_TMP"
@@ -57,9 +58,9 @@ PY
 check() { # golden file, riot arguments...
 	local want=$1
 	shift
-	"$RIOT" "$@" >got 2>err || fail "riot $*: $(cat err)"
-	[ ! -s err ] || fail "riot $* wrote to stderr: $(cat err)"
-	diff -u "$G/$want" got >diff || fail "riot $* differs from $want: $(head -n 30 diff)"
+	"$RIOT" "$@" >./got 2>./err || fail "riot $*: $(cat ./err)"
+	[ ! -s ./err ] || fail "riot $* wrote to stderr: $(cat ./err)"
+	diff -u "$G/$want" ./got >./diff || fail "riot $* differs from $want: $(head -n 30 diff)"
 }
 check report.show.txt report show r.db
 check report.show.json report show r.db --json

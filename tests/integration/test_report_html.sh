@@ -35,7 +35,7 @@ fi
 {
 	echo "snap_proc pid=100 cwd=/d"
 	echo "openat dirfd=AT_FDCWD path=/d/f flags=O_RDONLY ret=3 size=819200 ftype=reg created=0 dur=500"
-	for i in $(seq 200); do echo "read fd=3 count=4096 ret=4096 dur=500"; done
+	for _ in $(seq 200); do echo "read fd=3 count=4096 ret=4096 dur=500"; done
 } | "$BIN/mklog" -o "$T/s.riot" || fail "mklog"
 "$RIOT" report "$T/s.riot" -o "$T/r.db" --label short >/dev/null || fail "report short"
 "$RIOT" compare "$T/r.db" --html "$T/page.html" || fail "compare --html"

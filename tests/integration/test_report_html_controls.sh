@@ -4,6 +4,7 @@
 # header (host, kernel), its paths or a run's label carry: an OSC 52
 # clipboard write, a screen clear, a C1 CSI, a BEL. Each shows as the
 # terminal output shows it, \x1b-style text. Needs no root.
+# test-unit: needs neither root nor BPF
 set -u
 : "${RIOT:?RIOT must name the riot binary}" "${BIN:?BIN must name the test tools directory}"
 T=$(mktemp -d /tmp/riot-html-controls.XXXXXX) || exit 1

@@ -6,6 +6,7 @@
 # journal holds its header (pages of the database already overwritten:
 # SQLite rolls them back). The runs stored are exactly the finished ones.
 # Needs no root.
+# test-unit: needs neither root nor BPF
 set -u
 : "${RIOT:?RIOT must name the riot binary}" "${BIN:?BIN must name the test tools directory}"
 T=$(mktemp -d /tmp/riot-report-killed.XXXXXX) || exit 1

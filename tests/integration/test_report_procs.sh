@@ -5,6 +5,7 @@
 # --report` both store them (no process shown as "?"), and a thread is no
 # process of its own. A replay's start is its own wall-clock start, between
 # the moments before and after the command, not before them.
+# test-unit: needs neither root nor BPF
 set -u
 : "${RIOT:?RIOT must name the riot binary}" "${BIN:?BIN must name the test tools directory}"
 T=$(mktemp -d /tmp/riot-report-procs.XXXXXX) || exit 1

@@ -191,9 +191,9 @@ else
 	done
 fi
 
-for a in $(awk '{print $2}' "$list" | sort -u); do
+while read -r a; do
 	base_cpio "$a" "$RES/base-$a.cpio.gz" || echo "no $a riot, tools or busybox to boot with" >"$RES/base-$a.error"
-done
+done < <(awk '{print $2}' "$list" | sort -u)
 
 ACCEL=tcg
 x86=$(awk '$2 == "x86_64" {print $3; exit}' "$list")
