@@ -31,6 +31,10 @@ const char cmd_dump_help[] =
 	"call's ret (ret=-2 errno=ENOENT), flag_names beside the flags of open,\n"
 	"openat and openat2 and of fds found open (O_RDWR|O_CREAT|O_CLOEXEC),\n"
 	"ftype_name beside a file type (S_IFREG).\n"
+	"gap_ns is a call's think time: t minus the end (t + dur) of the same\n"
+	"thread's previous call, absent for a thread's first call and for\n"
+	"asynchronous requests (io_uring, AIO). CSV keeps its columns' order:\n"
+	"gap_ns is the last column.\n"
 	"\n"
 	"  -f, --format F   text (default), csv (one header row, fixed columns)\n"
 	"                   or jsonl (one JSON object per line)\n"
@@ -72,6 +76,8 @@ static void emit_fields_syscall(struct dump *d, const struct riot_syscall *sc,
 	emit_u64(e, "pid", sc->pid);
 	emit_u64(e, "tid", sc->tid);
 	emit_u64(e, "dur", sc->dur);
+	if (op->has_gap)
+		emit_u64(e, "gap_ns", op->gap_ns);
 	emit_i64(e, "ret", sc->ret);
 	emit_str(e, "errno", riot_errno_str(sc->ret));
 	if (h & RIOT_HAS_FD)

@@ -26,11 +26,21 @@ const char cmd_info_help[] =
 	"distinct paths, bytes read and written, errors, drops, fds that could not\n"
 	"be resolved, whether the log is complete, and its size in bytes per event.\n"
 	"\n"
+	"The workload line says whether the program was I/O-bound or think-bound:\n"
+	"its threads' time inside their calls (durations, less the probe time\n"
+	"riot report takes off them) against their time between calls (each\n"
+	"call's gap_ns, as riot dump shows it: since the end of the same thread's\n"
+	"previous call). I/O-bound when the calls took at least as long as the\n"
+	"gaps, think-bound otherwise. Asynchronous requests count in neither,\n"
+	"nor does the time in process calls (a vfork waits for its child).\n"
+	"\n"
 	"A log whose writer was killed is read up to its last complete block and\n"
 	"reported as incomplete (exit 0). A corrupt log is an error (exit 1).\n"
 	"\n"
 	"  --json   one JSON object; keys include events, drops, complete,\n"
-	"           duration_ns, bytes_per_event and ops (syscall -> count)\n";
+	"           duration_ns, bytes_per_event, time_in_calls_ns,\n"
+	"           time_between_calls_ns, bound (io, think or null) and ops\n"
+	"           (syscall -> count)\n";
 
 struct info {
 	uint64_t records[RIOT_REC_TYPE_MAX + 1];	/* last: unknown types */
@@ -42,6 +52,9 @@ struct info {
 	uint64_t bytes_read, bytes_written;
 	uint64_t t_first, t_last;	/* earliest entry, latest exit */
 	uint64_t truncated_paths;
+	uint64_t probe_ns;		/* taken off each duration */
+	uint64_t in_calls_ns;		/* the threads' calls' durations */
+	uint64_t between_ns;		/* their gaps (model_op.gap_ns) */
 };
 
 static void note_time(struct info *in, uint64_t t, uint64_t end)
@@ -82,6 +95,22 @@ static void count_syscall(struct info *in, const struct riot_syscall *sc)
 	}
 	if (sc->path.truncated || sc->path2.truncated)
 		in->truncated_paths++;
+}
+
+/* A thread's time in its calls and between them. Asynchronous requests
+ * overlap their thread's calls: they count in neither; nor does the time
+ * in process calls (a vfork waits for its child, whose own calls count). */
+static void count_think(struct info *in, const struct riot_syscall *sc,
+			const struct model_op *op)
+{
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+
+	if (si && (si->flags & RIOT_SF_ASYNC))
+		return;
+	if (!si || si->cls != RIOT_CLASS_PROC)
+		in->in_calls_ns += sc->dur > in->probe_ns ? sc->dur - in->probe_ns : 0;
+	if (op->has_gap)
+		in->between_ns += op->gap_ns;
 }
 
 static void count_record(struct info *in, const struct riot_rec *r)
@@ -151,6 +180,33 @@ static void wall_time(const struct riot_log_header *h, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The rule of `riot info`'s workload line: I/O-bound when the threads
+ * spent at least as long inside their calls as between them. NULL: no
+ * time either way. */
+static const char *bound_name(const struct info *in)
+{
+	if (!in->in_calls_ns && !in->between_ns)
+		return NULL;
+	return in->in_calls_ns >= in->between_ns ? "io" : "think";
+}
+
+static void print_bound(const struct info *in)
+{
+	const char *b = bound_name(in);
+	double all = (double)in->in_calls_ns + (double)in->between_ns;
+	char t1[32], t2[32];
+
+	if (!b) {
+		printf("workload:    no time in or between calls\n");
+		return;
+	}
+	printf("workload:    %s: %.1f %% of thread time in calls (%s), %.1f %% between "
+	       "them (%s)\n", strcmp(b, "io") == 0 ? "I/O-bound" : "think-bound",
+	       100.0 * (double)in->in_calls_ns / all,
+	       riot_fmt_ns(in->in_calls_ns, t1, sizeof(t1)),
+	       100.0 * (double)in->between_ns / all, riot_fmt_ns(in->between_ns, t2, sizeof(t2)));
+}
+
 static void print_json(const struct info_view *v)
 {
 	const struct info *in = v->in;
@@ -207,6 +263,9 @@ static void print_json(const struct info_view *v)
 	json_u64(&j, "nonfile_fd_ops", v->ms->nonfile_fd);
 	json_u64(&j, "unknown_cwd", v->ms->unknown_cwd);
 	json_u64(&j, "truncated_paths", in->truncated_paths);
+	json_u64(&j, "time_in_calls_ns", in->in_calls_ns);
+	json_u64(&j, "time_between_calls_ns", in->between_ns);
+	json_str(&j, "bound", bound_name(in));
 	json_obj_open(&j, "records");
 	for (unsigned t = 1; t <= RIOT_REC_TYPE_MAX; t++)
 		if (in->records[t])
@@ -282,6 +341,7 @@ static void print_text(const struct info_view *v)
 	       v->ms->unresolved_fd, v->ms->unknown_cwd, in->truncated_paths);
 	printf("non-files:   %" PRIu64 " fd operations on pipes, sockets and the like\n",
 	       v->ms->nonfile_fd);
+	print_bound(in);
 	printf("records:    ");
 	for (unsigned t = 1; t <= RIOT_REC_TYPE_MAX; t++)
 		if (in->records[t])
@@ -309,6 +369,8 @@ static int scan_log(struct riot_reader *rd, const char *file, struct info *in,
 			riot_err("%s: %s", file, model_strerror(rc));
 			return rc;
 		}
+		if (rec.type == RIOT_REC_SYSCALL)
+			count_think(in, &rec.sc, &op);
 	}
 	if (rc < 0) {
 		riot_err("%s: %s", file, riot_reader_error(rd));
@@ -341,6 +403,7 @@ int cmd_info(int argc, char **argv)
 		riot_err("out of memory");
 		goto out;
 	}
+	in->probe_ns = riot_reader_header(rd)->probe_calls ? riot_reader_header(rd)->probe_ns : 0;
 	if (scan_log(rd, logs.paths[0], in, m) == 0) {
 		struct info_view v = {
 			.file = logs.paths[0],

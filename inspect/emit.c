@@ -13,7 +13,9 @@ const char *const emit_csv_columns[] = {
 	"uid", "gid", "size", "ftype", "ftype_name", "ino", "dev", "created", "perm", "value",
 	"child_pid", "child_tid", "clone_flags", "comm", "exit_code",
 	"ppid", "cwd", "pos", "cpu", "t_first", "t_last", "id", "str",
-	"truncated", NULL
+	"truncated",
+	/* new columns go last, so that the columns before keep their place */
+	"gap_ns", NULL
 };
 
 static int csv_column(const char *key)

@@ -44,6 +44,9 @@ struct task {
 	uint32_t tid, pid;
 	uint32_t proc;		/* slot in procs */
 	uint32_t fdt, fs;	/* one reference each */
+	uint64_t last_end;	/* end (t + dur) of its last call, when
+				 * has_end: the start of its think time */
+	bool has_end;
 };
 
 struct proc {
@@ -1102,6 +1105,22 @@ static bool sys_changes_tables(const struct riot_syscall *sc, const struct riot_
 	       makes_fd_pair(si) || uring_row(sc->sys);
 }
 
+/* The think time before a call: since the end of the task's previous
+ * call. An asynchronous request is no call of the thread: it neither has
+ * a gap nor ends one. */
+static void note_gap(struct task *k, const struct riot_syscall *sc,
+		     const struct riot_sys_info *si, struct model_op *op)
+{
+	if (si && (si->flags & RIOT_SF_ASYNC))
+		return;
+	if (k->has_end) {
+		op->has_gap = true;
+		op->gap_ns = sc->t > k->last_end ? sc->t - k->last_end : 0;
+	}
+	k->last_end = sc->t + sc->dur;
+	k->has_end = true;
+}
+
 static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct model_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
@@ -1113,6 +1132,7 @@ static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct 
 	ki = task_of(m, sc->pid, sc->tid);
 	if (!ki)
 		return -ENOMEM;
+	note_gap(TASK(m, ki), sc, si, op);
 	fi = resolve_fds(m, ki, sc, si, op, &fi2);
 	if (file_names_nothing(m, fi) || file_names_nothing(m, fi2))
 		m->st.nonfile_fd++;

@@ -122,6 +122,12 @@ struct model_op {
 	const char *text;	/* symlink target, readlink content, xattr
 				 * name: as recorded, not a path here */
 	uint32_t flags;		/* MODEL_OP_* */
+	/* SYSCALL: the thread's think time before the call, t minus the end
+	 * (t + dur) of the same task's previous call (0 when they overlap);
+	 * has_gap false for a task's first call, and for asynchronous
+	 * requests (RIOT_SF_ASYNC), which neither have nor end a gap */
+	bool has_gap;
+	uint64_t gap_ns;
 };
 
 /* MODEL_FILE_*: where a file object came from. */

@@ -65,6 +65,8 @@ struct run_acc *run_acc_new(enum run_kind kind)
 	map_init(&a->proc_ix, map_seed());
 	map_init(&a->tl_ix, map_seed());
 	a->rate_width = RUN_RATE_MIN_WIDTH;
+	stacks_init(&a->stacks);
+	a->stacks_max = RUN_STACKS_DEFAULT;
 	a->win = malloc(sizeof(*a->win) * RUN_TIMELINE_WINDOW * TL_COUNT);
 	if (!a->win) {
 		free(a);
@@ -87,6 +89,7 @@ void run_acc_free(struct run_acc *a)
 		if (!a->sys[s])
 			continue;
 		free(a->sys[s]->delay);
+		free(a->sys[s]->gap);
 		free(a->sys[s]->errnos);
 		free(a->sys[s]);
 	}
@@ -108,6 +111,7 @@ void run_acc_free(struct run_acc *a)
 	free(a->tl);
 	map_fini(&a->tl_ix);
 	free(a->win);
+	stacks_fini(&a->stacks);
 	free(a);
 }
 
@@ -220,6 +224,7 @@ int run_acc_process(struct run_acc *a, uint32_t pid, const char *comm)
 		return -ENOMEM;
 	free(p->comm);
 	p->comm = c;
+	p->comm_id = stacks_comm(&a->stacks, c);
 	return 0;
 }
 
@@ -355,6 +360,12 @@ static void note_sys(struct sys_acc *s, const struct run_op *op, uint64_t bytes)
 		if (s->delay)
 			hist_add(s->delay, (uint64_t)op->issue_delay_ns);
 	}
+	if (op->has_gap) {
+		if (!s->gap && (s->gap = malloc(sizeof(*s->gap))))
+			hist_init(s->gap);
+		if (s->gap)
+			hist_add(s->gap, op->gap_ns);
+	}
 }
 
 static void event_insert(struct run_acc *a, const struct run_op *op)
@@ -416,8 +427,12 @@ void run_acc_op(struct run_acc *a, const struct run_op *op)
 	run_bytes(op->sys, op->ret, &rd, &wr);
 	note_sys(s, op, si->cls == RIOT_CLASS_DATA_WRITE ? wr : rd);
 	file_add(a, op, rd, wr);
-	if ((p = proc_get(a, op->pid)))
+	p = proc_get(a, op->pid);
+	if (p)
 		usage_add(&p->u, op, rd, wr);
+	if (stacks_add(&a->stacks, p ? p->comm_id : 0, op->sys, op->path_id, op->lat_ns,
+		       rd > wr ? rd : wr))
+		a->oom = -ENOMEM;
 	if (op->t_ns + op->lat_ns > a->max_end)
 		a->max_end = op->t_ns + op->lat_ns;
 	cls = tl_class_of(si->cls);
@@ -474,6 +489,27 @@ int run_acc_keep_events(struct run_acc *a, const char *db_path, char *err, size_
 		rc = -EIO;
 	}
 	return rc;
+}
+
+void run_acc_stacks_max(struct run_acc *a, uint32_t max)
+{
+	a->stacks_max = max ? max : 1;
+}
+
+int run_acc_folded(const struct run_acc *a, const struct model *m, enum stack_weight w,
+		   FILE *out)
+{
+	struct stack_folded *v;
+	size_t n;
+	int rc = stacks_fold(&a->stacks, m, 1u << w, a->stacks_max, &v, &n);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].w[w])
+			fprintf(out, "%s %llu\n", v[i].stack, (unsigned long long)v[i].w[w]);
+	stacks_folded_free(v, n);
+	return fflush(out) || ferror(out) ? -EIO : 0;
 }
 
 int run_acc_events_error(const struct run_acc *a)

@@ -15,8 +15,12 @@
 #include "model/model.h"
 #include "report/view.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 const char cmd_report_help[] =
 	"Usage: riot report FILE -o DB [--label L] [--events] [--raw-durations]\n"
+	"       riot report FILE --folded OUT [--weight count|time|bytes] [-o DB]\n"
 	"       riot report show DB [--run ID|LABEL] [--json] [--html OUT.html]\n"
 	"       riot report merge A.db [B.db...] -o ALL.db [--label NAME]\n"
 	"\n"
@@ -35,6 +39,26 @@ const char cmd_report_help[] =
 	"  --events          also store every operation in the events table\n"
 	"                    (without it, DB size does not grow with the log)\n"
 	"  --raw-durations   latencies as recorded, the probe time left in\n"
+	"  --folded OUT      also (or, without -o, only) write the capture's calls\n"
+	"                    as folded stacks to OUT ('-': stdout), the input of\n"
+	"                    flamegraph.pl, inferno and speedscope: one line per\n"
+	"                    stack, comm;syscall;path components (from the root;\n"
+	"                    none for a call without a path), a space, its weight\n"
+	"  --weight W        count (default: calls; the stacks sum to the log's\n"
+	"                    syscalls, as riot info counts them), time (latency in\n"
+	"                    ns, less the probe time) or bytes (what data calls\n"
+	"                    moved: their ret)\n"
+	"  --max-stacks N    the cap on distinct stacks (default " STR(RUN_STACKS_DEFAULT) "), in --folded\n"
+	"                    by its weight, in DB by each weight: the lighter ones\n"
+	"                    are folded into an (other) frame under the longest\n"
+	"                    beginning they share with a kept stack, so every call\n"
+	"                    still counts and a log of a million paths makes a\n"
+	"                    report of about N stacks, not a million\n"
+	"\n"
+	"Think time: each call's gap since its thread's previous call ended (riot\n"
+	"dump's gap_ns) is summarised per class: its p50 and p99, and the share\n"
+	"of the threads' time (in calls plus between them) spent before the\n"
+	"class's calls; riot report show and the HTML page show them.\n"
 	"\n"
 	"The second form prints the runs of DB: a list, then each run's tables\n"
 	"(or only the run named by --run); --json writes one JSON object for\n"
@@ -115,6 +139,7 @@ static void scan_syscall(struct capture_scan *c, const struct riot_syscall *sc,
 		.t_ns = sc->t > c->start ? sc->t - c->start : 0,
 		.lat_ns = sc->dur > c->probe_ns ? sc->dur - c->probe_ns : 0,
 		.ret = sc->ret, .issue_delay_ns = -1,
+		.has_gap = op->has_gap, .gap_ns = op->gap_ns,
 	};
 
 	note_time(c, sc->t, sc->t + sc->dur);
@@ -186,6 +211,9 @@ static struct run_fs *capture_filesystems(const struct capture_scan *c, const ch
 
 struct report_args {
 	const char *log, *db, *label;	/* log: the first file */
+	const char *folded;		/* --folded OUT */
+	enum stack_weight weight;
+	uint32_t max_stacks;
 	struct riot_logs logs;
 	bool events;
 	bool raw;	/* --raw-durations */
@@ -273,6 +301,25 @@ static int store_capture(const struct report_args *ra, struct riot_reader *rd,
 	return rc;
 }
 
+/* --folded: the stacks to ra->folded ('-': stdout). */
+static int write_folded(const struct report_args *ra, const struct capture_scan *c)
+{
+	bool std = strcmp(ra->folded, "-") == 0;
+	FILE *f = std ? stdout : fopen(ra->folded, "w");
+	int rc;
+
+	if (!f) {
+		riot_err("--folded %s: %s", ra->folded, strerror(errno));
+		return -errno;
+	}
+	rc = run_acc_folded(c->acc, c->m, ra->weight, f);
+	if (!std && fclose(f) && !rc)
+		rc = -EIO;
+	if (rc)
+		riot_err("--folded %s: %s", ra->folded, strerror(-rc));
+	return rc;
+}
+
 static int summarise(const struct report_args *ra)
 {
 	struct capture_scan c = { 0 };
@@ -286,13 +333,13 @@ static int summarise(const struct report_args *ra)
 		riot_err("%s", err);
 		return RIOT_EXIT_FAIL;
 	}
-	if (run_db_recover(ra->db, &found, err, sizeof(err)) == 0 && found)
+	if (ra->db && run_db_recover(ra->db, &found, err, sizeof(err)) == 0 && found)
 		fprintf(stderr, "riot: report: %s: an earlier riot report (or replay) was stopped "
 			"while storing a run; that run was not stored and is rolled back\n",
 			ra->db);
 	/* the log is read once: a database that cannot take the run is
 	 * refused before it */
-	if (run_db_check(ra->db, ra->label, err, sizeof(err)) < 0) {
+	if (ra->db && run_db_check(ra->db, ra->label, err, sizeof(err)) < 0) {
 		riot_err("-o %s", err);
 		riot_reader_close(rd);
 		return RIOT_EXIT_FAIL;
@@ -308,12 +355,15 @@ static int summarise(const struct report_args *ra)
 		riot_err("out of memory");
 		goto out;
 	}
+	run_acc_stacks_max(c.acc, ra->max_stacks);
 	if (ra->events && (rc = run_acc_keep_events(c.acc, ra->db, err, sizeof(err))) < 0) {
 		riot_err("%s", err);
 		goto out;
 	}
 	rc = scan_log(rd, ra->log, &c);
-	if (!rc)
+	if (!rc && ra->folded)
+		rc = write_folded(ra, &c);
+	if (!rc && ra->db)
 		rc = store_capture(ra, rd, &c);
 out:
 	run_acc_free(c.acc);
@@ -329,9 +379,13 @@ int cmd_report(int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ "events", no_argument, NULL, 'e' },
 		{ "raw-durations", no_argument, NULL, 'r' },
+		{ "folded", required_argument, NULL, 'F' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "max-stacks", required_argument, NULL, 'm' },
 		{ 0 },
 	};
-	struct report_args ra = { 0 };
+	struct report_args ra = { .weight = STACK_COUNT, .max_stacks = RUN_STACKS_DEFAULT };
+	uint64_t v;
 	int c;
 
 	if (argc > 1 && strcmp(argv[1], "show") == 0)
@@ -352,14 +406,33 @@ int cmd_report(int argc, char **argv)
 		case 'r':
 			ra.raw = true;
 			break;
+		case 'F':
+			ra.folded = optarg;
+			break;
+		case 'w':
+			for (c = 0; c < STACK_WEIGHTS && strcmp(optarg, stack_weight_names[c]); c++)
+				;
+			if (c == STACK_WEIGHTS)
+				return riot_usage("--weight wants count, time or bytes, not '%s'",
+						  optarg);
+			ra.weight = (enum stack_weight)c;
+			break;
+		case 'm':
+			if (riot_parse_u64(optarg, &v) || v < 1 || v > UINT32_MAX)
+				return riot_usage("--max-stacks needs a whole number from 1, not '%s'",
+						  optarg);
+			ra.max_stacks = (uint32_t)v;
+			break;
 		default:
 			return riot_usage("bad option");
 		}
 	}
 	if (argc - optind < 1)
 		return riot_usage("needs a FILE (a .riot log, or the segments of one in order)");
-	if (!ra.db)
-		return riot_usage("needs -o DB");
+	if (!ra.db && !ra.folded)
+		return riot_usage("needs -o DB or --folded OUT");
+	if (!ra.db && (ra.label || ra.events))
+		return riot_usage("--label and --events need -o DB");
 	ra.log = argv[optind];
 	ra.logs = (struct riot_logs){ (const char *const *)argv + optind,
 				      (unsigned)(argc - optind) };

@@ -1,9 +1,10 @@
-/* report/html.c: one self-contained HTML page (inline SVG and CSS, no
+/* report/html.c: one self-contained HTML page (inline SVG, CSS and
  * script, no external assets). The runs overlaid: per class, the latency
  * distributions (CDFs) of every run on one chart, every chart on the same
  * axis; throughput over time of every run on one chart, in buckets that
  * follow the runs' span; with several runs, the comparison as tables.
- * Then per run its syscalls: a table and their latency CDFs. */
+ * Then every run's flamegraph (comm, syscall, path), side by side; then
+ * per run its syscalls: a table, its think time and their latency CDFs. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -544,6 +545,169 @@ static int fleet_shards(FILE *f, const struct run_view *v)
 	return 0;
 }
 
+/* The flamegraph's script (inline: the page loads nothing): a tree of
+ * the stacks by the weight chosen, drawn as rows of frames from the root;
+ * a click zooms into a frame (the root, or reset, back), the search box
+ * highlights the frames holding its text and sums them, hovering shows a
+ * frame's stack and value. */
+static const char flame_js[] =
+	"function riotFlame(id, rows) {\n"
+	"  var box = document.getElementById(id), wsel = box.querySelector('select'),\n"
+	"      find = box.querySelector('input'), info = box.querySelector('.fginfo'),\n"
+	"      area = box.querySelector('.fgarea'), zoom = [], tree = null;\n"
+	"  function fmt(v, w) {\n"
+	"    if (w == 1) return v >= 1e9 ? (v / 1e9).toFixed(3) + ' s' : v >= 1e6 ? (v / 1e6).toFixed(2) + ' ms' : v >= 1e3 ? (v / 1e3).toFixed(1) + ' us' : v + ' ns';\n"
+	"    if (w == 2) return v >= 1048576 ? (v / 1048576).toFixed(1) + ' MiB' : v >= 1024 ? (v / 1024).toFixed(1) + ' KiB' : v + ' B';\n"
+	"    return v + ' calls';\n"
+	"  }\n"
+	"  function build(w) {\n"
+	"    var t = {n: 'all', v: 0, c: {}, p: []};\n"
+	"    rows.forEach(function (r) {\n"
+	"      var v = r[1 + w], node = t;\n"
+	"      if (!v) return;\n"
+	"      t.v += v;\n"
+	"      r[0].split(';').forEach(function (f) {\n"
+	"        var c = node.c[f];\n"
+	"        if (!c) c = node.c[f] = {n: f, v: 0, c: {}, p: node.p.concat([f])};\n"
+	"        c.v += v;\n"
+	"        node = c;\n"
+	"      });\n"
+	"    });\n"
+	"    return t;\n"
+	"  }\n"
+	"  function hue(s) {\n"
+	"    var h = 0;\n"
+	"    for (var i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) % 360;\n"
+	"    return 'hsl(' + (h % 50) + ',80%,' + (60 + h % 20) + '%)';\n"
+	"  }\n"
+	"  function render() {\n"
+	"    var w = wsel.selectedIndex, top = tree, re = find.value, hit = 0, depth = 0;\n"
+	"    zoom.forEach(function (f) { if (top.c[f]) top = top.c[f]; });\n"
+	"    area.textContent = '';\n"
+	"    function draw(node, x, d, base, under) {\n"
+	"      if (node.v / base < 0.001) return;\n"
+	"      var el = document.createElement('div'), pct = (100 * node.v / tree.v).toFixed(2);\n"
+	"      el.className = 'fr';\n"
+	"      el.style.left = (100 * x / base) + '%';\n"
+	"      el.style.width = (100 * node.v / base) + '%';\n"
+	"      el.style.top = (d * 18) + 'px';\n"
+	"      el.style.background = hue(node.n);\n"
+	"      el.textContent = node.n;\n"
+	"      el.title = (node.p.join(';') || 'all') + '\\n' + fmt(node.v, w) + ', ' + pct + ' %';\n"
+	"      var m = re && node.n.indexOf(re) >= 0;\n"
+	"      if (m) { el.className = 'fr hl'; if (!under) hit += node.v; }\n"
+	"      el.onclick = function () { zoom = node.p; render(); };\n"
+	"      el.onmouseover = function () { info.textContent = el.title.replace('\\n', ': '); };\n"
+	"      area.appendChild(el);\n"
+	"      if (d > depth) depth = d;\n"
+	"      var cx = x;\n"
+	"      Object.keys(node.c).sort().forEach(function (k) { draw(node.c[k], cx, d + 1, base, under || m); cx += node.c[k].v; });\n"
+	"    }\n"
+	"    if (top.v) draw(top, 0, 0, top.v, false);\n"
+	"    area.style.height = ((depth + 1) * 18) + 'px';\n"
+	"    info.textContent = (re ? 'matched ' + fmt(hit, w) + ' (' + (tree.v ? (100 * hit / tree.v).toFixed(2) : 0) + ' %) of ' : '') + fmt(tree.v, w) + (zoom.length ? '; zoomed into ' + zoom.join(';') : '');\n"
+	"  }\n"
+	"  wsel.onchange = function () { tree = build(wsel.selectedIndex); render(); };\n"
+	"  find.oninput = render;\n"
+	"  box.querySelector('button').onclick = function () { zoom = []; find.value = ''; render(); };\n"
+	"  tree = build(0);\n"
+	"  render();\n"
+	"}\n";
+
+/* A stack as a JSON string inside a script: text from a log shown as the
+ * terminal shows it (\\xNN for control and non-ASCII bytes), and no '<',
+ * '>' or '&' that could end the script. */
+static void js_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (text_escapes(c))
+			fprintf(f, "\\\\x%02x", c);
+		else if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '<' || c == '>' || c == '&')
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Every run's flamegraph, side by side: its stacks (the stacks table)
+ * as data, drawn by flame_js. */
+static int flamegraphs(FILE *f, const struct cmp_ctx *c)
+{
+	bool any = false;
+	int rc = 0;
+
+	for (unsigned i = 0; i < c->nruns && !rc; i++) {
+		struct stack_folded *v;
+		size_t n;
+
+		rc = view_stacks(&c->runs[i], &v, &n);
+		if (rc || !n) {
+			continue;
+		}
+		if (!any) {
+			fprintf(f, "<h2>flamegraphs: comm, syscall, path</h2>\n<p>Each run's calls "
+				"as stacks of comm, syscall and the components of the call's path, "
+				"weighted by calls, time in them or bytes moved (a run keeps its "
+				"heaviest stacks; the rest are under (other) frames). Click a frame "
+				"to zoom into it, the root or reset to come back; the search box "
+				"highlights frames holding its text; hover for a frame's values."
+				"</p>\n<script>%s</script>\n<div class=\"fgrow\">\n", flame_js);
+			any = true;
+		}
+		fprintf(f, "<div class=\"fg\" id=\"fg%u\"><h3>#%u ", i, c->group_of[i] + 1);
+		esc(f, c->runs[i].label);
+		fprintf(f, " (");
+		esc(f, c->runs[i].kind);
+		fprintf(f, ")</h3><select><option>count</option><option>time</option>"
+			"<option>bytes</option></select> <input type=\"search\" "
+			"placeholder=\"search\"> <button>reset zoom</button>"
+			"<div class=\"fginfo\"></div><div class=\"fgarea\"></div></div>\n"
+			"<script>riotFlame(\"fg%u\", [", i);
+		for (size_t k = 0; k < n; k++) {
+			fprintf(f, "%s[", k ? ",\n" : "");
+			js_str(f, v[k].stack);
+			fprintf(f, ",%llu,%llu,%llu]", (unsigned long long)v[k].w[STACK_COUNT],
+				(unsigned long long)v[k].w[STACK_TIME],
+				(unsigned long long)v[k].w[STACK_BYTES]);
+		}
+		fprintf(f, "]);</script>\n");
+		stacks_folded_free(v, n);
+	}
+	if (any)
+		fprintf(f, "</div>\n");
+	return rc;
+}
+
+/* A run's think time per class, when it has one (captures). */
+static void think_table(FILE *f, const struct run_view *v)
+{
+	char b[3][24];
+
+	if (!v->cls[VIEW_CLASSES - 1].gap_count)
+		return;
+	fprintf(f, "<h3>think time: the gap before a call since its thread's previous call "
+		"ended</h3>\n<table><tr><th>before</th><th>calls</th><th>gap p50</th>"
+		"<th>gap p99</th><th>between calls</th><th>share of thread time</th></tr>\n");
+	for (unsigned k = 0; k < VIEW_CLASSES; k++) {
+		const struct class_view *c = &v->cls[k];
+
+		if (!c->gap_count)
+			continue;
+		fprintf(f, "<tr><td>%s</td><td>%llu</td><td>%s</td><td>%s</td><td>%s</td>"
+			"<td>%.1f %%</td></tr>\n", view_class_names[k],
+			(unsigned long long)c->gap_count, riot_fmt_ns(c->gap_p50, b[0], 24),
+			riot_fmt_ns(c->gap_p99, b[1], 24), riot_fmt_ns(c->gap_sum, b[2], 24),
+			isnan(c->think_share) ? 0.0 : 100.0 * c->think_share);
+	}
+	fprintf(f, "</table>\n");
+}
+
 /* ---- tables ---- */
 
 static void run_summary(FILE *f, const struct run_view *v)
@@ -593,7 +757,13 @@ static const char css[] =
 	"td.winner{text-align:left;font-weight:bold}"
 	".swatch{display:inline-block;width:12px;height:12px;vertical-align:middle}"
 	"svg text{font-size:11px;fill:#333}figure{margin:1em 0}"
-	"figcaption{font-weight:bold;margin-bottom:4px}";
+	"figcaption{font-weight:bold;margin-bottom:4px}"
+	".fgrow{display:flex;flex-wrap:wrap;gap:1em}.fg{flex:1 1 560px;min-width:400px}"
+	".fgarea{position:relative;font-size:11px;margin-top:4px}"
+	".fginfo{font-size:12px;min-height:1.2em;margin-top:4px}"
+	".fr{position:absolute;height:17px;overflow:hidden;white-space:nowrap;"
+	"box-sizing:border-box;border:1px solid #fff;padding-left:2px;cursor:pointer}"
+	".fr.hl{background:#e040e0 !important}";
 
 int html_write(const char *path, struct run_view *runs, unsigned n, char *err, size_t errlen)
 {
@@ -618,12 +788,15 @@ int html_write(const char *path, struct run_view *runs, unsigned n, char *err, s
 	if (!rc && n > 1)
 		comparison(f, c);
 	device_html(f, runs, n);
+	if (!rc)
+		rc = flamegraphs(f, c);
 	for (unsigned i = 0; i < n && !rc; i++) {
 		run_summary(f, &runs[i]);
 		if (runs[i].nshards)
 			rc = fleet_shards(f, &runs[i]);
 		if (rc)
 			break;
+		think_table(f, &runs[i]);
 		rc = chart_latency(f, &runs[i]);
 	}
 	fprintf(f, "</body></html>\n");

@@ -140,7 +140,7 @@ static int unique_label(struct merge *m, const char *want, char *out, size_t len
 static const char *const run_tables[] = {
 	"syscalls", "classes", "histograms", "files", "processes", "timeline", "rates",
 	"errors", "divergences", "divergence_samples", "filesystems", "events", "devices",
-	"device_depth",
+	"device_depth", "stacks",
 };
 
 static bool src_has_table(struct merge *m, const char *table)
@@ -416,6 +416,9 @@ static const char *const fleet_sums[] = {
 	"run_id IN " FLEET_SET " GROUP BY sys, errno",
 	"INSERT INTO divergences SELECT ?1, sys, kind, sum(count) FROM divergences WHERE "
 	"run_id IN " FLEET_SET " GROUP BY sys, kind",
+	/* each run's stacks are capped already: theirs, summed */
+	"INSERT INTO stacks SELECT ?1, stack, sum(count), sum(time_ns), sum(bytes) FROM stacks "
+	"WHERE run_id IN " FLEET_SET " GROUP BY stack",
 	"INSERT INTO filesystems SELECT ?1, dev, fs_type, device, mount_point, mount_options, "
 	"sum(ops) FROM filesystems WHERE run_id IN " FLEET_SET " GROUP BY dev, fs_type, "
 	"device, mount_point, mount_options",

@@ -42,7 +42,7 @@
 #include "lib/hist.h"
 
 /* The schema version this riot writes, and the newest it reads. */
-#define REPORT_SCHEMA_VERSION 7
+#define REPORT_SCHEMA_VERSION 8
 
 /* Seconds of the timeline kept with full histograms (see above). */
 #define RUN_TIMELINE_WINDOW 16
@@ -65,6 +65,10 @@ struct run_op {
 	int64_t ret;		/* the call's result, -errno on failure */
 	int64_t issue_delay_ns;	/* replay: issue time minus scheduled time
 				 * (negative clamps to 0); -1 for captures */
+	bool has_gap;		/* a capture's call after another of its
+				 * thread: gap_ns is its think time since
+				 * that one ended (model_op.gap_ns) */
+	uint64_t gap_ns;
 };
 
 /* RUN_DIV_*: how a replayed operation differed from its capture. */
@@ -200,6 +204,28 @@ int run_acc_events_error(const struct run_acc *a);
 
 /* Operations added so far. */
 uint64_t run_acc_ops(const struct run_acc *a);
+
+/* Flamegraph stacks: every call as comm;syscall;path components (the
+ * path's frames from the root; none for a call without a path), weighted
+ * by calls, by latency (ns) or by the bytes a data call moved (ret). */
+enum stack_weight { STACK_COUNT, STACK_TIME, STACK_BYTES, STACK_WEIGHTS };
+extern const char *const stack_weight_names[STACK_WEIGHTS];
+struct stack_folded {
+	char *stack;			/* frames joined by ';' */
+	uint64_t w[STACK_WEIGHTS];
+};
+/* The cap on the distinct stacks a run stores, and run_acc_folded()
+ * writes, by each weight: past it the lighter ones are folded into an
+ * "(other)" frame under the longest beginning they share with a kept
+ * one. Default RUN_STACKS_DEFAULT. */
+#define RUN_STACKS_DEFAULT 1000
+void run_acc_stacks_max(struct run_acc *a, uint32_t max);
+/* Writes the run's stacks in the folded format (flamegraph.pl, inferno,
+ * speedscope): one line per stack, "frame;frame;... weight", the weight
+ * one of enum stack_weight; stacks of weight 0 are left out. m names the
+ * path ids (NULL: "?"). 0 or -errno (-EIO: a write failed). */
+int run_acc_folded(const struct run_acc *a, const struct model *m, enum stack_weight w,
+		   FILE *out);
 
 /* Appends the run to db_path (created with the schema if missing), in one
  * transaction. m gives path strings for the path ids (may be NULL: paths

@@ -26,6 +26,8 @@ struct sys_acc {
 	uint64_t errors, bytes;
 	struct hist lat;
 	struct hist *delay;		/* replays: allocated at first delay */
+	struct hist *gap;		/* think time before the calls, at
+					 * the first call that has one */
 	uint64_t *errnos;		/* [RUN_ERRNO_MAX], at first error */
 	uint64_t div[RUN_DIV_COUNT];
 };
@@ -38,8 +40,51 @@ struct usage {
 struct proc_acc {
 	uint32_t pid;			/* 0: empty slot */
 	char *comm;
+	uint32_t comm_id;		/* stacks_comm() of comm, 0: none */
 	struct usage u;
 };
+
+/* ---- flamegraph stacks (stacks.c) ---- */
+
+/* A call's stack is comm;syscall;path components (none without a path).
+ * The distinct (comm, syscall, path id) keys are held exactly up to
+ * RUN_STACKS_HELD of them; past it a new key's path becomes STACK_OTHER,
+ * so memory stays bounded and the weights still sum to every call. */
+#define RUN_STACKS_HELD (1u << 20)
+#define STACK_OTHER "(other)"
+
+struct stack_acc {
+	uint64_t key;			/* comm id << 48 | sys << 32 | path id */
+	uint64_t w[STACK_WEIGHTS];	/* calls, ns, bytes */
+};
+
+struct stack_set {
+	struct stack_acc *v;
+	uint32_t n, cap;
+	struct u64map ix;		/* key -> index in v */
+	char **comms;			/* comm id - 1 -> name */
+	uint32_t ncomms, comms_cap;
+	struct u64map comm_ix;		/* hash of a name -> its indexes */
+	uint64_t seed;
+};
+
+void stacks_init(struct stack_set *s);
+void stacks_fini(struct stack_set *s);
+/* The id of a comm (1..), made when new; 0 when out of memory. */
+uint32_t stacks_comm(struct stack_set *s, const char *comm);
+/* Adds a call of weights 1, lat_ns and bytes to its stack. 0 or -ENOMEM. */
+int stacks_add(struct stack_set *s, uint32_t comm, unsigned sys, uint32_t path_id,
+	       uint64_t lat_ns, uint64_t bytes);
+/* The stacks as text (paths from m; NULL: "?"), capped: the max heaviest
+ * by each weight of mask (bits of enum stack_weight) are kept, every
+ * other one folded into the longest beginning (frames from the root) a
+ * kept one shares, then a STACK_OTHER frame (STACK_OTHER alone when none);
+ * so every call still counts, and the stacks written are at most the
+ * kept ones and their beginnings. Sorted by text; *out malloc'ed (free
+ * with stacks_folded_free()). 0 or -ENOMEM. */
+int stacks_fold(const struct stack_set *s, const struct model *m, unsigned mask, uint32_t max,
+		struct stack_folded **out, size_t *nout);
+void stacks_folded_free(struct stack_folded *v, size_t n);
 
 struct tl_row {
 	int64_t sec;			/* -1: empty slot */
@@ -105,6 +150,9 @@ struct run_acc {
 	sqlite3_stmt *ins_event;
 	int64_t run_id;
 	int events_err;
+
+	struct stack_set stacks;
+	uint32_t stacks_max;		/* run_acc_stacks_max() */
 
 	int oom;			/* an allocation failed: store refuses */
 };

@@ -1,4 +1,4 @@
--- report/schema.sql: the riot report database (schema version 7).
+-- report/schema.sql: the riot report database (schema version 8).
 --
 -- One database holds several runs (captures and replays), each with a
 -- unique label. Times are ns, sizes bytes. Syscalls are named as in
@@ -105,6 +105,13 @@ CREATE TABLE classes (
 	lat_p50_ns INTEGER NOT NULL, lat_p90_ns INTEGER NOT NULL,
 	lat_p99_ns INTEGER NOT NULL, lat_p999_ns INTEGER NOT NULL,
 	lat_max_ns INTEGER NOT NULL,
+	-- version 8 (an older report gains them with ALTER TABLE): think
+	-- time, the gap before each call since its thread's previous call
+	-- ended (riot dump's gap_ns), of the class's calls that have one (a
+	-- capture's; NULL: none, as for replays); p50 and p99 from a
+	-- lib/hist.h histogram
+	gap_count INTEGER, gap_sum_ns INTEGER,
+	gap_p50_ns INTEGER, gap_p99_ns INTEGER,
 	PRIMARY KEY (run_id, class)
 );
 
@@ -263,4 +270,18 @@ CREATE TABLE IF NOT EXISTS device_depth (
 	step_ns INTEGER NOT NULL,
 	depth REAL NOT NULL, depth_max INTEGER NOT NULL,
 	PRIMARY KEY (run_id, dev, t_ns)
+);
+
+-- Added in version 8: flamegraph stacks, comm;syscall;path components
+-- (frames from the root, joined by ';'; none for a call without a path),
+-- with their calls, latency and bytes moved (ret of data calls). At most
+-- the cap's heaviest by each weight (riot report --max-stacks, default
+-- 1000) are stored as they are; every other is folded into an '(other)'
+-- frame under the longest beginning it shares with a kept one, so the
+-- weights sum to every call of the run and the table stays small.
+CREATE TABLE IF NOT EXISTS stacks (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	stack TEXT NOT NULL,
+	count INTEGER NOT NULL, time_ns INTEGER NOT NULL, bytes INTEGER NOT NULL,
+	PRIMARY KEY (run_id, stack)
 );

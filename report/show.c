@@ -133,6 +133,16 @@ static const struct field class_fields[] = {
 	{ NULL, "total", 10, FIELD_NS, CLS(lat_sum) },
 };
 
+/* A class's think time: the gaps before its calls (captures). */
+#define CLS_IF(m) offsetof(struct class_view, m), offsetof(struct class_view, gap_count)
+static const struct field think_fields[] = {
+	{ "gap_count", "calls", 11, FIELD_U64, CLS(gap_count) },
+	{ "gap_p50_ns", "gap p50", 10, FIELD_NS_IF, CLS_IF(gap_p50) },
+	{ "gap_p99_ns", "gap p99", 10, FIELD_NS_IF, CLS_IF(gap_p99) },
+	{ "gap_sum_ns", "between", 10, FIELD_NS, CLS(gap_sum) },
+	{ "think_share", "share", 8, FIELD_RATIO, CLS(think_share) },
+};
+
 /* A table's heading line: its name column, then fields' headings. */
 static void table_head(const char *name, const struct field *f, size_t n,
 		       const struct field *f2, size_t n2)
@@ -192,6 +202,15 @@ static void print_classes(const struct run_view *v)
 	for (unsigned k = 0; k < VIEW_CLASSES; k++)
 		if (v->cls[k].count)
 			table_row(view_class_names[k], class_fields, FIELDS_N(class_fields), NULL,
+				  0, &v->cls[k]);
+	if (!v->cls[VIEW_CLASSES - 1].gap_count)
+		return;
+	printf("\n  think time: the gap before a call since its thread's previous call "
+	       "ended;\n  share: of the threads' time, in calls and between them\n");
+	table_head("think before", think_fields, FIELDS_N(think_fields), NULL, 0);
+	for (unsigned k = 0; k < VIEW_CLASSES; k++)
+		if (v->cls[k].gap_count)
+			table_row(view_class_names[k], think_fields, FIELDS_N(think_fields), NULL,
 				  0, &v->cls[k]);
 }
 
@@ -353,6 +372,8 @@ static void json_run(struct json *j, const struct run_view *v)
 			continue;
 		json_obj_open(j, view_class_names[k]);
 		fields_json(j, class_fields, FIELDS_N(class_fields), &v->cls[k]);
+		if (v->cls[k].gap_count)
+			fields_json(j, think_fields, FIELDS_N(think_fields), &v->cls[k]);
 		json_obj_close(j);
 	}
 	json_obj_close(j);

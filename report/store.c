@@ -125,7 +125,7 @@ static void store_syscalls(struct store *s, const struct run_acc *a)
 
 struct class_sum {
 	uint64_t errors, bytes;
-	struct hist lat;
+	struct hist lat, gap;
 };
 
 static void store_class_row(struct store *s, sqlite3_stmt *st, const char *name,
@@ -133,11 +133,19 @@ static void store_class_row(struct store *s, sqlite3_stmt *st, const char *name,
 {
 	const struct hist *h = &c->lat;
 
+	const struct hist *g = &c->gap;
+
 	if (!h->count)
 		return;
-	row(s, st, "ituuuuuuuuu", s->run, name, h->count, c->errors, c->bytes, h->sum,
-	    hist_quantile(h, 0.5), hist_quantile(h, 0.9), hist_quantile(h, 0.99),
-	    hist_quantile(h, 0.999), h->max);
+	if (g->count)
+		row(s, st, "ituuuuuuuuu" "uuuu", s->run, name, h->count, c->errors, c->bytes,
+		    h->sum, hist_quantile(h, 0.5), hist_quantile(h, 0.9), hist_quantile(h, 0.99),
+		    hist_quantile(h, 0.999), h->max, g->count, g->sum, hist_quantile(g, 0.5),
+		    hist_quantile(g, 0.99));
+	else
+		row(s, st, "ituuuuuuuuu" "nnnn", s->run, name, h->count, c->errors, c->bytes,
+		    h->sum, hist_quantile(h, 0.5), hist_quantile(h, 0.9), hist_quantile(h, 0.99),
+		    hist_quantile(h, 0.999), h->max);
 }
 
 /* Class histograms are merged from the syscalls': exact, as buckets add. */
@@ -151,8 +159,10 @@ static void store_classes(struct store *s, const struct run_acc *a)
 		snprintf(s->err, s->errlen, "out of memory");
 		return;
 	}
-	for (unsigned k = 0; k <= TL_COUNT; k++)
+	for (unsigned k = 0; k <= TL_COUNT; k++) {
 		hist_init(&c[k].lat);
+		hist_init(&c[k].gap);
+	}
 	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
 		const struct sys_acc *x = a->sys[i];
 		int k = tl_class_of(riot_sys_info(i)->cls);
@@ -161,15 +171,19 @@ static void store_classes(struct store *s, const struct run_acc *a)
 			continue;
 		/* "all": every operation summarised, replayable or not */
 		hist_merge(&c[TL_COUNT].lat, &x->lat);
+		if (x->gap)
+			hist_merge(&c[TL_COUNT].gap, x->gap);
 		c[TL_COUNT].errors += x->errors;
 		c[TL_COUNT].bytes += x->bytes;
 		if (k == TL_NONE)
 			continue;
 		hist_merge(&c[k].lat, &x->lat);
+		if (x->gap)
+			hist_merge(&c[k].gap, x->gap);
 		c[k].errors += x->errors;
 		c[k].bytes += x->bytes;
 	}
-	st = prep(s, "INSERT INTO classes VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+	st = prep(s, "INSERT INTO classes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	for (unsigned k = 0; k < TL_COUNT; k++)
 		store_class_row(s, st, tl_class_names[k], &c[k]);
 	store_class_row(s, st, "all", &c[TL_COUNT]);
@@ -302,6 +316,28 @@ static void store_divergences(struct store *s, const struct run_acc *a)
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(ss);
+}
+
+/* The stacks, capped by each weight (run_acc_stacks_max()). */
+static void store_stacks(struct store *s, const struct run_acc *a, const struct model *m)
+{
+	struct stack_folded *v = NULL;
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	if (s->rc)
+		return;
+	if (stacks_fold(&a->stacks, m, (1u << STACK_WEIGHTS) - 1, a->stacks_max, &v, &n)) {
+		snprintf(s->err, s->errlen, "out of memory");
+		s->rc = -ENOMEM;
+		return;
+	}
+	st = prep(s, "INSERT INTO stacks VALUES (?,?,?,?,?)");
+	for (size_t i = 0; i < n && !s->rc; i++)
+		row(s, st, "ituuu", s->run, v[i].stack, v[i].w[STACK_COUNT], v[i].w[STACK_TIME],
+		    v[i].w[STACK_BYTES]);
+	sqlite3_finalize(st);
+	stacks_folded_free(v, n);
 }
 
 static void store_syscall_names(struct store *s)
@@ -576,6 +612,7 @@ static int store_all(struct store *s, struct run_acc *a, const struct run_meta *
 	store_classes(s, a);
 	store_files(s, a, m);
 	store_processes(s, a);
+	store_stacks(s, a, m);
 	store_timeline(s, a);
 	store_rates(s, a);
 	store_errors(s, a);

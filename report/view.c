@@ -1,5 +1,6 @@
 /* report/view.c: loading runs back from a report database. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,12 +210,43 @@ static int load_syscalls(struct run_view *v, char *err, size_t errlen)
 	return 0;
 }
 
+/* Whether an older report's table has a column. */
+static bool has_column(sqlite3 *db, const char *table, const char *col)
+{
+	sqlite3_stmt *st;
+	bool has;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1,
+			       &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+	has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
+static void class_shares(struct run_view *v)
+{
+	const struct class_view *all = &v->cls[VIEW_CLASSES - 1];
+	double total = (double)all->lat_sum + (double)all->gap_sum;
+
+	for (unsigned k = 0; k < VIEW_CLASSES; k++)
+		v->cls[k].think_share = total > 0 && v->cls[k].gap_count ?
+			(double)v->cls[k].gap_sum / total : NAN;
+}
+
 static int load_classes(struct run_view *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc = prep(v->db, "SELECT class, count, errors, bytes, lat_sum_ns, lat_p50_ns, "
-		      "lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns FROM classes WHERE run_id = ?",
-		      &st, err, errlen);
+	bool gaps = has_column(v->db, "classes", "gap_count");
+	int rc = prep(v->db, gaps ?
+		      "SELECT class, count, errors, bytes, lat_sum_ns, lat_p50_ns, lat_p90_ns, "
+		      "lat_p99_ns, lat_p999_ns, lat_max_ns, gap_count, gap_sum_ns, gap_p50_ns, "
+		      "gap_p99_ns FROM classes WHERE run_id = ?" :
+		      "SELECT class, count, errors, bytes, lat_sum_ns, lat_p50_ns, lat_p90_ns, "
+		      "lat_p99_ns, lat_p999_ns, lat_max_ns, NULL, NULL, NULL, NULL FROM classes "
+		      "WHERE run_id = ?", &st, err, errlen);
 
 	if (rc)
 		return rc;
@@ -236,9 +268,48 @@ static int load_classes(struct run_view *v, char *err, size_t errlen)
 			c->p99 = col_u64(st, 7);
 			c->p999 = col_u64(st, 8);
 			c->lat_max = col_u64(st, 9);
+			c->gap_count = col_u64(st, 10);
+			c->gap_sum = col_u64(st, 11);
+			c->gap_p50 = col_u64(st, 12);
+			c->gap_p99 = col_u64(st, 13);
 		}
 	}
+	class_shares(v);
 	sqlite3_finalize(st);
+	return 0;
+}
+
+int view_stacks(const struct run_view *v, struct stack_folded **out, size_t *n)
+{
+	struct stack_folded *a = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(v->db, "SELECT stack, count, time_ns, bytes FROM stacks WHERE "
+			       "run_id = ? ORDER BY count DESC, stack", -1, &st, NULL) != SQLITE_OK)
+		return 0;	/* an older report: no stacks */
+	sqlite3_bind_int64(st, 1, v->id);
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(st, 0);
+
+		if (GROW(a, cap, len + 1, 64) < 0 || !(a[len].stack = strdup(s ? s : ""))) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (unsigned k = 0; k < STACK_WEIGHTS; k++)
+			a[len].w[k] = col_u64(st, 1 + (int)k);
+		len++;
+	}
+	sqlite3_finalize(st);
+	if (rc) {
+		stacks_folded_free(a, len);
+		return rc;
+	}
+	*out = a;
+	*n = len;
 	return 0;
 }
 

@@ -29,6 +29,11 @@ extern const char *const view_class_names[VIEW_CLASSES];
 
 struct class_view {
 	uint64_t count, errors, bytes, lat_sum, p50, p90, p99, p999, lat_max;
+	/* think time before the class's calls (a capture's; gap_count 0:
+	 * none), and its share of the threads' time: gap_sum over the run's
+	 * time in calls plus its gaps ("all"'s lat_sum + gap_sum) */
+	uint64_t gap_count, gap_sum, gap_p50, gap_p99;
+	double think_share;
 };
 
 #define RUN_VIEW_FIELD(name, type, ...) type##_T name;
@@ -57,6 +62,10 @@ int view_run_ids(sqlite3 *db, int64_t **ids, unsigned *n);
  * reason in err. */
 int view_find_run(sqlite3 *db, const char *db_path, const char *spec, int64_t *id,
 		  char *err, size_t errlen);
+/* A run's flamegraph stacks (the stacks table; none in a report older
+ * than version 8), heaviest by count first. 0 or -errno. */
+int view_stacks(const struct run_view *v, struct stack_folded **out, size_t *n);
+
 /* Loads a run. 0 or -errno with the reason in err. */
 int view_load(sqlite3 *db, const char *db_path, int64_t id, struct run_view *v,
 	      char *err, size_t errlen);

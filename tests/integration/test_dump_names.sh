@@ -24,10 +24,10 @@ EOF2
 cat >"$IT_TMP/want.txt" <<'EOF2'
 snap_fd t=2000 pid=100 fd=5 file=1 path=/data/old flags=1025 flag_names=O_WRONLY|O_APPEND pos=0 size=3 ftype=32768 ftype_name=S_IFREG ino=0 dev=0
 syscall t=3000 op=openat pid=100 tid=100 dur=500 ret=3 file=2 dirfd=-100 path=/data/in path_raw=/data/in flags=524354 flag_names=O_RDWR|O_CREAT|O_CLOEXEC mode=420 size=8192 ftype=32768 ftype_name=S_IFREG created=0
-syscall t=4000 op=openat pid=100 tid=100 dur=500 ret=4 file=3 dirfd=-100 path=/data/s path_raw=/data/s flags=68227138 flag_names=O_RDWR|O_CREAT|O_DIRECTORY|O_SYNC|0400000000
-syscall t=5000 op=pread64 pid=100 tid=100 dur=500 ret=4096 fd=3 file=2 path=/data/in off=0 count=4096
-syscall t=6000 op=newfstatat pid=100 tid=100 dur=500 ret=0 dirfd=-100 path=/data/l path_raw=/data/l size=3 ftype=40960 ftype_name=S_IFLNK
-syscall t=7000 op=openat pid=100 tid=100 dur=500 ret=-2 errno=ENOENT dirfd=-100 path=/data/missing path_raw=/data/missing flags=0 flag_names=O_RDONLY
+syscall t=4000 op=openat pid=100 tid=100 dur=500 gap_ns=500 ret=4 file=3 dirfd=-100 path=/data/s path_raw=/data/s flags=68227138 flag_names=O_RDWR|O_CREAT|O_DIRECTORY|O_SYNC|0400000000
+syscall t=5000 op=pread64 pid=100 tid=100 dur=500 gap_ns=500 ret=4096 fd=3 file=2 path=/data/in off=0 count=4096
+syscall t=6000 op=newfstatat pid=100 tid=100 dur=500 gap_ns=500 ret=0 dirfd=-100 path=/data/l path_raw=/data/l size=3 ftype=40960 ftype_name=S_IFLNK
+syscall t=7000 op=openat pid=100 tid=100 dur=500 gap_ns=500 ret=-2 errno=ENOENT dirfd=-100 path=/data/missing path_raw=/data/missing flags=0 flag_names=O_RDONLY
 EOF2
 diff "$IT_TMP/want.txt" "$IT_TMP/dump.txt" || fail "dump --type syscall,snap_fd"
 

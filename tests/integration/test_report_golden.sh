@@ -40,7 +40,9 @@ def replay(label, speed, delays):
               "lat_p999_ns * 3, lat_max_ns * 3, %s FROM syscalls WHERE run_id = 1"
               % ("count, 700 + length(sys), 1500 + length(sys), 9000 + length(sys)" if delays
                  else "0, NULL, NULL, NULL"), (rid,))
-    c.execute("INSERT INTO classes SELECT ?, class, count, errors, bytes, lat_sum_ns * 2, "
+    c.execute("INSERT INTO classes (run_id, class, count, errors, bytes, lat_sum_ns, "
+              "lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns) SELECT ?, class, "
+              "count, errors, bytes, lat_sum_ns * 2, "
               "lat_p50_ns * 2, lat_p90_ns * 2, lat_p99_ns * 3, lat_p999_ns * 3, "
               "lat_max_ns * 3 FROM classes WHERE run_id = 1", (rid,))
     return rid

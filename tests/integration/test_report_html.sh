@@ -40,8 +40,10 @@ fi
 "$RIOT" report "$T/s.riot" -o "$T/r.db" --label short >/dev/null || fail "report short"
 "$RIOT" compare "$T/r.db" --html "$T/page.html" || fail "compare --html"
 
-# self-contained: no URL but the SVG namespace, no script, no link, no img
-grep -Eo '(src|href)=|<script|<link|<img|@import|url\(' "$T/page.html" && fail "the page loads external assets"
+# self-contained: no URL but the SVG namespace, no script but inline ones
+# (the flamegraphs'), no link, no img, nothing fetched
+grep -Eo '(src|href)=|<script[^>]|<link|<img|@import|url\(|fetch\(|XMLHttpRequest|import\(' \
+	"$T/page.html" && fail "the page loads external assets"
 [ "$(grep -Eo 'https?://[^"]*' "$T/page.html" | sort -u)" = "http://www.w3.org/2000/svg" ] ||
 	fail "the page names URLs: $(grep -Eo 'https?://[^"]*' "$T/page.html" | sort -u | tr '\n' ' ')"
 grep -q '<pre' "$T/page.html" && fail "the comparison is <pre> text"
