@@ -72,8 +72,9 @@ for m in "$n" "$big"; do
 	emit "fleet_merge${m}_db_bytes" "$(stat -c %s "$work/fleet$m.db")"
 done
 shard_bytes=$(stat -c %s "$work/r$n/shard-0.db")
-python3 - "$n" "$big" "$wall64" "$(eval echo "\$wall$big")" "$rss64" "$(eval echo "\$rss$big")" \
-	"$size64" "$(eval echo "\$size$big")" "$shard_bytes" <<'PY' | while read -r k v; do emit "$k" "$v"; done
+python3 - "$n" "$big" "$(eval echo "\$wall$n")" "$(eval echo "\$wall$big")" \
+	"$(eval echo "\$rss$n")" "$(eval echo "\$rss$big")" \
+	"$(eval echo "\$size$n")" "$(eval echo "\$size$big")" "$shard_bytes" <<'PY' | while read -r k v; do emit "$k" "$v"; done
 import sys
 a, b = int(sys.argv[1]), int(sys.argv[2])
 w = list(map(float, sys.argv[3:5])); r = list(map(float, sys.argv[5:7])); s = list(map(float, sys.argv[7:9]))

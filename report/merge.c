@@ -555,7 +555,7 @@ int report_merge(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:l:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		if (c == 'o')
 			out = optarg;
 		else if (c == 'l' && *optarg)

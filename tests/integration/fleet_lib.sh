@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/integration/fleet_lib.sh: the engines the fleet recipes of
 # examples/ name, brought up on this host for a test and stopped at its
 # end (sourced after lib.sh: IT_TMP, fail, unavailable). Every daemon runs
@@ -17,7 +18,7 @@ FLEET_PIDS=()
 FLEET_RUN_SSHD=	# /run/sshd made here (sshd's privilege separation dir)
 
 fleet_down() {
-	local p i
+	local p
 	if [ -n "${SLURM_CONF:-}" ] && [ -f "$FLEET_DIR/slurm/slurm.conf" ]; then
 		scontrol shutdown >/dev/null 2>&1
 	fi
@@ -25,7 +26,7 @@ fleet_down() {
 		kill "$p" 2>/dev/null
 	done
 	for p in "${FLEET_PIDS[@]}"; do
-		for i in $(seq 50); do
+		for _ in $(seq 50); do
 			kill -0 "$p" 2>/dev/null || break
 			sleep 0.1
 		done

@@ -32,11 +32,11 @@ export PATH=$IT_TMP/bin:$PATH
 cd "$IT_TMP/submit" || fail "cd"
 # README's commands, with the start 5 s away instead of 300
 start=$(( $(date +%s) + 5 ))
-jid=$(sbatch --parsable --export=ALL,START_AT=$start,LOG=$LOG,\
-ROOT=$IT_TMP/shared/storage/riot-root,REPORTS=$IT_TMP/reports "$EXAMPLES/slurm-array.sh") ||
+jid=$(sbatch --parsable --export="ALL,START_AT=$start,LOG=$LOG,\
+ROOT=$IT_TMP/shared/storage/riot-root,REPORTS=$IT_TMP/reports" "$EXAMPLES/slurm-array.sh") ||
 	fail "sbatch of the array: $jid"
 jid=${jid%%;*}
-mjid=$(sbatch --parsable --dependency=afterok:$jid --wrap \
+mjid=$(sbatch --parsable --dependency="afterok:$jid" --wrap \
 	"riot report merge $IT_TMP/reports/shard-*.db -o $IT_TMP/reports/fleet.db") ||
 	fail "sbatch of the merge: $mjid"
 mjid=${mjid%%;*}
