@@ -232,7 +232,9 @@ struct piece {
 	const uint8_t *p;
 	size_t len;
 };
-#define PIECES_MAX	(1 + NSTREAMS + PLANE_FIELDS * (PLANE_BYTES + 1))
+/* the directory, the varint streams, and per plane stream its count, its
+ * byte counts and its planes */
+#define PIECES_MAX	(1 + NSTREAMS - PLANE_FIELDS + PLANE_FIELDS * (PLANE_BYTES + 2))
 
 static unsigned plane_bytes(uint64_t v)
 {
@@ -427,7 +429,7 @@ static int varint_room(struct riot_writer *w)
 
 			if (!v)
 				return -ENOMEM;
-			ps->v = v;
+			ps->v = v;	/* larger: harmless if len's fails */
 			uint8_t *len = realloc(ps->len, cap);
 			if (!len)
 				return -ENOMEM;
