@@ -107,6 +107,10 @@ static inline bool replay_act_issues(unsigned act)
  * being issued: the failed column of formats/semantics.def. */
 bool replay_failure_issued(unsigned sys, int64_t ret);
 
+/* The act of sys's row in formats/semantics.def (a PATH, FD or CALL
+ * row), or -1. */
+int replay_sys_act(unsigned sys);
+
 /* Why an op is skipped (ACT_SKIP), or was skipped at issue. */
 enum replay_skip {
 	SKIP_NONE,
