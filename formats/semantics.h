@@ -40,6 +40,12 @@ enum riot_fio {
 	RIOT_FIO_RENAME, RIOT_FIO_UNSUPPORTED, RIOT_FIO_MMAP, RIOT_FIO_COUNT
 };
 
+enum riot_model {
+	RIOT_MODEL_UNSET, RIOT_MODEL_NONE, RIOT_MODEL_MAKE_FD, RIOT_MODEL_OPEN, RIOT_MODEL_CLOSE,
+	RIOT_MODEL_CLOSE_RANGE, RIOT_MODEL_DUP, RIOT_MODEL_DUP3, RIOT_MODEL_FCNTL,
+	RIOT_MODEL_CHDIR, RIOT_MODEL_FCHDIR, RIOT_MODEL_URING, RIOT_MODEL_COUNT
+};
+
 /* A row of formats/semantics.def but its act, which replay/plan.c reads
  * itself (replay_sys_act()). */
 struct riot_sys_sem {
@@ -48,6 +54,7 @@ struct riot_sys_sem {
 	uint8_t nofollow;	/* enum riot_nofollow */
 	uint8_t init;		/* enum riot_init */
 	uint8_t fio;		/* enum riot_fio */
+	uint8_t model;		/* enum riot_model */
 	uint16_t twin;		/* RIOT_SYS_*: itself but for a TWIN request */
 };
 

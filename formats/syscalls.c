@@ -32,13 +32,14 @@ static const struct riot_sys_info sys_table[RIOT_SYS_COUNT] = {
 };
 
 static const struct riot_sys_sem sem_table[RIOT_SYS_COUNT] = {
-#define RIOT_SEM(name_, failed_, plan_, act_, nofollow_, twin_, init_, fio_) \
+#define RIOT_SEM(name_, failed_, plan_, act_, nofollow_, twin_, init_, fio_, model_) \
 	[RIOT_SYS_##name_] = { \
 		.failed = RIOT_FAILED_##failed_, \
 		.plan = RIOT_PLAN_##plan_, \
 		.nofollow = RIOT_NOFOLLOW_##nofollow_, \
 		.init = RIOT_INIT_##init_, \
 		.fio = RIOT_FIO_##fio_, \
+		.model = RIOT_MODEL_##model_, \
 		.twin = RIOT_SYS_##twin_, \
 	},
 #include "formats/semantics.def"

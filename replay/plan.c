@@ -743,7 +743,8 @@ static void plan_open(struct replay_plan *p, struct replay_op *op, const struct 
 enum { ACT_NONE = ACT_COUNT };
 
 static const uint8_t sys_act[RIOT_SYS_COUNT] = {
-#define RIOT_SEM(name, failed, plan, act, nofollow, twin, init, fio) [RIOT_SYS_##name] = ACT_##act,
+#define RIOT_SEM(name, failed, plan, act, nofollow, twin, init, fio, model) \
+	[RIOT_SYS_##name] = ACT_##act,
 #include "formats/semantics.def"
 #undef RIOT_SEM
 };

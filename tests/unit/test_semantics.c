@@ -4,6 +4,7 @@
  * reader's default because its row forgot to say what it is. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "formats/log.h"
 #include "formats/semantics.h"
@@ -42,6 +43,7 @@ static void check_row(unsigned sys)
 	ROW(sem->nofollow != RIOT_NOFOLLOW_UNSET && sem->nofollow <= RIOT_NOFOLLOW_FLAG);
 	ROW(sem->init != RIOT_INIT_UNSET && sem->init < RIOT_INIT_COUNT);
 	ROW(sem->fio != RIOT_FIO_UNSET && sem->fio < RIOT_FIO_COUNT);
+	ROW(sem->model != RIOT_MODEL_UNSET && sem->model < RIOT_MODEL_COUNT);
 	ROW(sem->twin < RIOT_SYS_COUNT);
 	ROW(with_act == (replay_sys_act(sys) >= 0));
 
@@ -73,6 +75,12 @@ static void check_row(unsigned sys)
 		ROW(si->cls == RIOT_CLASS_DATA_COPY);
 	if (sem->nofollow != RIOT_NOFOLLOW_NO)
 		ROW(sem->plan == RIOT_PLAN_PATH || sem->plan == RIOT_PLAN_TWIN);
+	if (sem->model == RIOT_MODEL_MAKE_FD)
+		ROW((si->flags & RIOT_SF_RET_FD) || takes(si, RIOT_ARG_FDPAIR));
+	if (sem->model == RIOT_MODEL_URING)
+		ROW(async && strncmp(si->name, "io_uring:", 9) == 0);
+	else
+		ROW(strncmp(si->name, "io_uring:", 9) != 0);
 	if (sem->nofollow == RIOT_NOFOLLOW_FLAG && !async)
 		ROW(takes(si, RIOT_ARG_FLAGS));
 }
