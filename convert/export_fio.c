@@ -33,6 +33,7 @@
 #include "lib/grow.h"
 #include "lib/map.h"
 #include "formats/log.h"
+#include "formats/semantics.h"
 #include "model/model.h"
 
 #define FIO_NAME_MAX 256	/* fio reads file names with "%256s" */
@@ -203,22 +204,21 @@ static bool crosses_link(struct exporter *x, const char *path)
 /* Notes the paths a record shows to be symlinks: read by readlink, made
  * by symlink, seen by lstat, or a symlink renamed. */
 static int note_links(struct exporter *x, const struct riot_syscall *sc,
-		      const struct model_op *op)
+		      const struct model_op *op, unsigned fio)
 {
 	uint32_t id = 0;
 
 	if (sc->ret < 0)
 		return 0;
-	switch (sc->sys) {
-	case RIOT_SYS_readlink: case RIOT_SYS_readlinkat:
-	case RIOT_SYS_symlink: case RIOT_SYS_symlinkat:
+	switch (fio) {
+	case RIOT_FIO_LINK:
 		id = op->path_id;
 		break;
-	case RIOT_SYS_rename: case RIOT_SYS_renameat: case RIOT_SYS_renameat2:
+	case RIOT_FIO_RENAME:
 		if (op->path_id && map_get(&x->links, op->path_id))
 			id = op->path2_id;
 		break;
-	default:
+	default:	/* any other call shows a symlink by the type it found */
 		if ((sc->has & RIOT_HAS_FTYPE) && (sc->ftype & S_IFMT) == S_IFLNK)
 			id = op->path_id;
 		break;
@@ -517,63 +517,71 @@ static int do_close(struct exporter *x, const struct riot_syscall *sc,
 	return put_line(x, j, rel_us(x, j, sc->t + sc->dur), "close", 0, 0, false);
 }
 
+/* A call, by its fio column in formats/semantics.def. */
 static int do_syscall(struct exporter *x, const struct riot_syscall *sc,
 		      const struct model_op *op)
 {
-	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+	const struct riot_sys_sem *sem = riot_sys_sem(sc->sys);
 	uint64_t *pos;
 
-	if (!si)
+	if (!sem)
 		return 0;
-	if (note_links(x, sc, op))
+	if (note_links(x, sc, op, sem->fio))
 		return -ENOMEM;
-	switch (sc->sys) {
-	case RIOT_SYS_mkdir: case RIOT_SYS_mkdirat:
+	switch ((enum riot_fio)sem->fio) {
+	case RIOT_FIO_UNSET:	/* no row has it: test_semantics */
+	case RIOT_FIO_COUNT:
+	case RIOT_FIO_NONE:
+	case RIOT_FIO_LINK:
+	case RIOT_FIO_RENAME:
+		return 0;
+	case RIOT_FIO_MKDIR:
 		if (sc->ret >= 0 && op->path_id && !map_slot(&x->made_dirs, op->path_id))
 			return -ENOMEM;
 		return 0;
-	case RIOT_SYS_read: case RIOT_SYS_pread64: case RIOT_SYS_readv:
-	case RIOT_SYS_preadv: case RIOT_SYS_preadv2:
+	case RIOT_FIO_READ:
 		return do_data(x, sc, op, false);
-	case RIOT_SYS_write: case RIOT_SYS_pwrite64: case RIOT_SYS_writev:
-	case RIOT_SYS_pwritev: case RIOT_SYS_pwritev2:
+	case RIOT_FIO_WRITE:
 		return do_data(x, sc, op, true);
-	case RIOT_SYS_copy_file_range: case RIOT_SYS_sendfile: case RIOT_SYS_splice:
+	case RIOT_FIO_COPY:
 		return do_copy(x, sc, op);
-	case RIOT_SYS_open: case RIOT_SYS_openat: case RIOT_SYS_openat2: case RIOT_SYS_creat:
+	case RIOT_FIO_OPEN:
 		return do_open(x, sc, op);
-	case RIOT_SYS_close:
+	case RIOT_FIO_CLOSE:
 		return do_close(x, sc, op);
-	case RIOT_SYS_lseek:
+	case RIOT_FIO_SEEK:
 		if (sc->ret >= 0 && op->file && (pos = pos_of(x, op->file)))
 			*pos = (uint64_t)sc->ret;
 		return 0;
-	case RIOT_SYS_fsync: case RIOT_SYS_fdatasync:
+	case RIOT_FIO_FSYNC:
+	case RIOT_FIO_FDATASYNC:
 		if (sc->ret < 0)
 			return 0;
 		return do_io(x, sc, op->file, op->path, file_path_id(x, op->file),
-			     sc->sys == RIOT_SYS_fsync ? "sync" : "datasync", 0, 0);
-	case RIOT_SYS_truncate: case RIOT_SYS_ftruncate:
+			     sem->fio == RIOT_FIO_FSYNC ? "sync" : "datasync", 0, 0);
+	case RIOT_FIO_TRUNCATE:
 		if (sc->ret == 0)
 			size_set(x, op->path_id ? op->path_id : file_path_id(x, op->file), sc->off);
 		x->st->skipped[FIO_SKIP_UNSUPPORTED]++;
 		return 0;
-	case RIOT_SYS_fallocate:
+	case RIOT_FIO_FALLOCATE:
 		if (sc->ret == 0 && !(sc->flags & 1))	/* FALLOC_FL_KEEP_SIZE */
 			size_at_least(x, file_path_id(x, op->file), sc->off + sc->count);
 		x->st->skipped[FIO_SKIP_UNSUPPORTED]++;
 		return 0;
-	case RIOT_SYS_newfstatat: case RIOT_SYS_stat: case RIOT_SYS_lstat:
-	case RIOT_SYS_fstat: case RIOT_SYS_statx:
+	case RIOT_FIO_STAT:
 		if (sc->ret == 0 && (sc->has & RIOT_HAS_SIZE))
 			size_set(x, op->path_id ? op->path_id : file_path_id(x, op->file), sc->size);
 		return 0;
-	default:
-		if (si->cls == RIOT_CLASS_ASYNC || si->cls == RIOT_CLASS_SYNC ||
-		    (si->cls == RIOT_CLASS_MMAP && op->file))
+	case RIOT_FIO_UNSUPPORTED:
+		x->st->skipped[FIO_SKIP_UNSUPPORTED]++;
+		return 0;
+	case RIOT_FIO_MMAP:
+		if (op->file)
 			x->st->skipped[FIO_SKIP_UNSUPPORTED]++;
 		return 0;
 	}
+	return 0;
 }
 
 /* Drops positions of file objects the model has freed, so memory follows

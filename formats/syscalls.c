@@ -2,6 +2,7 @@
  * riot records, all derived from bpf/syscalls.def so the table has one
  * source. */
 #include "formats/log.h"
+#include "formats/semantics.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,33 @@ static const struct riot_sys_info sys_table[RIOT_SYS_COUNT] = {
 #undef RIOT_SYSCALL
 };
 
+static const struct riot_sys_sem sem_table[RIOT_SYS_COUNT] = {
+#define RIOT_SEM(name_, failed_, plan_, act_, nofollow_, twin_, init_, fio_, model_) \
+	[RIOT_SYS_##name_] = { \
+		.failed = RIOT_FAILED_##failed_, \
+		.plan = RIOT_PLAN_##plan_, \
+		.nofollow = RIOT_NOFOLLOW_##nofollow_, \
+		.init = RIOT_INIT_##init_, \
+		.fio = RIOT_FIO_##fio_, \
+		.model = RIOT_MODEL_##model_, \
+		.twin = RIOT_SYS_##twin_, \
+	},
+#include "formats/semantics.def"
+#undef RIOT_SEM
+};
+
+/* Every riot syscall has its row of formats/semantics.def: as many rows
+ * as ids, and a second row of one id would be an initializer overridden,
+ * an error under -Wextra. */
+enum {
+#define RIOT_SEM(name_, ...) SEM_ROW_##name_,
+#include "formats/semantics.def"
+#undef RIOT_SEM
+	SEM_ROWS
+};
+_Static_assert((int)SEM_ROWS == (int)RIOT_SYS_COUNT,
+	       "formats/semantics.def: a syscall without a row");
+
 /* Indexed by enum riot_class; the names reports and --json print. */
 static const char *const class_names[RIOT_CLASS_COUNT] = {
 	[RIOT_CLASS_DATA_READ] = "data_read",
@@ -54,6 +82,13 @@ const struct riot_sys_info *riot_sys_info(unsigned sys)
 	if (sys >= RIOT_SYS_COUNT)
 		return NULL;
 	return &sys_table[sys];
+}
+
+const struct riot_sys_sem *riot_sys_sem(unsigned sys)
+{
+	if (sys >= RIOT_SYS_COUNT)
+		return NULL;
+	return &sem_table[sys];
 }
 
 int riot_sys_by_name(const char *name)

@@ -12,6 +12,7 @@
 
 #include "lib/grow.h"
 #include "lib/pathname.h"
+#include "formats/semantics.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1u << 1)
@@ -688,7 +689,9 @@ static int sys_open(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 
 static bool uring_row(uint32_t sys)
 {
-	return sys >= RIOT_SYS_uring_read && sys <= RIOT_SYS_uring_other;
+	const struct riot_sys_sem *sem = riot_sys_sem(sys);
+
+	return sem && sem->model == RIOT_MODEL_URING;
 }
 
 static bool uring_open(uint32_t sys)
@@ -893,41 +896,43 @@ static int sys_fd_make(struct model *m, uint32_t ki, const struct riot_syscall *
 			      cloexec, op, NULL);
 }
 
+/* A call's effect on the fd tables and cwds, by its model column in
+ * formats/semantics.def. */
 static int sys_apply(struct model *m, uint32_t ki, const struct riot_syscall *sc,
 		     uint32_t fi, struct model_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+	const struct riot_sys_sem *sem = riot_sys_sem(sc->sys);
 
-	/* An fd from a path is an open; open_by_handle_at's file is not
-	 * known (its uses stay unresolved). */
-	if (si && si->cls != RIOT_CLASS_OPEN &&
-	    ((si->flags & RIOT_SF_RET_FD) || makes_fd_pair(si)))
+	if (!si || !sem)
+		return 0;
+	switch ((enum riot_model)sem->model) {
+	case RIOT_MODEL_UNSET:	/* no row has it: test_semantics */
+	case RIOT_MODEL_COUNT:
+	case RIOT_MODEL_NONE:
+		return 0;
+	case RIOT_MODEL_MAKE_FD:
 		return sys_fd_make(m, ki, sc, si, op);
-	if (uring_row(sc->sys))
+	case RIOT_MODEL_URING:
 		return uring_apply(m, ki, sc, op);
-	switch (sc->sys) {
-	case RIOT_SYS_open:
-	case RIOT_SYS_openat:
-	case RIOT_SYS_openat2:
-	case RIOT_SYS_creat:
+	case RIOT_MODEL_OPEN:
 		return sys_open(m, ki, sc, op);
-	case RIOT_SYS_close:
+	case RIOT_MODEL_CLOSE:
 		if (fi)	/* 0: not known, or not the file it closed */
 			fd_close(m, TASK(m, ki)->fdt, sc->fd);
 		return 0;
-	case RIOT_SYS_close_range:
+	case RIOT_MODEL_CLOSE_RANGE:
 		return sys_close_range(m, ki, sc);
-	case RIOT_SYS_dup:
-	case RIOT_SYS_dup2:
+	case RIOT_MODEL_DUP:
 		return sys_dup(m, ki, sc, fi, false, op);
-	case RIOT_SYS_dup3:
+	case RIOT_MODEL_DUP3:
 		return sys_dup(m, ki, sc, fi, sc->flags & O_CLOEXEC, op);
-	case RIOT_SYS_fcntl:
+	case RIOT_MODEL_FCNTL:
 		return sys_fcntl(m, ki, sc, fi, op);
-	case RIOT_SYS_chdir:
+	case RIOT_MODEL_CHDIR:
 		sys_chdir(m, ki, op->path_id, op->flags);
 		return 0;
-	case RIOT_SYS_fchdir:
+	case RIOT_MODEL_FCHDIR:
 		sys_chdir(m, ki, fi ? FILEO(m, fi)->pub.path_id : 0,
 			  fi ? 0 : MODEL_OP_FD_UNKNOWN);
 		return 0;

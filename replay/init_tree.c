@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "formats/log.h"
+#include "formats/semantics.h"
 #include "lib/grow.h"
 #include "lib/map.h"
 #include "model/model.h"
@@ -399,18 +400,12 @@ static uint64_t transfer_end(struct builder *b, uint64_t file, bool has_off, uin
 
 /* ---- syscalls ---- */
 
-static bool is_nofollow_stat(const struct riot_syscall *sc)
+/* Whether a stat describes a final symlink itself (STAT_SELF: lstat,
+ * fstat; STAT_AT by its flags), not its target. */
+static bool is_nofollow_stat(const struct riot_syscall *sc, unsigned init)
 {
-	switch (sc->sys) {
-	case RIOT_SYS_lstat:
-	case RIOT_SYS_fstat:
-		return true;
-	case RIOT_SYS_newfstatat:
-	case RIOT_SYS_statx:
-		return sc->flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
-	default:
-		return false;
-	}
+	return init == RIOT_INIT_STAT_SELF ||
+	       (init == RIOT_INIT_STAT_AT && (sc->flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)));
 }
 
 static void on_open(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
@@ -450,7 +445,8 @@ static void on_open(struct builder *b, const struct riot_syscall *sc, const stru
 		note_changed(b, i);
 }
 
-static void on_stat(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+static void on_stat(struct builder *b, const struct riot_syscall *sc, const struct model_op *op,
+		    unsigned init)
 {
 	uint32_t i = op_ent(b, op, false);
 	uint8_t kind;
@@ -463,12 +459,11 @@ static void on_stat(struct builder *b, const struct riot_syscall *sc, const stru
 		return;
 	}
 	/* a followed stat of a known symlink describes its target */
-	if (!is_nofollow_stat(sc) && ENT(b->tt, i)->kind == INIT_SYMLINK) {
+	if (!is_nofollow_stat(sc, init) && ENT(b->tt, i)->kind == INIT_SYMLINK) {
 		note_present(b, i, 0, false);
 		return;
 	}
-	if ((sc->sys == RIOT_SYS_access || sc->sys == RIOT_SYS_faccessat ||
-	     sc->sys == RIOT_SYS_faccessat2) && (sc->mode & X_OK) &&
+	if (init == RIOT_INIT_ACCESS && (sc->mode & X_OK) &&
 	    !ENT(b->tt, i)->perm_changed)
 		ENT(b->tt, i)->executable = true;
 	kind = sc->has & RIOT_HAS_FTYPE ? kind_of_ftype(sc->ftype) : 0;
@@ -492,19 +487,20 @@ static void on_read(struct builder *b, const struct riot_syscall *sc, const stru
 	note_size(b, i, end);
 }
 
-static void on_write(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+static void on_write(struct builder *b, const struct riot_syscall *sc, const struct model_op *op,
+		     unsigned init)
 {
 	uint32_t i;
 
 	if (sc->ret < 0) {
-		if (sc->sys == RIOT_SYS_truncate && sc->ret == -ENOENT)
+		if (init == RIOT_INIT_TRUNCATE && sc->ret == -ENOENT)
 			note_absent(b, op_ent(b, op, false), false);
 		return;
 	}
 	i = op_ent(b, op, false);
-	if (sc->sys == RIOT_SYS_truncate)
+	if (init == RIOT_INIT_TRUNCATE)
 		note_present(b, i, 0, false);
-	if (sc->sys == RIOT_SYS_write || sc->sys == RIOT_SYS_writev)
+	if (init == RIOT_INIT_WRITE_POS)
 		transfer_end(b, op->file, false, 0, (uint64_t)sc->ret);
 	note_changed(b, i);
 }
@@ -596,47 +592,6 @@ static void on_readlink(struct builder *b, const struct riot_syscall *sc,
 		note_absent(b, i, false);
 }
 
-static void on_namespace(struct builder *b, const struct riot_syscall *sc,
-			 const struct model_op *op)
-{
-	switch (sc->sys) {
-	case RIOT_SYS_mkdir:
-	case RIOT_SYS_mkdirat:
-		on_make(b, sc, op, INIT_DIR);
-		break;
-	case RIOT_SYS_mknod:
-	case RIOT_SYS_mknodat:
-	case RIOT_SYS_symlink:
-	case RIOT_SYS_symlinkat:
-		on_make(b, sc, op, 0);
-		break;
-	case RIOT_SYS_rmdir:
-		on_remove(b, sc, op, INIT_DIR);
-		break;
-	case RIOT_SYS_unlink:
-		on_remove(b, sc, op, 0);
-		break;
-	case RIOT_SYS_unlinkat:
-		on_remove(b, sc, op, sc->flags & AT_REMOVEDIR ? INIT_DIR : 0);
-		break;
-	case RIOT_SYS_rename:
-	case RIOT_SYS_renameat:
-	case RIOT_SYS_renameat2:
-		on_rename_link(b, sc, op, true);
-		break;
-	case RIOT_SYS_link:
-	case RIOT_SYS_linkat:
-		on_rename_link(b, sc, op, false);
-		break;
-	case RIOT_SYS_readlink:
-	case RIOT_SYS_readlinkat:
-		on_readlink(b, sc, op);
-		break;
-	default:
-		break;
-	}
-}
-
 /* The first evidence about an xattr name decides: a get that found it
  * (created with its size), an ENODATA, a set or a removal (not created). */
 static void note_xattr(struct builder *b, uint32_t i, const char *name, int64_t size,
@@ -668,27 +623,15 @@ static void note_xattr(struct builder *b, uint32_t i, const char *name, int64_t 
 	w->xattrs = x;
 }
 
-static void on_xattr(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
+static void on_xattr(struct builder *b, const struct riot_syscall *sc, const struct model_op *op,
+		     bool get)
 {
 	uint32_t i = op_ent(b, op, false);
 
-	switch (sc->sys) {
-	case RIOT_SYS_getxattr: case RIOT_SYS_lgetxattr: case RIOT_SYS_fgetxattr:
-		if (sc->ret >= 0 || sc->ret == -ENODATA)
-			note_xattr(b, i, op->text, sc->ret, sc->ret >= 0);
-		break;
-	case RIOT_SYS_setxattr: case RIOT_SYS_lsetxattr: case RIOT_SYS_fsetxattr:
-	case RIOT_SYS_removexattr: case RIOT_SYS_lremovexattr: case RIOT_SYS_fremovexattr:
-		if (sc->ret >= 0)
-			note_xattr(b, i, op->text, 0, false);
-		break;
-	}
-}
-
-static bool is_chmod(unsigned sys)
-{
-	return sys == RIOT_SYS_chmod || sys == RIOT_SYS_fchmod || sys == RIOT_SYS_fchmodat ||
-	       sys == RIOT_SYS_fchmodat2;
+	if (get && (sc->ret >= 0 || sc->ret == -ENODATA))
+		note_xattr(b, i, op->text, sc->ret, sc->ret >= 0);
+	else if (!get && sc->ret >= 0)
+		note_xattr(b, i, op->text, 0, false);
 }
 
 /* After a chmod the modes the workload sees are its own doing. */
@@ -700,59 +643,87 @@ static void on_chmod(struct builder *b, const struct model_op *op)
 		ENT(b->tt, i)->perm_changed = true;
 }
 
+/* A call, by its init evidence in formats/semantics.def. */
 static void on_syscall(struct builder *b, const struct riot_syscall *sc, const struct model_op *op)
 {
-	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+	const struct riot_sys_sem *sem = riot_sys_sem(sc->sys);
+	unsigned init = sem ? sem->init : RIOT_INIT_NONE;
+	uint64_t *pos;
 
-	if (!si)
-		return;
-	switch (si->cls) {
-	case RIOT_CLASS_OPEN:
+	switch ((enum riot_init)init) {
+	case RIOT_INIT_UNSET:	/* no row has it: test_semantics */
+	case RIOT_INIT_COUNT:
+	case RIOT_INIT_NONE:
+		break;
+	case RIOT_INIT_OPEN:
 		on_open(b, sc, op);
 		break;
-	case RIOT_CLASS_DATA_READ:
+	case RIOT_INIT_READ:
 		on_read(b, sc, op);
 		break;
-	case RIOT_CLASS_DATA_WRITE:
-		on_write(b, sc, op);
+	case RIOT_INIT_WRITE:
+	case RIOT_INIT_WRITE_POS:
+	case RIOT_INIT_TRUNCATE:
+		on_write(b, sc, op, init);
 		break;
-	case RIOT_CLASS_DATA_COPY:
+	case RIOT_INIT_COPY:
 		on_copy(b, sc, op);
 		break;
-	case RIOT_CLASS_FD:
-		if (sc->sys == RIOT_SYS_lseek && sc->ret >= 0 && op->file) {
-			uint64_t *pos = pos_of(b, op->file);
-
-			if (pos)
+	case RIOT_INIT_SEEK:
+		if (sc->ret >= 0 && op->file) {
+			if ((pos = pos_of(b, op->file)))
 				*pos = (uint64_t)sc->ret;
 			else
 				b->err = -ENOMEM;
 		}
 		break;
-	case RIOT_CLASS_STAT:
-		on_stat(b, sc, op);
+	case RIOT_INIT_STAT:
+	case RIOT_INIT_STAT_SELF:
+	case RIOT_INIT_STAT_AT:
+	case RIOT_INIT_ACCESS:
+		on_stat(b, sc, op, init);
 		break;
-	case RIOT_CLASS_DIR:
+	case RIOT_INIT_DIR:
 		if (sc->ret >= 0)
 			note_present(b, op_ent(b, op, false), INIT_DIR, false);
 		break;
-	case RIOT_CLASS_NAMESPACE:
-		on_namespace(b, sc, op);
+	case RIOT_INIT_MKDIR:
+		on_make(b, sc, op, INIT_DIR);
 		break;
-	case RIOT_CLASS_CWD:
-		if (sc->sys == RIOT_SYS_chdir)
-			on_path_call(b, sc, op, INIT_DIR);
+	case RIOT_INIT_MAKE:
+		on_make(b, sc, op, 0);
 		break;
-	case RIOT_CLASS_ATTR:
-	case RIOT_CLASS_XATTR:
+	case RIOT_INIT_RMDIR:
+		on_remove(b, sc, op, INIT_DIR);
+		break;
+	case RIOT_INIT_UNLINK:
+		on_remove(b, sc, op, 0);
+		break;
+	case RIOT_INIT_UNLINKAT:
+		on_remove(b, sc, op, sc->flags & AT_REMOVEDIR ? INIT_DIR : 0);
+		break;
+	case RIOT_INIT_RENAME:
+		on_rename_link(b, sc, op, true);
+		break;
+	case RIOT_INIT_LINK:
+		on_rename_link(b, sc, op, false);
+		break;
+	case RIOT_INIT_READLINK:
+		on_readlink(b, sc, op);
+		break;
+	case RIOT_INIT_CHDIR:
+		on_path_call(b, sc, op, INIT_DIR);
+		break;
+	case RIOT_INIT_ATTR:
+	case RIOT_INIT_CHMOD:
+	case RIOT_INIT_XATTR_GET:
+	case RIOT_INIT_XATTR_SET:
 		if (sc->has & RIOT_HAS_PATH)
 			on_path_call(b, sc, op, 0);
-		if (sc->ret >= 0 && is_chmod(sc->sys))
+		if (init == RIOT_INIT_CHMOD && sc->ret >= 0)
 			on_chmod(b, op);
-		if (si->cls == RIOT_CLASS_XATTR)
-			on_xattr(b, sc, op);
-		break;
-	default:
+		if (init == RIOT_INIT_XATTR_GET || init == RIOT_INIT_XATTR_SET)
+			on_xattr(b, sc, op, init == RIOT_INIT_XATTR_GET);
 		break;
 	}
 }

@@ -15,6 +15,7 @@
 #include "lib/fleet.h"
 #include "lib/grow.h"
 #include "lib/map.h"
+#include "formats/semantics.h"
 #include "model/model.h"
 #include "replay/plan.h"
 #include "replay/root.h"
@@ -737,75 +738,30 @@ static void plan_open(struct replay_plan *p, struct replay_op *op, const struct 
 		size_is(p, op->path_id, sc->size);
 }
 
-static int fd_act(unsigned sys)
-{
-	switch (sys) {
-	case RIOT_SYS_fsync: return ACT_FSYNC;
-	case RIOT_SYS_fdatasync: return ACT_FDATASYNC;
-	case RIOT_SYS_sync_file_range: return ACT_SYNC_RANGE;
-	case RIOT_SYS_fallocate: return ACT_FALLOCATE;
-	case RIOT_SYS_ftruncate: return ACT_FTRUNCATE;
-	case RIOT_SYS_fadvise64: return ACT_FADVISE;
-	case RIOT_SYS_fstat: return ACT_FSTAT;
-	case RIOT_SYS_getdents: case RIOT_SYS_getdents64: return ACT_GETDENTS;
-	case RIOT_SYS_syncfs: return ACT_SYNCFS;
-	case RIOT_SYS_fchmod: return ACT_CHMOD;
-	case RIOT_SYS_fchown: return ACT_CHOWN;
-	case RIOT_SYS_fsetxattr: return ACT_XATTR_SET;
-	case RIOT_SYS_fgetxattr: return ACT_XATTR_GET;
-	case RIOT_SYS_flistxattr: return ACT_XATTR_LIST;
-	case RIOT_SYS_fremovexattr: return ACT_XATTR_REMOVE;
-	case RIOT_SYS_flock: return ACT_FLOCK;
-	case RIOT_SYS_readahead: return ACT_READAHEAD;
-	case RIOT_SYS_fstatfs: return ACT_STATFS;
-	default: return -1;
-	}
-}
+/* The act of a PATH, FD or CALL row of formats/semantics.def; ACT_NONE
+ * in the others. */
+enum { ACT_NONE = ACT_COUNT };
 
-static int path_act(unsigned sys)
+static const uint8_t sys_act[RIOT_SYS_COUNT] = {
+#define RIOT_SEM(name, failed, plan, act, nofollow, twin, init, fio, model) \
+	[RIOT_SYS_##name] = ACT_##act,
+#include "formats/semantics.def"
+#undef RIOT_SEM
+};
+
+int replay_sys_act(unsigned sys)
 {
-	switch (sys) {
-	case RIOT_SYS_stat: case RIOT_SYS_lstat: case RIOT_SYS_newfstatat:
-	case RIOT_SYS_statx: return ACT_STAT;
-	case RIOT_SYS_mkdir: case RIOT_SYS_mkdirat: return ACT_MKDIR;
-	case RIOT_SYS_rmdir: return ACT_RMDIR;
-	case RIOT_SYS_unlink: case RIOT_SYS_unlinkat: return ACT_UNLINK;
-	case RIOT_SYS_rename: case RIOT_SYS_renameat: case RIOT_SYS_renameat2: return ACT_RENAME;
-	case RIOT_SYS_link: case RIOT_SYS_linkat: return ACT_LINK;
-	case RIOT_SYS_symlink: case RIOT_SYS_symlinkat: return ACT_SYMLINK;
-	case RIOT_SYS_mknod: case RIOT_SYS_mknodat: return ACT_MKNOD;
-	case RIOT_SYS_access: case RIOT_SYS_faccessat: case RIOT_SYS_faccessat2: return ACT_ACCESS;
-	case RIOT_SYS_readlink: case RIOT_SYS_readlinkat: return ACT_READLINK;
-	case RIOT_SYS_truncate: return ACT_TRUNCATE;
-	case RIOT_SYS_chmod: case RIOT_SYS_fchmodat: case RIOT_SYS_fchmodat2: return ACT_CHMOD;
-	case RIOT_SYS_chown: case RIOT_SYS_lchown: case RIOT_SYS_fchownat: return ACT_CHOWN;
-	case RIOT_SYS_utimensat: case RIOT_SYS_utime: case RIOT_SYS_utimes:
-	case RIOT_SYS_futimesat: return ACT_UTIMENS;
-	case RIOT_SYS_statfs: return ACT_STATFS;
-	case RIOT_SYS_listxattrat: return ACT_XATTR_LIST;
-	case RIOT_SYS_removexattrat: return ACT_XATTR_REMOVE;
-	case RIOT_SYS_setxattr: case RIOT_SYS_lsetxattr: return ACT_XATTR_SET;
-	case RIOT_SYS_getxattr: case RIOT_SYS_lgetxattr: return ACT_XATTR_GET;
-	case RIOT_SYS_listxattr: case RIOT_SYS_llistxattr: return ACT_XATTR_LIST;
-	case RIOT_SYS_removexattr: case RIOT_SYS_lremovexattr: return ACT_XATTR_REMOVE;
-	default: return -1;
-	}
+	return sys < RIOT_SYS_COUNT && sys_act[sys] != ACT_NONE ? sys_act[sys] : -1;
 }
 
 static bool nofollow(const struct riot_syscall *sc)
 {
-	switch (sc->sys) {
-	case RIOT_SYS_lstat: case RIOT_SYS_lchown: case RIOT_SYS_lsetxattr:
-	case RIOT_SYS_lgetxattr: case RIOT_SYS_llistxattr: case RIOT_SYS_lremovexattr:
-	case RIOT_SYS_readlink: case RIOT_SYS_readlinkat:
-		return true;
-	case RIOT_SYS_newfstatat: case RIOT_SYS_statx: case RIOT_SYS_fchownat:
-	case RIOT_SYS_utimensat: case RIOT_SYS_faccessat2: case RIOT_SYS_fchmodat2:
-	case RIOT_SYS_listxattrat: case RIOT_SYS_removexattrat:
-		return sc->flags & AT_SYMLINK_NOFOLLOW;
-	default:
+	const struct riot_sys_sem *sem = riot_sys_sem(sc->sys);
+
+	if (!sem)
 		return false;
-	}
+	return sem->nofollow == RIOT_NOFOLLOW_YES ||
+	       (sem->nofollow == RIOT_NOFOLLOW_FLAG && (sc->flags & AT_SYMLINK_NOFOLLOW));
 }
 
 /* No file behind an fd: lost (as `riot info` counts it), or no fd at all
@@ -989,20 +945,6 @@ static void plan_path_op(struct replay_plan *p, struct replay_op *op,
 	}
 }
 
-static bool is_state_only(unsigned sys)
-{
-	switch (sys) {
-	case RIOT_SYS_lseek: case RIOT_SYS_dup: case RIOT_SYS_dup2: case RIOT_SYS_dup3:
-	case RIOT_SYS_fcntl: case RIOT_SYS_close_range: case RIOT_SYS_chdir:
-	case RIOT_SYS_fchdir: case RIOT_SYS_clone: case RIOT_SYS_clone3: case RIOT_SYS_fork:
-	case RIOT_SYS_vfork: case RIOT_SYS_execve: case RIOT_SYS_execveat: case RIOT_SYS_munmap:
-	case RIOT_SYS_getcwd: case RIOT_SYS_umask:	/* no I/O of their own */
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* A path op, or its fd form when the path is empty (fstatat(fd, "",
  * AT_EMPTY_PATH), utimensat(fd, NULL)): then it acts on the file object. */
 static void plan_path_or_file(struct replay_plan *p, struct replay_op *op,
@@ -1019,21 +961,6 @@ static void plan_path_or_file(struct replay_plan *p, struct replay_op *op,
 	plan_path_op(p, op, sc, mop, act);
 }
 
-/* Recorded file calls riot does not replay: what they need is not in the
- * log (a handle, an xattr_args value, an ioctl's argument but a clone's). */
-static bool not_replayed(unsigned sys)
-{
-	switch (sys) {
-	case RIOT_SYS_ioctl:
-	case RIOT_SYS_name_to_handle_at: case RIOT_SYS_open_by_handle_at:
-	case RIOT_SYS_setxattrat: case RIOT_SYS_getxattrat:
-	case RIOT_SYS_file_getattr: case RIOT_SYS_file_setattr:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		     const struct model_op *mop);
 
@@ -1044,39 +971,16 @@ static void classify(struct replay_plan *p, struct replay_op *op, const struct r
 #define SQE_IO_HARDLINK 0x08
 #define URING_FSYNC_DATASYNC 0x01
 
-/* The syscall an asynchronous request is replayed as, or -1: a vectored
- * request moves its count of bytes as one, its buffers being riot's. */
-static int async_twin(const struct riot_syscall *sc)
+/* The syscall an asynchronous request is replayed as (its twin in
+ * formats/semantics.def), or -1: a vectored request moves its count of
+ * bytes as one, its buffers being riot's. */
+static int async_twin(const struct riot_syscall *sc, const struct riot_sys_sem *sem)
 {
-	switch (sc->sys) {
-	case RIOT_SYS_uring_read: case RIOT_SYS_uring_read_fixed: case RIOT_SYS_uring_readv:
-	case RIOT_SYS_aio_pread: case RIOT_SYS_aio_preadv: case RIOT_SYS_mmap_read:
-		return RIOT_SYS_pread64;
-	case RIOT_SYS_uring_write: case RIOT_SYS_uring_write_fixed: case RIOT_SYS_uring_writev:
-	case RIOT_SYS_aio_pwrite: case RIOT_SYS_aio_pwritev: case RIOT_SYS_mmap_write:
-		return RIOT_SYS_pwrite64;
-	case RIOT_SYS_uring_fsync:
-		return sc->cmd & URING_FSYNC_DATASYNC ? RIOT_SYS_fdatasync : RIOT_SYS_fsync;
-	case RIOT_SYS_aio_fsync: return RIOT_SYS_fsync;
-	case RIOT_SYS_aio_fdsync: return RIOT_SYS_fdatasync;
-	case RIOT_SYS_uring_sync_file_range: return RIOT_SYS_sync_file_range;
-	case RIOT_SYS_uring_fallocate: return RIOT_SYS_fallocate;
-	case RIOT_SYS_uring_fadvise: return RIOT_SYS_fadvise64;
-	case RIOT_SYS_uring_ftruncate: return RIOT_SYS_ftruncate;
-	case RIOT_SYS_uring_openat: return RIOT_SYS_openat;
-	case RIOT_SYS_uring_openat2: return RIOT_SYS_openat2;
-	case RIOT_SYS_uring_statx: return RIOT_SYS_statx;
-	case RIOT_SYS_uring_renameat: return RIOT_SYS_renameat2;
-	case RIOT_SYS_uring_unlinkat: return RIOT_SYS_unlinkat;
-	case RIOT_SYS_uring_mkdirat: return RIOT_SYS_mkdirat;
-	case RIOT_SYS_uring_symlinkat: return RIOT_SYS_symlinkat;
-	case RIOT_SYS_uring_linkat: return RIOT_SYS_linkat;
-	case RIOT_SYS_uring_fsetxattr: return RIOT_SYS_fsetxattr;
-	case RIOT_SYS_uring_setxattr: return RIOT_SYS_setxattr;
-	case RIOT_SYS_uring_fgetxattr: return RIOT_SYS_fgetxattr;
-	case RIOT_SYS_uring_getxattr: return RIOT_SYS_getxattr;
-	default: return -1;
-	}
+	if (sem->plan != RIOT_PLAN_TWIN)
+		return -1;
+	if (sc->sys == RIOT_SYS_uring_fsync && (sc->cmd & URING_FSYNC_DATASYNC))
+		return RIOT_SYS_fdatasync;
+	return sem->twin;
 }
 
 /* Whether the flags of an io_uring request are its SQE's: those of the
@@ -1180,15 +1084,15 @@ static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
  * follow (the engine holds its own, opened by path): state. */
 static void classify_async(struct replay_plan *p, struct replay_op *op,
 			   const struct riot_syscall *sc, const struct model_op *mop,
-			   const struct riot_sys_info *si)
+			   const struct riot_sys_info *si, const struct riot_sys_sem *sem)
 {
 	struct riot_syscall twin = *sc;
 	bool sqe = uring_sqe_flags(si, sc->sys);
-	int sys = async_twin(sc);
+	int sys = async_twin(sc, sem);
 
 	op->opflags |= OPF_ASYNC;
 	if (sys < 0) {
-		op->act = sc->sys == RIOT_SYS_uring_close ? ACT_STATE : ACT_UNREPLAYABLE;
+		op->act = sem->plan == RIOT_PLAN_STATE ? ACT_STATE : ACT_UNREPLAYABLE;
 		return;
 	}
 	if (sqe && (sc->flags & SQE_FIXED_FILE) && !op->file) {
@@ -1211,64 +1115,64 @@ static void classify_async(struct replay_plan *p, struct replay_op *op,
 		op->sqe_flags = (uint8_t)(sc->flags & (SQE_IO_LINK | SQE_IO_DRAIN | SQE_IO_HARDLINK));
 }
 
+/* A file call whose arguments are not in the log: on a pipe or socket it
+ * is skipped as such, like its reads. */
+static void plan_not_replayed(struct replay_plan *p, struct replay_op *op,
+			      const struct riot_syscall *sc, const struct model_op *mop)
+{
+	if (!(sc->has & RIOT_HAS_FD) || file_ok(p, op, op->file, mop))
+		op->act = ACT_UNREPLAYABLE;
+}
+
+/* A call, by its plan in formats/semantics.def. */
 static void classify_call(struct replay_plan *p, struct replay_op *op,
 			  const struct riot_syscall *sc, const struct model_op *mop)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
-	int act;
+	const struct riot_sys_sem *sem = riot_sys_sem(sc->sys);
+	struct file_state *fs;
 
 	op->act = ACT_STATE;
-	if (!si || is_state_only(sc->sys)) {
-		if (sc->sys == RIOT_SYS_lseek && sc->ret >= 0 && op->file) {
-			struct file_state *fs = file_state(p, op->file);
-
-			if (fs)
-				fs->pos = (uint64_t)sc->ret;
-		}
+	if (!si || !sem)
 		return;
-	}
-	if (sc->sys == RIOT_SYS_ioctl && (sc->has & RIOT_HAS_FD2)) {
-		plan_clone(p, op, sc, mop);
-		return;
-	}
 	if (si->flags & RIOT_SF_ASYNC) {
-		classify_async(p, op, sc, mop, si);
+		classify_async(p, op, sc, mop, si, sem);
 		return;
 	}
-	if (not_replayed(sc->sys)) {
-		/* on a pipe or socket: skipped as such, like its reads */
-		if (!(sc->has & RIOT_HAS_FD) || file_ok(p, op, op->file, mop))
-			op->act = ACT_UNREPLAYABLE;
+	switch ((enum riot_plan)sem->plan) {
+	case RIOT_PLAN_NONE:	/* no row has it: test_semantics */
+	case RIOT_PLAN_COUNT:
+	case RIOT_PLAN_TWIN:	/* asynchronous requests only */
+	case RIOT_PLAN_STATE:
 		return;
-	}
-	switch (si->cls) {
-	case RIOT_CLASS_MMAP:
-		/* madvise and mremap are recorded for file mappings only; the
-		 * replay maps no file, so it has none to advise or move. An
-		 * mmap of a file does no I/O itself: its pages do, replayed
-		 * from their records where the capture recorded them */
-		if (sc->sys == RIOT_SYS_msync || sc->sys == RIOT_SYS_madvise ||
-		    sc->sys == RIOT_SYS_mremap ||
-		    (sc->sys == RIOT_SYS_mmap && op->file && !p->pages_recorded))
-			op->act = ACT_UNREPLAYABLE;
-		if (sc->sys == RIOT_SYS_mmap)
-			note_mapping(p, op, sc);
+	case RIOT_PLAN_SEEK:
+		if (sc->ret >= 0 && op->file && (fs = file_state(p, op->file)))
+			fs->pos = (uint64_t)sc->ret;
 		return;
-	case RIOT_CLASS_ASYNC:
+	case RIOT_PLAN_IOCTL:
+		if (sc->has & RIOT_HAS_FD2)
+			plan_clone(p, op, sc, mop);
+		else
+			plan_not_replayed(p, op, sc, mop);
+		return;
+	case RIOT_PLAN_NOT_REPLAYED:
+		plan_not_replayed(p, op, sc, mop);
+		return;
+	case RIOT_PLAN_UNREPLAYABLE:
 		op->act = ACT_UNREPLAYABLE;
 		return;
-	case RIOT_CLASS_PROC:
-	case RIOT_CLASS_CWD:
+	case RIOT_PLAN_MMAP:
+		/* an mmap of a file does no I/O itself: its pages do, replayed
+		 * from their records where the capture recorded them */
+		if (op->file && !p->pages_recorded)
+			op->act = ACT_UNREPLAYABLE;
+		note_mapping(p, op, sc);
 		return;
-	default:
-		break;
-	}
-	if (si->cls == RIOT_CLASS_OPEN) {
+	case RIOT_PLAN_OPEN:
 		if (path_ok(p, op, mop, false))
 			plan_open(p, op, sc);
 		return;
-	}
-	if (sc->sys == RIOT_SYS_close) {
+	case RIOT_PLAN_CLOSE:
 		/* the fd went away, but dups or forks may still hold the file:
 		 * decided once the model has applied the next record */
 		if (file_ok(p, op, op->file, mop)) {
@@ -1276,26 +1180,23 @@ static void classify_call(struct replay_plan *p, struct replay_op *op,
 			p->pending_close = op->seq;
 		}
 		return;
-	}
-	if (sc->sys == RIOT_SYS_sync) {
-		op->act = ACT_SYNC;
+	case RIOT_PLAN_CALL:
+		op->act = sys_act[sc->sys];
 		return;
-	}
-	if ((act = fd_act(sc->sys)) >= 0) {
-		plan_fd_op(p, op, sc, mop, act);
+	case RIOT_PLAN_FD:
+		plan_fd_op(p, op, sc, mop, sys_act[sc->sys]);
 		return;
-	}
-	if ((act = path_act(sc->sys)) >= 0) {
-		plan_path_or_file(p, op, sc, mop, act);
+	case RIOT_PLAN_PATH:
+		plan_path_or_file(p, op, sc, mop, sys_act[sc->sys]);
 		return;
-	}
-	if (si->cls == RIOT_CLASS_DATA_READ || si->cls == RIOT_CLASS_DATA_WRITE) {
+	case RIOT_PLAN_DATA:
 		if (file_ok(p, op, op->file, mop))
 			plan_data(p, op, sc, si->cls == RIOT_CLASS_DATA_READ ? ACT_READ : ACT_WRITE);
 		return;
-	}
-	if (si->cls == RIOT_CLASS_DATA_COPY)
+	case RIOT_PLAN_COPY:
 		plan_copy(p, op, sc, mop);
+		return;
+	}
 }
 
 /* What to do for a call: its act, then whether a captured failure is

@@ -73,7 +73,7 @@ enum replay_act {
 	ACT_UNREPLAYABLE,	/* I/O riot cannot replay: mmap'ed file I/O,
 				 * io_uring or AIO submitted by the workload */
 	ACT_FAILED,	/* a captured failure accounted without being issued
-			 * (replay/syscalls.def): it did no I/O */
+			 * (formats/semantics.def): it did no I/O */
 	ACT_OPEN, ACT_CLOSE,
 	ACT_READ, ACT_WRITE,	/* positional: off, count */
 	ACT_FSYNC, ACT_FDATASYNC, ACT_SYNC_RANGE, ACT_FALLOCATE,
@@ -104,8 +104,12 @@ static inline bool replay_act_issues(unsigned act)
 
 /* Whether a call of sys whose captured result is ret is issued (its
  * failure reproduced by issuing it), or accounted as captured without
- * being issued: the row of sys in replay/syscalls.def. */
+ * being issued: the failed column of formats/semantics.def. */
 bool replay_failure_issued(unsigned sys, int64_t ret);
+
+/* The act of sys's row in formats/semantics.def (a PATH, FD or CALL
+ * row), or -1. */
+int replay_sys_act(unsigned sys);
 
 /* Why an op is skipped (ACT_SKIP), or was skipped at issue. */
 enum replay_skip {

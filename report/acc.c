@@ -17,9 +17,11 @@ const char *const tl_class_names[TL_COUNT] = {
 	[TL_METADATA] = "metadata",
 };
 
+/* A syscall's report class, by its class in bpf/syscalls.def: every
+ * class is listed, so a new one does not fall to TL_NONE unseen. */
 int tl_class_of(unsigned cls)
 {
-	switch (cls) {
+	switch ((enum riot_class)cls) {
 	case RIOT_CLASS_DATA_READ:
 		return TL_DATA_READ;
 	case RIOT_CLASS_DATA_WRITE:
@@ -36,9 +38,13 @@ int tl_class_of(unsigned cls)
 	case RIOT_CLASS_ATTR:
 	case RIOT_CLASS_XATTR:
 		return TL_METADATA;
-	default:
-		return TL_NONE;
+	case RIOT_CLASS_MMAP:	/* the I/O is its pages' records (mmap:read, ...) */
+	case RIOT_CLASS_ASYNC:	/* the I/O is its requests' (io_uring:read, ...) */
+	case RIOT_CLASS_PROC:
+	case RIOT_CLASS_COUNT:
+		break;
 	}
+	return TL_NONE;
 }
 
 void run_bytes(unsigned sys, int64_t ret, uint64_t *read, uint64_t *written)

@@ -119,7 +119,7 @@ done
 
 # Links and O_DIRECT. A write on a file opened read-only that failed
 # (EBADF) and the fsync linked to it it cancelled did no I/O: both are
-# accounted as captured, not issued (replay/syscalls.def); a write linked
+# accounted as captured, not issued (formats/semantics.def); a write linked
 # to a hole punched over it (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
 # leaves zeros; an O_DIRECT write of 100 bytes that failed with EINVAL is
 # accounted too, one of 4 KiB from an aligned buffer succeeds.

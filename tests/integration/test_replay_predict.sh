@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A replay does the captured effect and predicts the program:
-#  1. captured failures (replay/syscalls.def): with both engines, a log's
+#  1. captured failures (formats/semantics.def): with both engines, a log's
 #     copy_file_range and ioctl FICLONE that failed with EXDEV, a fallocate
 #     with EOPNOTSUPP, an fsync with EIO and an open with EACCES are
 #     accounted as captured without being issued; an open of a missing

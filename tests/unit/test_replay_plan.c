@@ -947,7 +947,7 @@ static void test_clones(void)
 
 /* A captured failure is issued where the replayed tree fails it the same
  * way, and accounted without being issued where it did no I/O or depends
- * on the captured host (replay/syscalls.def). */
+ * on the captured host (formats/semantics.def). */
 static void test_failures(void)
 {
 	static const struct { uint64_t seq; unsigned act; } want[] = {
