@@ -176,7 +176,7 @@ static long aio_take(__u64 i, void *data)
 		return 0;
 	}
 	sys = aio_sys_of(cb.aio_lio_opcode);
-	if (sys < 0 || !sys_enabled(sys))
+	if (sys < 0 || !sys_recorded(sys))
 		return 0;
 	req.t = w->t;
 	req.tid = w->tid;

@@ -169,7 +169,7 @@ static __always_inline void mmap_read_pages(struct address_space *mapping,
 	struct mmap_last *m;
 	struct sys_slot *s;
 
-	if (!sys_enabled(RIOT_SYS_mmap_read) || !(s = mmap_slot()))
+	if (!sys_recorded(RIOT_SYS_mmap_read) || !(s = mmap_slot()))
 		return;
 	leader = bpf_get_current_task_btf()->group_leader;
 	m = bpf_task_storage_get(&mmap_lasts, leader, 0,
@@ -223,7 +223,7 @@ int BPF_PROG(mmap_dirty_folio, struct folio *folio,
 	__u64 index, nr = 1, flags = 0;
 	struct sys_slot *s;
 
-	if (!sys_enabled(RIOT_SYS_mmap_write) || !mapping)
+	if (!sys_recorded(RIOT_SYS_mmap_write) || !mapping)
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!regs || !REGS_IN_EXCEPTION(regs))

@@ -435,6 +435,23 @@ static __always_inline int sys_enabled(__u32 sys)
 	return (sys_on[sys / 64] >> (sys % 64)) & 1;
 }
 
+/* Syscalls switched off while capture runs (riot top's probes view): a
+ * bit per RIOT_SYS_*, written by user space. The programs go on following
+ * state (mappings, AIO contexts); only the records stop. */
+volatile __u64 sys_off[(RIOT_SYS_COUNT + 63) / 64];
+
+/* sys_enabled() and not switched off, with a bound the verifier keeps on
+ * the word it reads. */
+static __always_inline int sys_recorded(__u32 sys)
+{
+	__u32 w = sys / 64;
+
+	asm volatile("" : "+r"(w));
+	if (!sys_enabled(sys) || w >= sizeof(sys_off) / sizeof(sys_off[0]))
+		return 0;
+	return !((sys_off[w] >> (sys % 64)) & 1);
+}
+
 static __always_inline int is_clone(__u32 sys)
 {
 	return sys == RIOT_SYS_clone || sys == RIOT_SYS_clone3 ||
@@ -613,7 +630,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (!sys)
 		return 0;
 	sys--;
-	emit = sys_enabled(sys);
+	emit = sys_recorded(sys);
 	aio = aio_hooked(sys);
 	if (!emit && !is_clone(sys) && !aio)
 		return 0;
