@@ -18,6 +18,7 @@
 #include "bpf/block.h"
 #include "block.skel.h"
 #include "capture/block.h"
+#include "lib/clock.h"
 
 /* how often the queue depth is sampled, and how many points a series
  * keeps before pairs merge into points twice as wide */
@@ -25,14 +26,6 @@
 #define DEPTH_POINTS_MAX 1024
 /* dm over dm over ...: how deep members are followed */
 #define MEMBER_DEPTH_MAX 4
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The first line of a sysfs file, without its newline; -errno. */
 static int read_line(const char *path, char *buf, size_t len)
@@ -341,7 +334,7 @@ struct block_rec *block_rec_start(const struct run_device *devs, unsigned n,
 		r->skel->rodata->devs[i] = (major(devs[i].dev) << 20) | minor(devs[i].dev);
 	if ((rc = block_bpf__load(r->skel)) != 0 || (rc = block_bpf__attach(r->skel)) != 0)
 		goto out;
-	r->start_ns = now_ns();
+	r->start_ns = riot_now_ns(CLOCK_MONOTONIC);
 	r->step_ns = DEPTH_SAMPLE_NS;
 	r->per_point = 1;
 	if (pthread_create(&r->sampler, NULL, sampler_main, r) != 0) {
@@ -384,7 +377,7 @@ int block_rec_stop(struct block_rec *r, struct run_block *out)
 
 	memset(out, 0, sizeof(*out));
 	block_bpf__detach(r->skel);
-	end = now_ns();
+	end = riot_now_ns(CLOCK_MONOTONIC);
 	if (r->sampling) {
 		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(r->sampler, NULL);
@@ -615,10 +608,10 @@ void block_view_end(struct block_view *v)
 
 	if (!v->rec)
 		return;
-	t0 = now_ns();
+	t0 = riot_now_ns(CLOCK_MONOTONIC);
 	if (v->fd >= 0)
 		synced = syncfs(v->fd) == 0;
-	t1 = now_ns();
+	t1 = riot_now_ns(CLOCK_MONOTONIC);
 	other_writers(v);
 	if (block_rec_stop(v->rec, &v->res) == 0) {
 		v->res.synced = synced;

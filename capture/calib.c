@@ -20,17 +20,10 @@
 #include <unistd.h>
 
 #include "capture/capture_int.h"
+#include "lib/clock.h"
 
 /* Calls made and dropped first: the path's dentry and the code warm. */
 #define CALIB_WARM 256
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The call itself, not the C library's choice of one (statx or not). */
 static void calib_call(void)
@@ -67,33 +60,28 @@ void calib_untraced(struct probe_calib *pc)
 	for (unsigned i = 0; i < CALIB_WARM; i++)
 		calib_call();
 	for (unsigned i = 0; i < RIOT_CALIB_CALLS; i++) {
-		t0 = mono_ns();
-		t1 = mono_ns();
+		t0 = riot_now_ns(CLOCK_MONOTONIC);
+		t1 = riot_now_ns(CLOCK_MONOTONIC);
 		bias[i] = clamp32(t1 - t0);
 	}
 	b = median(bias, RIOT_CALIB_CALLS);
 	for (unsigned i = 0; i < RIOT_CALIB_CALLS; i++) {
-		t0 = mono_ns();
+		t0 = riot_now_ns(CLOCK_MONOTONIC);
 		calib_call();
-		t1 = mono_ns();
+		t1 = riot_now_ns(CLOCK_MONOTONIC);
 		lat[i] = clamp32(t1 - t0 > b ? t1 - t0 - b : 0);
 	}
 	pc->untraced_ns = median(lat, RIOT_CALIB_CALLS);
 }
 
-void calib_traced(struct probe_calib *pc, struct tracer *t)
+void calib_calls(bool warm)
 {
-	static uint32_t durs[RIOT_CALIB_CALLS];
-	unsigned n;
+	for (unsigned i = 0; i < (warm ? CALIB_WARM : RIOT_CALIB_CALLS); i++)
+		calib_call();
+}
 
-	tracer_calib_begin(t);
-	for (unsigned i = 0; i < CALIB_WARM; i++)
-		calib_call();
-	tracer_calib_end(t, durs, RIOT_CALIB_CALLS);
-	tracer_calib_begin(t);
-	for (unsigned i = 0; i < RIOT_CALIB_CALLS; i++)
-		calib_call();
-	n = tracer_calib_end(t, durs, RIOT_CALIB_CALLS);
+void calib_traced(struct probe_calib *pc, uint32_t *durs, unsigned n)
+{
 	/* none: newfstatat is not captured (--ops); a few may be missed as
 	 * any traced call can be (a task storage busy on this CPU) */
 	if (n < RIOT_CALIB_CALLS / 2) {

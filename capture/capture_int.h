@@ -3,41 +3,93 @@
 #ifndef RIOT_CAPTURE_INT_H
 #define RIOT_CAPTURE_INT_H
 
-#include "capture/block.h"
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "bpf/events.h"
+#include "capture/capture.h"
 #include "formats/log.h"
 
-#define CAPTURE_MAX_PIDS 1024
+/* ---- child.c: -- CMD ---- */
 
-struct capture_opts {
-	const char *out;
-	enum riot_target_mode mode;
-	pid_t pids[CAPTURE_MAX_PIDS];	/* -p */
-	unsigned npids;
-	const char *cgroup;		/* --cgroup */
-	char **cmd;			/* -- CMD ARGS */
-	const char *comm;		/* --comm */
-	const char *path_prefix;	/* --path, normalised, no trailing / */
-	uint64_t sys_on[(RIOT_SYS_COUNT + 63) / 64];
-	double duration;		/* -d; 0: until stopped */
-	uint64_t ring_bytes;
-	int nice;			/* --nice: riot's own, once the
-					 * command runs; 0: left as it is */
-	int zstd_level;
-	bool quiet;
-	bool all_ops;
-	bool block;			/* --block or --block-dev */
-	const char *block_devs[BLOCK_DEVS_MAX];	/* --block-dev */
-	unsigned nblock_devs;
-	uint64_t rotate_bytes;		/* --rotate; 0: none */
-	double rotate_secs;		/* --rotate-time; 0: none */
-	uint64_t keep;			/* --keep; 0: every segment */
-	bool check;			/* --check: load, say, unload */
+/* -p's processes exist: 0, or -ESRCH (said). */
+int capture_check_pids(const struct capture_opts *o);
+/* With -- CMD, forks it into *child, held before its exec until
+ * child_release() (*gate the pipe that holds it); detached: its standard
+ * streams are /dev/null. 0, or -1 (said). Without -- CMD: 0, *child
+ * left. */
+int child_start(struct capture_opts *o, bool detached, pid_t *child, int *gate);
+/* go: exec CMD; !go: make it exit unrun. */
+void child_release(int *gate, bool go);
+/* Makes a held command exit unrun and waits for it. */
+void child_reap(pid_t child, int *gate);
+/* A wait status as riot's exit status: the code, or 128 + the signal. */
+int child_exit_status(int status);
+
+/* ---- session.c: one capture ---- */
+
+/* What the drain loop keeps between records. */
+/* A successful execve's path is gone from user memory by its exit; the
+ * EXEC event logged just before it carries the file name (the kernel's
+ * bprm->filename: as passed to execve; execveat's /dev/fd/N form), so the
+ * syscall record takes it from there. Execs in flight at once are few. */
+#define EXEC_SLOTS 64
+
+struct exec_name {
+	uint32_t pid;
+	bool used, truncated;
+	char path[PATH_MAX];
 };
+
+struct capture {
+	const struct capture_hooks *hooks;	/* a viewer (riot top), or NULL */
+	struct riot_writer *w;	/* the log, or the segment being written */
+	struct rotation *rot;	/* --rotate, --rotate-time */
+	const char *log_path;	/* the file w writes */
+	struct exec_name *execs;	/* EXEC_SLOTS, allocated at first exec */
+	struct path_filter *pf;
+	struct reorder *ro;
+	uint64_t filtered, malformed;	/* syscalls --path left out */
+	uint64_t ring_lost, slot_lost, unfollowed, kfiltered;
+	uint64_t t_loss_poll;	/* boot ns of the previous loss poll */
+	int err;		/* first write error */
+	dev_t log_dev;		/* the log file as created: a log removed */
+	ino_t log_ino;		/* or replaced meanwhile is a failure */
+	struct block_view block;	/* --block */
+};
+
+/* -a, -p and --cgroup record until stopped: riot says so, and on a
+ * terminal keeps one line of what has been logged, rewritten every
+ * second (with \r and spaces: no terminal controls). */
+struct live {
+	bool on;		/* stderr is a terminal */
+	uint64_t t_ns, events;	/* at the previous line */
+	int width;		/* of the previous line */
+};
+
+/* What the log holds, counted as `riot info` counts it. */
+struct log_totals {
+	uint64_t syscalls, procs;
+	uint64_t ns;		/* from the start to the latest exit */
+};
+
+
+/* ---- summary.c: what capture says ---- */
+
+void capture_join_args(char *buf, size_t len, const char *first, int argc, char **argv);
+/* The log header's target and options text of o. */
+void capture_describe(const struct capture_opts *o, char *target, size_t tlen, char *opts,
+		      size_t olen);
+/* -a, -p, --cgroup: says what is recorded, and on a terminal keeps a line
+ * of counts, shown again by each capture_live_show(). */
+void capture_live_start(struct live *l, const struct capture *c, const struct capture_opts *o);
+void capture_live_show(struct live *l, const struct capture *c, uint64_t now);
+void capture_live_end(struct live *l);
+/* The summary on stderr once the log is closed (bytes: its size). */
+void capture_print_summary(const struct capture *c, const char *out, const struct log_totals *lt,
+			   uint64_t bytes);
 
 /* ---- tracer.c: the BPF side's lifecycle ---- */
 
@@ -85,6 +137,9 @@ int tracer_losses(struct tracer *t, tracer_loss_fn fn, void *ctx);
 uint64_t tracer_unfollowed(struct tracer *t);
 /* Syscalls --path dropped in the kernel, as of tracer_losses(). */
 uint64_t tracer_filtered(struct tracer *t);
+/* Switches the syscalls of off's bits off (the rest back on) while the
+ * programs run. 0 or -errno. */
+int tracer_set_off(struct tracer *t, const uint64_t *off);
 /* False once every traced process (-p, and their children) has exited. */
 bool tracer_pids_alive(struct tracer *t);
 void tracer_destroy(struct tracer *t);
@@ -105,10 +160,13 @@ struct probe_calib {
 /* Just before the programs are attached: the calls timed from user
  * space (tracer_start()). */
 void calib_untraced(struct probe_calib *pc);
-/* Just after: the same calls' recorded durations, and the difference.
- * Leaves pc->calls 0 when the programs recorded fewer than half of them
- * (none: newfstatat is not among the captured calls, --ops). */
-void calib_traced(struct probe_calib *pc, struct tracer *t);
+/* The calls, while the programs time them (tracer.c): warm, the calls
+ * made and dropped first; else RIOT_CALIB_CALLS of them. */
+void calib_calls(bool warm);
+/* Just after: the recorded durations of those calls (n of them), and the
+ * difference. Leaves pc->calls 0 when the programs recorded fewer than
+ * half of them (none: newfstatat is not among the captured calls, --ops). */
+void calib_traced(struct probe_calib *pc, uint32_t *durs, unsigned n);
 
 /* ---- convert.c: ring records into log records ---- */
 
@@ -224,7 +282,5 @@ struct rotation_totals {
 const struct rotation_totals *rotation_totals(const struct rotation *rt);
 void rotation_free(struct rotation *rt);
 
-/* ---- clock ---- */
-uint64_t capture_now_boot(void);
 
 #endif

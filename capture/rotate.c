@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capture/capture_int.h"
+#include "lib/clock.h"
 #include "model/model.h"
 
 #define SEG_EXT ".riot"
@@ -87,7 +88,7 @@ static struct riot_writer *segment_open(struct rotation *rt, uint64_t t)
 		return NULL;
 	}
 	rt->h.start_t = t;
-	rt->t_begin = capture_now_boot();
+	rt->t_begin = riot_now_ns(CLOCK_BOOTTIME);
 	return riot_writer_open(rt->path, &rt->h, &rt->wo);
 }
 

@@ -495,6 +495,20 @@ static int load_skel(struct riot_bpf *skel, const struct capture_opts *o, int nc
 	return err;
 }
 
+/* The calibration calls through the attached programs, on this thread
+ * traced for the while (calib.c). */
+static void calib_measure(struct tracer *t, struct probe_calib *pc)
+{
+	static uint32_t durs[RIOT_CALIB_CALLS];
+
+	tracer_calib_begin(t);
+	calib_calls(true);
+	tracer_calib_end(t, durs, RIOT_CALIB_CALLS);
+	tracer_calib_begin(t);
+	calib_calls(false);
+	calib_traced(pc, durs, tracer_calib_end(t, durs, RIOT_CALIB_CALLS));
+}
+
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 			    tracer_event_fn fn, void *ctx, struct probe_calib *pc,
 			    char *why, size_t len)
@@ -558,7 +572,7 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 			 strerror(-err), libbpf_last[0] ? " — " : "", libbpf_last);
 		goto fail;
 	}
-	calib_traced(pc, t);
+	calib_measure(t, pc);
 	return t;
 fail:
 	tracer_destroy(t);
@@ -767,6 +781,15 @@ bool tracer_pids_alive(struct tracer *t)
 			alive = true;
 	}
 	return alive;
+}
+
+int tracer_set_off(struct tracer *t, const uint64_t *off)
+{
+	if (!t->skel || !t->skel->bss)
+		return -ESRCH;
+	for (unsigned i = 0; i < sizeof(t->skel->bss->sys_off) / sizeof(t->skel->bss->sys_off[0]); i++)
+		__atomic_store_n(&t->skel->bss->sys_off[i], off[i], __ATOMIC_RELAXED);
+	return 0;
 }
 
 void tracer_destroy(struct tracer *t)

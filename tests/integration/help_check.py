@@ -18,7 +18,7 @@ RIOT, TOP = sys.argv[1], sys.argv[2]
 
 # help (riot ARGS --help) -> [(invocation prefix, source file)]
 COMMANDS = [
-    (["capture"], [(["capture"], "capture/cmd_capture.c")]),
+    (["capture"], [(["capture"], "capture/options.c:capture_long")]),
     (["init"], [(["init"], "replay/cmd_init.c")]),
     (["replay"], [(["replay"], "replay/cmd_replay.c")]),
     (["report"], [(["report"], "report/cmd_report.c"),
@@ -36,8 +36,10 @@ COMMANDS = [
 def parser_options(path):
     """{long name: has_arg}, set of short letters (with ':' when they take
     an argument) of the file's option table and getopt_long call."""
+    path, _, name = path.partition(":")	# FILE:TABLE where a file has two
+    name = name or r"\w+"
     src = open(f"{TOP}/{path}").read()
-    m = re.search(r"struct option \w+\[\] = \{(.*?)\n\s*\};|struct option \w+\[\] = \{(.*?)\};", src, re.S)
+    m = re.search(rf"struct option {name}\[\] = \{{(.*?)\n\s*\}};|struct option {name}\[\] = \{{(.*?)\}};", src, re.S)
     assert m, f"{path}: no struct option table"
     table = m.group(1) or m.group(2)
     longs = {n: a for n, a in re.findall(r'\{\s*"([a-z0-9-]+)",\s*(\w+)', table)}
