@@ -105,6 +105,10 @@ struct capture_counts {
 	uint64_t log_bytes;	/* written so far; 0 without a log */
 	const char *log_path;	/* NULL without a log */
 	bool running;		/* false once the capture has ended */
+	bool target_gone;	/* it ended because -- CMD or every -p process
+				 * exited */
+	int child_status;	/* -- CMD's exit status once target_gone */
+	unsigned signals;	/* SIGINT and SIGTERM received so far */
 	pid_t child;		/* -- CMD's pid, or 0 */
 };
 void capture_watch_counts(const struct capture_watch *w, struct capture_counts *out);

@@ -372,12 +372,14 @@ static int check_rotation(const struct capture_opts *o)
 }
 
 /* riot top: a log to browse, or one target at most (none: the picker). */
-static int check_top(const struct capture_opts *o, int targets)
+static int check_top(struct capture_opts *o, int targets)
 {
 	if (o->in && (targets || o->out || o->comm || o->path_prefix || !o->all_ops))
 		return riot_usage("riot top FILE browses a log: no target, -o or filter with it");
 	if (targets > 1)
 		return riot_usage("give one target only");
+	if (!targets && !o->in)	/* the picker fills pids */
+		o->mode = RIOT_TARGET_PIDS;
 	return 0;
 }
 

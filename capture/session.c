@@ -283,6 +283,7 @@ struct run {
 	int child_status;
 	bool child_done;
 	bool viewed_stop;	/* a viewer's tick ended the capture */
+	bool target_gone;	/* CMD or every -p process exited */
 	struct live live;
 };
 
@@ -302,6 +303,9 @@ void capture_watch_counts(const struct capture_watch *w, struct capture_counts *
 		(c->rot ? rotation_totals(c->rot)->bytes : 0) : 0;
 	out->log_path = c->w ? c->log_path : NULL;
 	out->running = w->running;
+	out->target_gone = w->r->target_gone;
+	out->child_status = w->r->child_done ? child_exit_status(w->r->child_status) : 0;
+	out->signals = (unsigned)stop_signals;
 	out->child = w->r->child_done ? 0 : w->r->child;
 }
 
@@ -335,12 +339,15 @@ static bool should_stop(struct run *r, uint64_t start, uint64_t now,
 	if (r->child) {
 		if (waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
 			r->child_done = true;
+			r->target_gone = true;
 			return true;
 		}
 		return false;
 	}
-	if (check_pids && r->o->mode == RIOT_TARGET_PIDS)
-		return !tracer_pids_alive(r->t);
+	if (check_pids && r->o->mode == RIOT_TARGET_PIDS && !tracer_pids_alive(r->t)) {
+		r->target_gone = true;
+		return true;
+	}
 	return false;
 }
 
@@ -400,7 +407,8 @@ static int drain_loop(struct capture *c, struct run *r)
 			last_flush = now;
 			if (c->w && (err = riot_writer_flush(c->w)))
 				return err;
-			capture_live_show(&r->live, c, now);
+			if (!c->hooks)
+				capture_live_show(&r->live, c, now);
 		}
 		if (c->hooks && c->hooks->tick && (err = c->hooks->tick(c->hooks->ctx, &watch))) {
 			if (err < 0)

@@ -92,13 +92,14 @@ void capture_live_start(struct live *l, const struct capture *c, const struct ca
 
 void capture_live_show(struct live *l, const struct capture *c, uint64_t now)
 {
-	uint64_t events = logged_events(c);
+	uint64_t events;
 	double secs = now > l->t_ns ? (double)(now - l->t_ns) / 1e9 : 0;
 	char size[32];
 	int n;
 
-	if (!l->on)
+	if (!l->on || !c->w)
 		return;
+	events = logged_events(c);
 	fputc('\r', stderr);
 	n = fprintf(stderr, "  %llu events, %.0f events/s, %llu drops, log %s",
 		    (unsigned long long)events,
