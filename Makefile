@@ -77,7 +77,7 @@ endif
 # line wins).
 BUILD_TOOLS = $(firstword $(CC)) $(CLANG) $(BPFTOOL) $(LLVM_STRIP) $(PKG_CONFIG) \
 	$(if $(STATIC),file)
-PC_MODS   := libbpf libelf zlib libzstd liburing sqlite3
+PC_MODS   := libbpf libelf zlib libzstd liburing sqlite3 ncursesw
 ifneq ($(CROSS),)
 PKG_CONFIG_LIBDIR ?= /usr/lib/$(GNU_$(ARCH))/pkgconfig:/usr/share/pkgconfig
 export PKG_CONFIG_LIBDIR
@@ -96,18 +96,18 @@ PC_LIBS   = $(shell $(PKG_CONFIG) --static --libs $(PC_MODS) 2>/dev/null)
 # bare name answers for both.
 DEB_QUAL   = $(addprefix :,$(shell dpkg --print-architecture 2>/dev/null))
 DEB_BUILD := clang llvm bpftool pkg-config libbpf-dev libelf-dev zlib1g-dev libzstd-dev \
-	liburing-dev libsqlite3-dev file
+	liburing-dev libsqlite3-dev libncurses-dev ncurses-base file
 # A cross build takes the compiler and C library for ARCH, and the
 # libraries' packages of ARCH (dpkg --add-architecture; Multi-Arch, they sit
 # beside the build machine's).
 ifneq ($(CROSS),)
 DEB_BUILD := clang llvm bpftool pkg-config file gcc-$(subst _,-,$(GNU_$(ARCH))) \
 	libc6-dev-$(DEB_$(ARCH))-cross $(addsuffix :$(DEB_$(ARCH)),libbpf-dev \
-	libelf-dev zlib1g-dev libzstd-dev liburing-dev libsqlite3-dev)
+	libelf-dev zlib1g-dev libzstd-dev liburing-dev libsqlite3-dev libncurses-dev) ncurses-base
 endif
 DEB_TEST  := python3 sqlite3 libclang-rt-14-dev bsdutils e2fsprogs xfsprogs btrfs-progs \
 	tar git strace fio bpftrace linux-perf chromium shellcheck slurm-wlm munge \
-	openssh-server python3-yaml
+	openssh-server python3-yaml tmux
 # for the benchmarks only: a PostgreSQL server and pgbench, rsync
 DEB_BENCH := postgresql-15 rsync
 
@@ -122,7 +122,7 @@ STATIC    ?= -static
 LINK_QUIET := 2>&1 | { grep -v -e 'unixDlOpen' -e "Using 'dlopen' in statically" || true; }
 
 # Every .c in these folders is part of the program; riot.c is main().
-SRC_DIRS  := lib formats model convert capture replay report inspect anon
+SRC_DIRS  := lib formats model convert capture top replay report inspect anon
 LIB_SRCS  := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -211,7 +211,7 @@ $(BUILD)/libriot.a: $(LIB_OBJS)
 
 # The skeletons and the schema are made before the first compile (order
 # only); after that the .d files say which objects include them.
-GENERATED := $(BPF_SKELS) $(BUILD)/report_schema.h
+GENERATED := $(BPF_SKELS) $(BUILD)/report_schema.h $(BUILD)/terminfo_fallback.h
 $(BUILD)/obj/%.o: %.c | $(BUILD) $(GENERATED)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
@@ -223,6 +223,17 @@ $(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
 	$(Q){ echo 'static const char report_schema_sql[] ='; \
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
 		echo ';'; } > $@
+
+# riot top's terminal description for a host whose terminfo lacks $TERM
+# (top/term.c): xterm-256color as the build machine compiled it, embedded.
+TERMINFO_SRC ?= $(firstword $(wildcard /lib/terminfo/x/xterm-256color \
+	/usr/share/terminfo/x/xterm-256color /usr/lib/terminfo/x/xterm-256color))
+$(BUILD)/terminfo_fallback.h: $(TERMINFO_SRC) | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)test -n "$(TERMINFO_SRC)" || { echo "make: no compiled xterm-256color terminfo entry (Debian: ncurses-base)" >&2; exit 1; }
+	$(Q){ echo 'static const unsigned char terminfo_fallback[] = {'; \
+		od -An -v -tx1 $< | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+		echo '};'; } > $@
 
 # `riot version` names the liburing built against, as its pkg-config
 # module says. Asked when cmd_version.o is compiled, not when make starts:

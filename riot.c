@@ -11,6 +11,7 @@
 #include "lib/cli.h"
 #include "replay/replay.h"
 #include "report/report.h"
+#include "top/top.h"
 
 struct riot_command {
 	const char *name;
@@ -48,6 +49,7 @@ static int cmd_version_main(int argc, char **argv)
 
 static const struct riot_command commands[] = {
 	{ "capture", cmd_capture, "record the file I/O of a command, processes, a cgroup or the host", cmd_capture_help, NULL },
+	{ "top", cmd_top, "watch file I/O live on the terminal, or browse a log", cmd_top_help, NULL },
 	{ "init", cmd_init, "create the file tree a log expects, under a root", cmd_init_help, NULL },
 	{ "replay", cmd_replay, "replay a log's I/O under a root, and measure it", cmd_replay_help,
 	  cmd_replay_help_more },

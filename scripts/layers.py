@@ -16,11 +16,11 @@ import os
 import re
 import sys
 
-DIRS = ["lib", "bpf", "formats", "model", "convert", "anon", "capture", "replay", "report", "inspect",
+DIRS = ["lib", "bpf", "formats", "model", "convert", "anon", "capture", "top", "replay", "report", "inspect",
         "tests/unit", "tests/bin", "tests/fuzz", "benchmarks"]
 # Lowest first; folders of one layer are independent of each other.
 LAYERS = [["lib"], ["bpf"], ["formats"], ["model"], ["convert", "anon", "report"],
-          ["capture", "inspect"], ["replay"], ["."], ["tests", "benchmarks"]]
+          ["capture", "inspect"], ["top"], ["replay"], ["."], ["tests", "benchmarks"]]
 RANK = {d: i for i, layer in enumerate(LAYERS) for d in layer}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

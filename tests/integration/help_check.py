@@ -19,6 +19,7 @@ RIOT, TOP = sys.argv[1], sys.argv[2]
 # help (riot ARGS --help) -> [(invocation prefix, source file)]
 COMMANDS = [
     (["capture"], [(["capture"], "capture/options.c:capture_long")]),
+    (["top"], [(["top"], "capture/options.c:top_long")]),
     (["init"], [(["init"], "replay/cmd_init.c")]),
     (["replay"], [(["replay"], "replay/cmd_replay.c")]),
     (["report"], [(["report"], "report/cmd_report.c"),

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# benchmarks/top.sh: what watching costs over recording. riot top runs in
+# a tmux window (120x40), the way a user runs it.
+#
+# 1. CPU: the whole CPU (riot's and the traced loop's, user+sys) of
+#    `riot capture -o LOG -- sysloop pread`, `riot top -- ...` (no log) and
+#    `riot top -o LOG -- ...`, each for an N- and a 4N-call loop at full
+#    speed; their difference per recorded event, so start-up, the
+#    loop's own CPU and the BPF programs (the same in all three) cancel
+#    out. What top adds is its figure less capture's; at 1M events/s
+#    that many ns per event is that many thousandths of a core. riot top
+#    is quit (q) as soon as it shows the loop exited: it redraws 4 times
+#    a second until then, in both run lengths alike. Median (min-max)
+#    of ROUNDS.
+# 2. Memory: the maximum resident set of `riot top LOG` (browsing, drawn
+#    to the end) and `riot info LOG` on genlog's log of PATHS distinct
+#    paths of 210 bytes: the resolver of paths holds every one, the
+#    view's tables only their heavy hitters.
+#
+# Environment: RIOT, BIN; N (default 1000000), ROUNDS (3), PATHS (1000000).
+set -uo pipefail
+: "${RIOT:?set RIOT to the riot binary}" "${BIN:?set BIN to the tools directory}"
+N=${N:-1000000}
+ROUNDS=${ROUNDS:-3}
+PATHS=${PATHS:-1000000}
+out=${BENCH_OUT:-/dev/null}
+. "$(dirname "$0")/_lib.sh"
+need_root top.sh BPF
+command -v tmux >/dev/null 2>&1 || { echo "top.sh: needs tmux (make deps-test)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "top.sh: needs /usr/bin/time (GNU time)" >&2; exit 1; }
+bench_workdir top
+sock=$work/tmux.sock
+trap 'tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$work"' EXIT
+spread() { grep -v n/a | sort -g | awk '{a[NR] = $1} END {if (NR) printf "%s (%s-%s)", a[int((NR + 1) / 2)], a[1], a[NR]; else print "n/a"}'; }
+
+# in_tmux DONE_ERE CMD...: CMD in a tmux window under GNU time ("%U %S
+# %M" in $work/time); q once the screen shows DONE_ERE. Fails after 600 s.
+in_tmux() {
+	local ere=$1 n=6000 q
+	shift
+	printf -v q ' %q' "$@"
+	rm -f "$work/time" "$work/rc"
+	tmux -S "$sock" new-session -d -s b -x 120 -y 40 \
+		"/usr/bin/time -f '%U %S %M' -o '$work/time'$q; echo \$? >'$work/rc'" || return 1
+	while [ "$n" -gt 0 ] && [ ! -s "$work/rc" ]; do
+		if tmux -S "$sock" capture-pane -p -t b 2>/dev/null | grep -Eq -- "$ere"; then
+			tmux -S "$sock" send-keys -t b q
+			break
+		fi
+		sleep 0.05; n=$((n - 1))
+	done
+	n=600
+	while [ ! -s "$work/rc" ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+	tmux -S "$sock" kill-server 2>/dev/null
+	[ "$(cat "$work/rc" 2>/dev/null)" = 0 ] || { echo "top.sh: $* failed" >&2; return 1; }
+}
+cpu_ns() { awk '{printf "%.0f\n", ($1 + $2) * 1e9}' "$work/time"; }
+events() { "$RIOT" info "$1" | awk '$1 == "events:" {print $2}'; }
+
+# run KIND CALLS: "cpu-ns events" of one run
+run() {
+	local loop=("$BIN/sysloop" pread "$2" "$target")
+	rm -f "$work/l.riot"
+	case $1 in
+	capture)
+		/usr/bin/time -f '%U %S %M' -o "$work/time" "$RIOT" capture -q -o "$work/l.riot" -- \
+			"${loop[@]}" >/dev/null 2>&1 || return 1 ;;
+	top) in_tmux "exited 0" "$RIOT" top -o "$work/l.riot" -- "${loop[@]}" || return 1 ;;
+	top-nolog)
+		# no log to count from: the events are the loop's calls and
+		# its loader's, as the capture of the same loop counts them
+		in_tmux "exited 0" "$RIOT" top -- "${loop[@]}" || return 1
+		echo "$(cpu_ns) $(($2 + ${loader:-0}))"; return 0 ;;
+	esac
+	echo "$(cpu_ns) $(events "$work/l.riot")"
+}
+
+printf 'riot top benchmark: N=%d, median (min-max) of %d rounds, %s, %s CPUs, load %s\n' \
+	"$N" "$ROUNDS" "$(uname -r)" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
+echo
+echo "1. CPU per recorded event of a pread loop, ns (riot's and the loop's, from an"
+echo "   N- and a 4N-call run): what top adds is the difference to capture"
+read -r _ e < <(run capture 1)
+loader=$((e - 1))
+rm -f "$work"/d-*
+for _ in $(seq "$ROUNDS"); do
+	for k in capture top top-nolog; do
+		read -r a e < <(run "$k" "$N") || continue
+		read -r b f < <(run "$k" $((N * 4))) || continue
+		awk -v a="$a" -v e="$e" -v b="$b" -v f="$f" \
+			'BEGIN {if (f > e) printf "%.1f\n", (b - a) / (f - e); else print "n/a"}' >"$work/x-$k"
+		cat "$work/x-$k" >>"$work/d-$k"
+	done
+	# the difference of this round's pair, top's less capture's
+	for k in top top-nolog; do
+		[ -s "$work/x-$k" ] && [ -s "$work/x-capture" ] &&
+			awk -v t="$(cat "$work/x-$k")" -v c="$(cat "$work/x-capture")" \
+				'BEGIN {printf "%.1f\n", t - c}' >>"$work/a-$k"
+	done
+done
+printf '   %-28s %24s %24s\n' run "ns/event" "top adds, ns/event"
+printf '   %-28s %24s %24s\n' "riot capture -o LOG" "$(spread <"$work/d-capture")" -
+printf '   %-28s %24s %24s\n' "riot top -o LOG" "$(spread <"$work/d-top")" "$(spread <"$work/a-top")"
+printf '   %-28s %24s %24s\n' "riot top (no log)" "$(spread <"$work/d-top-nolog")" "$(spread <"$work/a-top-nolog")"
+add=$(spread <"$work/a-top"); add=${add%% *}
+echo "   at 1M events/s, top -o adds $(awk -v a="$add" 'BEGIN {if (a == "n/a") print "n/a"; else printf "%.1f %%", a / 10}') of a core over capture"
+{
+	echo "top_pread_cpu_ns_per_event $(spread <"$work/d-top" | cut -d' ' -f1)"
+	echo "top_pread_capture_cpu_ns_per_event $(spread <"$work/d-capture" | cut -d' ' -f1)"
+	echo "top_pread_adds_ns_per_event $add"
+} >>"$out"
+
+echo
+echo "2. maximum RSS on a log of $PATHS distinct paths of 210 bytes, MiB"
+"$BIN/genlog" -o "$work/p.riot" -n "$PATHS" --shape paths --path-bytes 210 || exit 1
+in_tmux "at [0-9.]+ of" "$RIOT" top "$work/p.riot" && top_kb=$(awk '{print $3}' "$work/time")
+/usr/bin/time -f '%U %S %M' -o "$work/time" "$RIOT" info "$work/p.riot" >/dev/null && info_kb=$(awk '{print $3}' "$work/time")
+text=$((PATHS * 211))
+printf '   %-16s %8s\n' "path text" "$(awk -v t="$text" 'BEGIN {printf "%.1f", t / 1048576}')"
+printf '   %-16s %8s\n' "riot top LOG" "$(awk -v k="${top_kb:-0}" 'BEGIN {printf "%.1f", k / 1024}')"
+printf '   %-16s %8s\n' "riot info LOG" "$(awk -v k="${info_kb:-0}" 'BEGIN {printf "%.1f", k / 1024}')"
+{
+	echo "top_paths_${PATHS}_rss_mib $(awk -v k="${top_kb:-0}" 'BEGIN {printf "%.1f", k / 1024}')"
+	echo "top_paths_${PATHS}_info_rss_mib $(awk -v k="${info_kb:-0}" 'BEGIN {printf "%.1f", k / 1024}')"
+} >>"$out"

@@ -1,0 +1,519 @@
+/* top/agg.c: the summaries riot top draws, fed every record in log order
+ * (top_int.h). Memory is fixed once the tables are full: per syscall and
+ * class a row each, heavy hitters for files, processes and stacks, a ring
+ * of the last events and of the last seconds; only the resolver
+ * (model/) grows, with the distinct paths, up to its own limit. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "top/top_int.h"
+
+/* ---- histograms ---- */
+
+static unsigned bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < TOP_HIST_SUB)
+		return (unsigned)v;
+	e = 63 - (unsigned)__builtin_clzll(v);	/* >= 2 */
+	return TOP_HIST_SUB + (e - 2) * TOP_HIST_SUB +
+	       (unsigned)((v >> (e - 2)) & (TOP_HIST_SUB - 1));
+}
+
+static uint64_t bucket_high(unsigned b)
+{
+	unsigned e, sub;
+
+	if (b < TOP_HIST_SUB)
+		return b;
+	e = (b - TOP_HIST_SUB) / TOP_HIST_SUB + 2;
+	sub = (b - TOP_HIST_SUB) % TOP_HIST_SUB;
+	if (e == 63 && sub == TOP_HIST_SUB - 1)
+		return UINT64_MAX;
+	return ((uint64_t)(TOP_HIST_SUB + sub + 1) << (e - 2)) - 1;
+}
+
+void top_hist_add(struct top_hist *h, uint64_t v)
+{
+	h->n++;
+	h->b[bucket(v)]++;
+	if (v > h->max)
+		h->max = v;
+}
+
+uint64_t top_hist_q(const struct top_hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (!h->n)
+		return 0;
+	rank = (uint64_t)(q * (double)h->n);
+	if (rank >= h->n)
+		rank = h->n - 1;
+	for (unsigned b = 0; b < TOP_HIST_BUCKETS; b++) {
+		seen += h->b[b];
+		if (seen > rank) {
+			uint64_t hi = bucket_high(b);
+
+			return hi < h->max ? hi : h->max;
+		}
+	}
+	return h->max;
+}
+
+void top_hist_log2(const struct top_hist *h, uint64_t out[64])
+{
+	memset(out, 0, 64 * sizeof(out[0]));
+	for (unsigned b = 0; b < TOP_HIST_BUCKETS; b++) {
+		uint64_t lo = b < TOP_HIST_SUB ? b : bucket_high(b - 1) + 1;
+		unsigned k = lo < 2 ? 0 : 63 - (unsigned)__builtin_clzll(lo);
+
+		out[k] += h->b[b];
+	}
+}
+
+/* ---- classes ---- */
+
+static const char *const class_names[TOP_NCLASS] = {
+	"read", "write", "sync", "metadata", "directory", "other",
+};
+
+const char *top_class_name(unsigned c)
+{
+	return c < TOP_NCLASS ? class_names[c] : "?";
+}
+
+unsigned top_class_of(unsigned sys)
+{
+	const struct riot_sys_info *si = riot_sys_info(sys);
+
+	if (!si)
+		return TOP_OTHER;
+	switch (si->cls) {
+	case RIOT_CLASS_DATA_READ: return TOP_READ;
+	case RIOT_CLASS_DATA_WRITE: case RIOT_CLASS_DATA_COPY: return TOP_WRITE;
+	case RIOT_CLASS_SYNC: return TOP_SYNC;
+	case RIOT_CLASS_DIR: return TOP_DIR;
+	case RIOT_CLASS_OPEN: case RIOT_CLASS_FD: case RIOT_CLASS_STAT:
+	case RIOT_CLASS_NAMESPACE: case RIOT_CLASS_CWD: case RIOT_CLASS_ATTR:
+	case RIOT_CLASS_XATTR:
+		return TOP_META;
+	default:
+		return TOP_OTHER;
+	}
+}
+
+/* ---- heavy hitters ---- */
+
+#define HH_SAMPLE 8	/* rows looked at to pick one to replace */
+
+static int hh_init(struct top_hh *h, uint32_t cap, uint64_t seed)
+{
+	memset(h, 0, sizeof(*h));
+	h->rows = calloc(cap, sizeof(*h->rows));
+	if (!h->rows)
+		return -ENOMEM;
+	h->cap = cap;
+	h->rng = seed | 1;
+	map_init(&h->idx, seed);
+	return 0;
+}
+
+static void hh_clear(struct top_hh *h)
+{
+	for (uint32_t i = 0; i < h->n; i++)
+		free(h->rows[i].text);
+	memset(h->rows, 0, (size_t)h->cap * sizeof(*h->rows));
+	h->n = 0;
+	h->evicted = 0;
+	map_clear(&h->idx);
+}
+
+static void hh_fini(struct top_hh *h)
+{
+	if (!h->rows)
+		return;
+	hh_clear(h);
+	free(h->rows);
+	map_fini(&h->idx);
+}
+
+static uint64_t hh_hash(uint64_t key, uint64_t key2)
+{
+	uint64_t k[2] = { key, key2 };
+
+	return hash_bytes(k, sizeof(k), 0x746f70);
+}
+
+static uint32_t hh_rand(struct top_hh *h)
+{
+	h->rng ^= h->rng << 13;
+	h->rng ^= h->rng >> 7;
+	h->rng ^= h->rng << 17;
+	return (uint32_t)h->rng;
+}
+
+/* The row of (key, key2), made when new (*fresh set: the caller fills its
+ * identity); NULL on ENOMEM. */
+static struct top_row *hh_row(struct top_hh *h, uint64_t key, uint64_t key2, bool *fresh)
+{
+	uint64_t hv = hh_hash(key, key2), *slot;
+	uint32_t pos = 0, i, victim;
+	struct top_row *r;
+
+	*fresh = false;
+	while ((slot = map_next(&h->idx, hv, &pos))) {
+		r = &h->rows[*slot - 1];
+		if (r->key == key && r->key2 == key2)
+			return r;
+	}
+	if (h->n < h->cap) {
+		i = h->n++;
+		r = &h->rows[i];
+		memset(r, 0, sizeof(*r));
+	} else {
+		/* the least counted of a few rows: over many replacements the
+		 * rows counted most stay */
+		victim = hh_rand(h) % h->cap;
+		for (unsigned k = 1; k < HH_SAMPLE; k++) {
+			uint32_t c = hh_rand(h) % h->cap;
+
+			if (h->rows[c].count < h->rows[victim].count)
+				victim = c;
+		}
+		i = victim;
+		r = &h->rows[i];
+		pos = 0;
+		uint64_t old = hh_hash(r->key, r->key2);
+
+		while ((slot = map_next(&h->idx, old, &pos))) {
+			if (*slot == i + 1) {
+				map_del_at(&h->idx, (uint32_t)(slot - h->idx.vals));
+				break;
+			}
+		}
+		uint64_t over = r->count;
+
+		free(r->text);
+		memset(r, 0, sizeof(*r));
+		r->over = over;
+		r->count = over;
+		h->evicted++;
+	}
+	if (map_add(&h->idx, hv, i + 1))
+		return NULL;
+	r->key = key;
+	r->key2 = key2;
+	*fresh = true;
+	return r;
+}
+
+/* ---- the aggregate ---- */
+
+int top_agg_init(struct top_agg *a)
+{
+	uint64_t seed = map_seed();
+
+	memset(a, 0, sizeof(*a));
+	a->m = model_new();
+	a->ev = calloc(TOP_EVENTS, sizeof(*a->ev));
+	a->comms = calloc(TOP_COMMS, sizeof(*a->comms));
+	map_init(&a->comm_of, seed);
+	map_init(&a->comm_idx, seed);
+	if (!a->m || !a->ev || !a->comms || hh_init(&a->files, TOP_FILES, seed) ||
+	    hh_init(&a->procs_hh, TOP_PROCS, seed + 1) || hh_init(&a->stacks, TOP_STACKS, seed + 2)) {
+		top_agg_fini(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void top_agg_fini(struct top_agg *a)
+{
+	if (a->m)
+		model_free(a->m);
+	hh_fini(&a->files);
+	hh_fini(&a->procs_hh);
+	hh_fini(&a->stacks);
+	map_fini(&a->comm_of);
+	map_fini(&a->comm_idx);
+	free(a->ev);
+	free(a->comms);
+	memset(a, 0, sizeof(*a));
+}
+
+void top_agg_reset(struct top_agg *a)
+{
+	memset(a->sys, 0, sizeof(a->sys));
+	memset(a->cls, 0, sizeof(a->cls));
+	hh_clear(&a->files);
+	hh_clear(&a->procs_hh);
+	hh_clear(&a->stacks);
+	memset(a->ops_s, 0, sizeof(a->ops_s));
+	memset(a->bytes_s, 0, sizeof(a->bytes_s));
+	a->sec_first = a->sec_last = 0;
+	a->ev_total = 0;
+	a->records = a->syscalls = a->procs = a->drops = a->malformed = 0;
+	a->think_ns = a->busy_ns = 0;
+	a->t0 = a->t_last;
+}
+
+/* The comm's index + 1, interned; 0 past TOP_COMMS. */
+static uint32_t comm_intern(struct top_agg *a, const struct riot_str *s)
+{
+	char c[16] = "";
+	uint64_t h, *v;
+	uint32_t pos = 0;
+
+	if (s->s)
+		snprintf(c, sizeof(c), "%.15s", s->s);
+	h = hash_bytes(c, strlen(c), 0x636f6d6d);
+	while ((v = map_next(&a->comm_idx, h, &pos)))
+		if (strcmp(a->comms[*v - 1], c) == 0)
+			return (uint32_t)*v;
+	if (a->ncomms == TOP_COMMS)
+		return 0;
+	memcpy(a->comms[a->ncomms], c, sizeof(c));
+	if (map_add(&a->comm_idx, h, a->ncomms + 1))
+		return 0;
+	return ++a->ncomms;
+}
+
+const char *top_agg_comm(const struct top_agg *a, uint32_t pid)
+{
+	const uint64_t *v = map_get(&a->comm_of, pid);
+
+	return v && *v ? a->comms[*v - 1] : "?";
+}
+
+static void set_comm(struct top_agg *a, uint32_t pid, uint32_t idx)
+{
+	if (idx)
+		map_put(&a->comm_of, pid, idx);
+}
+
+static void note_proc(struct top_agg *a, const struct riot_rec *rec)
+{
+	const uint64_t *v;
+
+	if (rec->type == RIOT_REC_SNAP_PROC) {
+		set_comm(a, rec->sproc.pid, comm_intern(a, &rec->sproc.comm));
+		return;
+	}
+	a->procs++;
+	switch (rec->proc.kind) {
+	case RIOT_PROC_FORK:	/* the child is named as its parent */
+		v = map_get(&a->comm_of, rec->proc.pid);
+		if (v && rec->proc.child_pid != rec->proc.pid)
+			set_comm(a, rec->proc.child_pid, (uint32_t)*v);
+		break;
+	case RIOT_PROC_EXEC:
+		set_comm(a, rec->proc.pid, comm_intern(a, &rec->proc.comm));
+		break;
+	default:
+		break;
+	}
+}
+
+/* The second of completion t in the history ring. */
+static void note_second(struct top_agg *a, uint64_t t, unsigned cls, uint64_t bytes)
+{
+	uint64_t s = t > a->t0 ? (t - a->t0) / 1000000000ull : 0;
+
+	if (s + TOP_SECONDS <= a->sec_last)
+		return;	/* older than the history */
+	while (a->sec_last < s) {
+		a->sec_last++;
+		memset(a->ops_s[a->sec_last % TOP_SECONDS], 0, sizeof(a->ops_s[0]));
+		memset(a->bytes_s[a->sec_last % TOP_SECONDS], 0, sizeof(a->bytes_s[0]));
+	}
+	if (a->sec_last >= TOP_SECONDS && a->sec_first < a->sec_last - TOP_SECONDS + 1)
+		a->sec_first = a->sec_last - TOP_SECONDS + 1;
+	a->ops_s[s % TOP_SECONDS][cls]++;
+	a->bytes_s[s % TOP_SECONDS][cls] += bytes;
+}
+
+static void row_add(struct top_row *r, const struct riot_syscall *sc, uint64_t bytes,
+		    const struct model_op *op)
+{
+	r->count++;
+	r->errors += sc->ret < 0;
+	r->bytes += bytes;
+	r->time_ns += sc->dur;
+	top_hist_add(&r->lat, sc->dur);
+	if (op && op->has_gap) {
+		r->gap_ns += op->gap_ns;
+		r->gaps++;
+		top_hist_add(&r->gap, op->gap_ns);
+	}
+}
+
+static uint64_t bytes_of(const struct riot_syscall *sc)
+{
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+
+	if (!si || sc->ret <= 0)
+		return 0;
+	return si->cls == RIOT_CLASS_DATA_READ || si->cls == RIOT_CLASS_DATA_WRITE ||
+	       si->cls == RIOT_CLASS_DATA_COPY ? (uint64_t)sc->ret : 0;
+}
+
+/* The path a call names as the view shows it: resolved by the model, else
+ * as recorded (relative ones then as they were passed), else "". */
+static const char *path_of(const struct riot_syscall *sc, const struct model_op *op)
+{
+	if (op && op->path)
+		return op->path;
+	if (sc->has & RIOT_HAS_PATH && sc->path.s)
+		return sc->path.s;
+	return "";
+}
+
+static void copy_tail(char *dst, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < len) {
+		memcpy(dst, s, n + 1);
+		return;
+	}
+	/* "…" in UTF-8 is three bytes; the view draws it as '~' without UTF-8 */
+	memcpy(dst, "\xe2\x80\xa6", 3);
+	memcpy(dst + 3, s + n - (len - 4), len - 4);
+	dst[len - 1] = 0;
+}
+
+static void note_event(struct top_agg *a, const struct riot_syscall *sc,
+		       const struct model_op *op, const char *path)
+{
+	struct top_event *e = &a->ev[a->ev_total++ % TOP_EVENTS];
+
+	e->t = sc->t;
+	e->dur = sc->dur;
+	e->gap = op && op->has_gap ? op->gap_ns : UINT64_MAX;
+	e->ret = sc->ret;
+	e->pid = sc->pid;
+	e->tid = sc->tid;
+	e->fd = sc->has & RIOT_HAS_FD ? sc->fd : -1;
+	e->sys = sc->sys;
+	memcpy(e->comm, top_agg_comm(a, sc->pid), sizeof(e->comm));
+	copy_tail(e->path, sizeof(e->path), path);
+}
+
+static int note_syscall(struct top_agg *a, const struct riot_syscall *sc,
+			const struct model_op *op)
+{
+	unsigned cls = top_class_of(sc->sys);
+	uint64_t bytes = bytes_of(sc), end = sc->t + sc->dur;
+	const char *path = path_of(sc, op);
+	struct top_row *r;
+	bool fresh;
+
+	a->syscalls++;
+	if (end > a->t_last)
+		a->t_last = end;
+	if (sc->sys < RIOT_SYS_COUNT)
+		row_add(&a->sys[sc->sys], sc, bytes, op);
+	row_add(&a->cls[cls], sc, bytes, op);
+	if (op && op->has_gap)
+		a->think_ns += op->gap_ns;
+	if (!(riot_sys_info(sc->sys) && riot_sys_info(sc->sys)->flags & RIOT_SF_ASYNC))
+		a->busy_ns += sc->dur;
+	note_second(a, end, cls, bytes);
+	note_event(a, sc, op, path);
+	/* files: by path (a file's id would split a path opened twice) */
+	if (path[0]) {
+		uint64_t key = op && op->path_id ? op->path_id : hash_bytes(path, strlen(path), 1);
+
+		r = hh_row(&a->files, key, op && op->path_id ? 0 : 1, &fresh);
+		if (!r)
+			return -ENOMEM;
+		if (fresh && !(r->text = strdup(path)))
+			return -ENOMEM;
+		row_add(r, sc, bytes, op);
+	}
+	r = hh_row(&a->procs_hh, sc->pid, 0, &fresh);
+	if (!r)
+		return -ENOMEM;
+	if (fresh) {
+		r->pid = sc->pid;
+		memcpy(r->comm, top_agg_comm(a, sc->pid), sizeof(r->comm));
+	}
+	row_add(r, sc, bytes, op);
+	/* stacks: comm, syscall, path */
+	{
+		const uint64_t *ci = map_get(&a->comm_of, sc->pid);
+		uint64_t pkey = op && op->path_id ? op->path_id :
+				path[0] ? hash_bytes(path, strlen(path), 1) : 0;
+
+		r = hh_row(&a->stacks, ((ci ? *ci : 0) << 16) | sc->sys, pkey, &fresh);
+		if (!r)
+			return -ENOMEM;
+		if (fresh) {
+			r->pid = sc->pid;
+			memcpy(r->comm, top_agg_comm(a, sc->pid), sizeof(r->comm));
+			if (!(r->text = strdup(path)))
+				return -ENOMEM;
+		}
+		row_add(r, sc, bytes, op);
+	}
+	return 0;
+}
+
+int top_agg_add(struct top_agg *a, const struct riot_rec *rec)
+{
+	struct model_op op, *opp = NULL;
+	int err;
+
+	if (!a->records++ || !a->t0)
+		a->t0 = rec->type == RIOT_REC_SYSCALL ? rec->sc.t : a->t0;
+	if (a->m) {
+		err = model_apply(a->m, rec, &op);
+		if (err == -ENOMEM)
+			return err;
+		if (err) {	/* -E2BIG: paths as recorded from now on */
+			a->model_err = err;
+			model_free(a->m);
+			a->m = NULL;
+		} else {
+			opp = &op;
+		}
+	}
+	switch (rec->type) {
+	case RIOT_REC_SYSCALL:
+		return note_syscall(a, &rec->sc, opp);
+	case RIOT_REC_PROC:
+	case RIOT_REC_SNAP_PROC:
+		note_proc(a, rec);
+		return 0;
+	case RIOT_REC_DROP:
+		a->drops += rec->drop.count;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+const struct top_event *top_agg_event(const struct top_agg *a, uint64_t i)
+{
+	if (i >= a->ev_total || i >= TOP_EVENTS)
+		return NULL;
+	return &a->ev[(a->ev_total - 1 - i) % TOP_EVENTS];
+}
+
+uint64_t top_agg_bytes(const struct top_agg *a)
+{
+	uint64_t b = sizeof(*a) + (uint64_t)TOP_EVENTS * sizeof(*a->ev) +
+		     (uint64_t)TOP_COMMS * sizeof(*a->comms);
+	const struct top_hh *hh[] = { &a->files, &a->procs_hh, &a->stacks };
+
+	for (unsigned k = 0; k < 3; k++) {
+		b += (uint64_t)hh[k]->cap * sizeof(struct top_row) + hh[k]->idx.cap * 16ull;
+		for (uint32_t i = 0; i < hh[k]->n; i++)
+			b += hh[k]->rows[i].text ? strlen(hh[k]->rows[i].text) + 1 : 0;
+	}
+	return b;
+}
