@@ -194,7 +194,7 @@ static __always_inline int async_enabled(__u32 sys)
 	asm volatile("" : "+r"(w));
 	if (sys >= RIOT_SYS_COUNT || w >= sizeof(sys_on) / sizeof(sys_on[0]))
 		return 0;
-	return (sys_on[w] >> (sys % 64)) & 1 && !((sys_off[w] >> (sys % 64)) & 1);
+	return (sys_on[w] >> (sys % 64)) & 1 && !sys_switched_off(sys);
 }
 
 /* The process's comm for --comm: an io thread (SQPOLL, io-wq) is named

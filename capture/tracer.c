@@ -787,8 +787,10 @@ int tracer_set_off(struct tracer *t, const uint64_t *off)
 {
 	if (!t->skel || !t->skel->bss)
 		return -ESRCH;
+	/* the BPF side's words cover RIOT_SYS_SLOTS; off, RIOT_SYS_COUNT */
 	for (unsigned i = 0; i < sizeof(t->skel->bss->sys_off) / sizeof(t->skel->bss->sys_off[0]); i++)
-		__atomic_store_n(&t->skel->bss->sys_off[i], off[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&t->skel->bss->sys_off[i],
+				 i < (RIOT_SYS_COUNT + 63) / 64 ? off[i] : 0, __ATOMIC_RELAXED);
 	return 0;
 }
 
