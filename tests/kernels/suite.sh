@@ -82,7 +82,9 @@ wpid=$!
 wait_for 300 grep -q ' ready$' "$OUT/wl.out"
 "$RIOT" capture -o "$OUT/wl.riot" -p "$wpid" >"$OUT/wl.cap.out" 2>"$OUT/wl.cap.err" </dev/null &
 cpid=$!
-wait_for 600 snap_written "$wpid"
+# (or for the capture to have failed: it said why in wl.cap.err)
+snap_or_gone() { snap_written "$wpid" || ! kill -0 "$cpid" 2>/dev/null; }
+wait_for 600 snap_or_gone
 kill -USR1 "$wpid"
 wait "$wpid"
 echo $? >"$OUT/wl.rc"
