@@ -5,8 +5,9 @@
 # through; a live capture of a command of known counts (the view's table
 # equals the log written beside it); the process picker finding a process
 # by its pid; q during a capture leaves a complete log and stops the
-# command; NO_COLOR draws without colour; a terminal this host does not
-# know is drawn; and no terminal is a one-line error.
+# command; NO_COLOR draws without colour; a resize keeps the figures; the C
+# locale draws ASCII only; a terminal this host does not know is drawn;
+# and no terminal is a one-line error.
 . "$(dirname "$0")/lib.sh"
 require_capture
 command -v tmux >/dev/null 2>&1 || fail "tmux is required (make deps-test)"
@@ -200,6 +201,32 @@ colours() { tm capture-pane -e -p -t "$1" | grep -Eo $'\e\\[[0-9;]*(3[0-7]|38;5;
 [ "$(colours mono)" = 0 ] || fail "NO_COLOR: $(colours mono) colour sequences drawn"
 [ "$(screen col | sed -n 3,12p)" = "$(screen mono | sed -n 3,12p)" ] || fail "NO_COLOR changes the text"
 [ "$(quit col)" = 0 ] && [ "$(quit mono)" = 0 ] || fail "NO_COLOR: riot top exited non-zero"
+
+# --- resized to 80x24 while it runs, then back: the figures stay whole ---
+start rs TERM=xterm-256color -- "$GOLD"
+wait_for rs "23 calls \| drops 0"
+keys rs 2
+wait_for rs "^SYSCALL +COUNT"
+tm resize-window -t rs -x 80 -y 24
+wait_for rs "^SYSCALL +COUNT +ERRORS +BYTES +\*TIME +P50 +P99 +MAX$"
+[ "$(screen rs | wc -l)" = 24 ] || fail "resized to 80x24, the screen has $(screen rs | wc -l) lines"
+expect_count rs vfork 3
+[ "$(screen rs | python3 -c 'import sys; print(sum(len(l.rstrip("\n")) > 80 for l in sys.stdin))')" = 0 ] ||
+	fail "lines wider than 80 after a resize"
+tm resize-window -t rs -x 120 -y 40
+wait_for rs "23 calls \| drops 0"
+expect_count rs newfstatat 4
+[ "$(quit rs)" = 0 ] || fail "riot top after a resize exited $(cat "$IT_TMP/rs.rc")"
+
+# --- a locale without UTF-8: ASCII only ---
+start ascii TERM=xterm-256color LANG=C LC_ALL=C -- "$GOLD"
+wait_for ascii "23 calls \| drops 0"
+keys ascii 2
+wait_for ascii "^SYSCALL +COUNT"
+expect_count ascii execve 4
+[ "$(screen ascii | LC_ALL=C grep -c $'[\x80-\xff]')" = 0 ] || fail "LC_ALL=C: bytes beyond ASCII drawn: $(screen ascii | LC_ALL=C grep $'[\x80-\xff]' | head -n 3)"
+[ "$(row ascii write | awk '{print $5}')" = 7.44us ] || fail "LC_ALL=C: write's p50 is $(row ascii write | awk '{print $5}'), not 7.44us"
+[ "$(quit ascii)" = 0 ] || fail "riot top in the C locale exited $(cat "$IT_TMP/ascii.rc")"
 
 # --- a terminal this host's terminfo does not know ---
 start unk TERM=riot-no-such-terminal -- "$GOLD"
