@@ -2,15 +2,15 @@
 # benchmarks/top.sh: what watching costs over recording. riot top runs in
 # a tmux window (120x40), the way a user runs it.
 #
-# 1. CPU: the whole CPU (riot's and the traced loop's, user+sys) of
-#    `riot capture -o LOG -- sysloop pread`, `riot top -- ...` (no log) and
-#    `riot top -o LOG -- ...`, each for an N- and a 4N-call loop at full
-#    speed; their difference per recorded event, so start-up, the
-#    loop's own CPU and the BPF programs (the same in all three) cancel
-#    out. What top adds is its figure less capture's; at 1M events/s
+# 1. CPU: riot's own CPU (user+sys of its threads, not the traced
+#    loop's) in `riot capture -o LOG -- LOOP`, `riot top -- LOOP` (no log)
+#    and `riot top -o LOG -- LOOP`, for an N- and a 4N-call pread loop at
+#    full speed; their difference per recorded event, so start-up
+#    cancels out. LOOP is a shell that runs the loop, waits a second
+#    (the drain catches up) and copies riot's /proc/PID/stat: its
+#    parent's. What top adds is its figure less capture's; at 1M events/s
 #    that many ns per event is that many thousandths of a core. riot top
-#    is quit (q) as soon as it shows the loop exited: it redraws 4 times
-#    a second until then, in both run lengths alike. Median (min-max)
+#    is quit (q) as soon as it shows the loop exited. Median (min-max)
 #    of ROUNDS.
 # 2. Memory: the maximum resident set of `riot top LOG` (browsing, drawn
 #    to the end) and `riot info LOG` on genlog's log of PATHS distinct
@@ -54,39 +54,38 @@ in_tmux() {
 	tmux -S "$sock" kill-server 2>/dev/null
 	[ "$(cat "$work/rc" 2>/dev/null)" = 0 ] || { echo "top.sh: $* failed" >&2; return 1; }
 }
-cpu_ns() { awk '{printf "%.0f\n", ($1 + $2) * 1e9}' "$work/time"; }
 events() { "$RIOT" info "$1" | awk '$1 == "events:" {print $2}'; }
 
-# run KIND CALLS: "cpu-ns events" of one run
+# run KIND CALLS: "cpu-ns events" of one run (events: none without a log)
 run() {
-	local loop=("$BIN/sysloop" pread "$2" "$target")
-	rm -f "$work/l.riot"
+	local loop
+	loop=(sh -c "'$BIN/sysloop' pread $2 '$target' >/dev/null; sleep 1; cat /proc/\$PPID/stat >'$work/stat'")
+	rm -f "$work/l.riot" "$work/stat"
 	case $1 in
-	capture)
-		/usr/bin/time -f '%U %S %M' -o "$work/time" "$RIOT" capture -q -o "$work/l.riot" -- \
-			"${loop[@]}" >/dev/null 2>&1 || return 1 ;;
+	capture) "$RIOT" capture -q -o "$work/l.riot" -- "${loop[@]}" >/dev/null 2>&1 || return 1 ;;
 	top) in_tmux "exited 0" "$RIOT" top -o "$work/l.riot" -- "${loop[@]}" || return 1 ;;
-	top-nolog)
-		# no log to count from: the events are the loop's calls and
-		# its loader's, as the capture of the same loop counts them
-		in_tmux "exited 0" "$RIOT" top -- "${loop[@]}" || return 1
-		echo "$(cpu_ns) $(($2 + ${loader:-0}))"; return 0 ;;
+	top-nolog) in_tmux "exited 0" "$RIOT" top -- "${loop[@]}" || return 1 ;;
 	esac
-	echo "$(cpu_ns) $(events "$work/l.riot")"
+	[ -s "$work/stat" ] || return 1
+	# utime and stime: fields 14 and 15, after the ")" that ends comm
+	sed 's/.*) //' "$work/stat" | awk -v t="$(getconf CLK_TCK)" -v e="$([ -f "$work/l.riot" ] && events "$work/l.riot")" \
+		'{printf "%.0f %s\n", ($12 + $13) * 1e9 / t, e}'
 }
 
 printf 'riot top benchmark: N=%d, median (min-max) of %d rounds, %s, %s CPUs, load %s\n' \
 	"$N" "$ROUNDS" "$(uname -r)" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
 echo
-echo "1. CPU per recorded event of a pread loop, ns (riot's and the loop's, from an"
-echo "   N- and a 4N-call run): what top adds is the difference to capture"
-read -r _ e < <(run capture 1)
-loader=$((e - 1))
-rm -f "$work"/d-*
+echo "1. riot's own CPU per recorded event of a pread loop, ns (from an N- and a"
+echo "   4N-call run): what top adds is the difference to capture"
+rm -f "$work"/d-* "$work"/a-*
 for _ in $(seq "$ROUNDS"); do
+	rm -f "$work"/x-*
 	for k in capture top top-nolog; do
 		read -r a e < <(run "$k" "$N") || continue
 		read -r b f < <(run "$k" $((N * 4))) || continue
+		[ -n "$e" ] && echo "$e $f" >"$work/ev"
+		# without a log, the events are the capture's of the same loops
+		[ -z "$e" ] && [ -s "$work/ev" ] && read -r e f <"$work/ev"
 		awk -v a="$a" -v e="$e" -v b="$b" -v f="$f" \
 			'BEGIN {if (f > e) printf "%.1f\n", (b - a) / (f - e); else print "n/a"}' >"$work/x-$k"
 		cat "$work/x-$k" >>"$work/d-$k"
@@ -103,11 +102,14 @@ printf '   %-28s %24s %24s\n' "riot capture -o LOG" "$(spread <"$work/d-capture"
 printf '   %-28s %24s %24s\n' "riot top -o LOG" "$(spread <"$work/d-top")" "$(spread <"$work/a-top")"
 printf '   %-28s %24s %24s\n' "riot top (no log)" "$(spread <"$work/d-top-nolog")" "$(spread <"$work/a-top-nolog")"
 add=$(spread <"$work/a-top"); add=${add%% *}
-echo "   at 1M events/s, top -o adds $(awk -v a="$add" 'BEGIN {if (a == "n/a") print "n/a"; else printf "%.1f %%", a / 10}') of a core over capture"
+cap=$(spread <"$work/d-capture"); cap=${cap%% *}
+echo "   at 1M events/s, top -o adds $(awk -v a="$add" 'BEGIN {if (a == "n/a") print "n/a"; else printf "%.1f %%", a / 10}') of a core over capture," \
+	"$(awk -v a="$add" -v c="$cap" 'BEGIN {if (a == "n/a" || c == "n/a" || c <= 0) print "n/a"; else printf "%.0f %%", 100 * a / c}') of capture's own CPU"
 {
 	echo "top_pread_cpu_ns_per_event $(spread <"$work/d-top" | cut -d' ' -f1)"
 	echo "top_pread_capture_cpu_ns_per_event $(spread <"$work/d-capture" | cut -d' ' -f1)"
 	echo "top_pread_adds_ns_per_event $add"
+	echo "top_pread_adds_pct $(awk -v a="$add" -v c="$cap" 'BEGIN {if (a == "n/a" || c <= 0) print "n/a"; else printf "%.1f", 100 * a / c}')"
 } >>"$out"
 
 echo

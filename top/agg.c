@@ -129,6 +129,7 @@ static void hh_clear(struct top_hh *h)
 	memset(h->rows, 0, (size_t)h->cap * sizeof(*h->rows));
 	h->n = 0;
 	h->evicted = 0;
+	memset(h->memo, 0, sizeof(h->memo));
 	map_clear(&h->idx);
 }
 
@@ -158,17 +159,31 @@ static uint32_t hh_rand(struct top_hh *h)
 
 /* The row of (key, key2), made when new (*fresh set: the caller fills its
  * identity); NULL on ENOMEM. */
+static unsigned hh_memo_slot(uint64_t key, uint64_t key2)
+{
+	return (unsigned)((key * 0x9e3779b97f4a7c15ull ^ key2 * 0xc2b2ae3d27d4eb4full) >> 58);
+}
+
 static struct top_row *hh_row(struct top_hh *h, uint64_t key, uint64_t key2, bool *fresh)
 {
-	uint64_t hv = hh_hash(key, key2), *slot;
+	uint32_t m = h->memo[hh_memo_slot(key, key2)];
+	uint64_t hv, *slot;
 	uint32_t pos = 0, i, victim;
 	struct top_row *r;
+
+	if (m && m <= h->n && h->rows[m - 1].key == key && h->rows[m - 1].key2 == key2) {
+		*fresh = false;
+		return &h->rows[m - 1];
+	}
+	hv = hh_hash(key, key2);
 
 	*fresh = false;
 	while ((slot = map_next(&h->idx, hv, &pos))) {
 		r = &h->rows[*slot - 1];
-		if (r->key == key && r->key2 == key2)
+		if (r->key == key && r->key2 == key2) {
+			h->memo[hh_memo_slot(key, key2)] = (uint32_t)*slot;
 			return r;
+		}
 	}
 	if (h->n < h->cap) {
 		i = h->n++;
@@ -207,6 +222,7 @@ static struct top_row *hh_row(struct top_hh *h, uint64_t key, uint64_t key2, boo
 		return NULL;
 	r->key = key;
 	r->key2 = key2;
+	h->memo[hh_memo_slot(key, key2)] = i + 1;
 	*fresh = true;
 	return r;
 }
@@ -289,10 +305,31 @@ const char *top_agg_comm(const struct top_agg *a, uint32_t pid)
 	return v && *v ? a->comms[*v - 1] : "?";
 }
 
+/* pid's comm index + 1 (0: unknown), the last answer kept */
+static uint32_t comm_idx(struct top_agg *a, uint32_t pid)
+{
+	const uint64_t *v;
+
+	if (pid && pid == a->memo_pid)
+		return a->memo_comm;
+	v = map_get(&a->comm_of, pid);
+	a->memo_pid = pid;
+	a->memo_comm = v ? (uint32_t)*v : 0;
+	return a->memo_comm;
+}
+
+static const char *comm_name(struct top_agg *a, uint32_t pid)
+{
+	uint32_t c = comm_idx(a, pid);
+
+	return c ? a->comms[c - 1] : "?";
+}
+
 static void set_comm(struct top_agg *a, uint32_t pid, uint32_t idx)
 {
 	if (idx)
 		map_put(&a->comm_of, pid, idx);
+	a->memo_pid = 0;
 }
 
 static void note_proc(struct top_agg *a, const struct riot_rec *rec)
@@ -399,7 +436,7 @@ static void note_event(struct top_agg *a, const struct riot_syscall *sc,
 	e->tid = sc->tid;
 	e->fd = sc->has & RIOT_HAS_FD ? sc->fd : -1;
 	e->sys = sc->sys;
-	memcpy(e->comm, top_agg_comm(a, sc->pid), sizeof(e->comm));
+	memcpy(e->comm, comm_name(a, sc->pid), sizeof(e->comm));
 	copy_tail(e->path, sizeof(e->path), path);
 }
 
@@ -440,21 +477,21 @@ static int note_syscall(struct top_agg *a, const struct riot_syscall *sc,
 		return -ENOMEM;
 	if (fresh) {
 		r->pid = sc->pid;
-		memcpy(r->comm, top_agg_comm(a, sc->pid), sizeof(r->comm));
+		memcpy(r->comm, comm_name(a, sc->pid), sizeof(r->comm));
 	}
 	row_add(r, sc, bytes, op);
 	/* stacks: comm, syscall, path */
 	{
-		const uint64_t *ci = map_get(&a->comm_of, sc->pid);
+		uint64_t ci = comm_idx(a, sc->pid);
 		uint64_t pkey = op && op->path_id ? op->path_id :
 				path[0] ? hash_bytes(path, strlen(path), 1) : 0;
 
-		r = hh_row(&a->stacks, ((ci ? *ci : 0) << 16) | sc->sys, pkey, &fresh);
+		r = hh_row(&a->stacks, (ci << 16) | sc->sys, pkey, &fresh);
 		if (!r)
 			return -ENOMEM;
 		if (fresh) {
 			r->pid = sc->pid;
-			memcpy(r->comm, top_agg_comm(a, sc->pid), sizeof(r->comm));
+			memcpy(r->comm, comm_name(a, sc->pid), sizeof(r->comm));
 			if (!(r->text = strdup(path)))
 				return -ENOMEM;
 		}

@@ -71,6 +71,10 @@ struct top_hh {
 	uint32_t n, cap;
 	struct u64map idx;	/* hash of (key, key2) -> row index + 1 */
 	uint64_t rng, evicted;
+	/* the rows found last, by a cheap mix of (key, key2): row index + 1,
+	 * checked against the row's keys, so that a loop over a few files,
+	 * processes or stacks skips the hash table */
+	uint32_t memo[64];
 };
 
 /* One event of the stream (the events tab). */
@@ -115,6 +119,8 @@ struct top_agg {
 	struct u64map comm_of, comm_idx;
 	char (*comms)[16];
 	uint32_t ncomms;
+	uint32_t memo_pid, memo_comm;	/* the last pid looked up, its comm's
+					 * index + 1 (0: none); memo_pid 0: none */
 };
 
 /* 0 or -ENOMEM. */
