@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,12 @@
 
 #include "capture/block.h"
 #include "replay/engine.h"
+#include "replay/feed.h"
 #include "replay/init.h"
 #include "lib/cli.h"
 #include "lib/fleet.h"
 #include "replay/replay.h"
+#include "top/top.h"
 
 #define START_LEAD_NS 2000000
 #define REPLAY_MIN_SPEED 1e-6
@@ -112,6 +115,12 @@ const char cmd_replay_help[] =
 	"  --dry-run         print the plan (streams, operations, files to create)\n"
 	"                    and touch nothing\n"
 	"  --json            the summary as one JSON object on stdout\n"
+	"  --top             show the replay as it runs, with riot top's tabs (needs\n"
+	"                    a terminal): what it issues per class, syscall, file\n"
+	"                    and process, latencies, and the issue delay against\n"
+	"                    the schedule where the replay is paced; q stops the\n"
+	"                    replay (no summary), else the view stays at the end\n"
+	"                    until q and the summary follows\n"
 	"\n"
 	"What reached the storage is recorded with the block tracepoints: the\n"
 	"devices of DIR's filesystem (a loop device as itself, a device-mapper\n"
@@ -152,7 +161,7 @@ struct replay_args {
 	const struct replay_engine *engine;
 	const char *fill_name;
 	struct fill fill;
-	bool no_init, drop_caches, dry_run, json, no_block;
+	bool no_init, drop_caches, dry_run, json, no_block, top;
 	struct riot_shard shard;
 	bool start_at;
 	int64_t start_at_ns;	/* --start-at, ns since the epoch */
@@ -250,6 +259,7 @@ static int parse_option(struct replay_args *a, int c, char *arg)
 	case 'L': a->label = arg; return 0;
 	case 'D': a->dry_run = true; return 0;
 	case 'j': a->json = true; return 0;
+	case 'V': a->top = true; return 0;
 	case 'S':
 		return riot_shard_parse(arg, &a->shard) < 0 ?
 			riot_usage("--shard wants K/N with 0 <= K < N <= %d, got '%s'",
@@ -287,7 +297,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "dry-run", no_argument, NULL, 'D' }, { "json", no_argument, NULL, 'j' },
 		{ "no-block", no_argument, NULL, 'B' }, { "block-dev", required_argument, NULL, 'b' },
 		{ "shard", required_argument, NULL, 'S' }, { "start-at", required_argument, NULL, 'T' },
-		{ "timing", required_argument, NULL, 't' },
+		{ "timing", required_argument, NULL, 't' }, { "top", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	char err[512];
@@ -312,6 +322,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	if (a->timing && strcmp(a->timing, "captured") && a->speed_set)
 		return riot_usage("--speed sets the captured timing's pace: not with --timing %s",
 				  a->timing);
+	if (a->top && (a->json || a->dry_run))
+		return riot_usage("--top draws on the terminal: not with %s",
+				  a->json ? "--json" : "--dry-run");
 	if (a->label && !a->report)
 		return riot_usage("--label names a run in --report DB: give --report too");
 	if (replay_map_check(a->maps, a->nmaps, err, sizeof(err)) < 0)
@@ -547,6 +560,8 @@ struct replay_run {
 	int producer_rc;
 	struct replay_stats total;
 	uint64_t elapsed_ns;
+	struct replay_feed *feed;	/* --top: what the view is fed */
+	struct top_fed *view;
 	struct block_view dev;		/* what reached the root's devices */
 	int64_t start_unix_ns;	/* wall-clock time of cx.start_ns */
 	uint64_t start_late_ns;	/* --start-at: how far past it */
@@ -575,10 +590,52 @@ static void progress(const struct replay_run *r, uint64_t now)
 			rate);
 }
 
-/* Waits for the producer and every op, showing progress on a terminal. */
+/* --top: what the queue holds, into the view. */
+static void feed_view(struct replay_run *r)
+{
+	struct replay_seen e;
+
+	while (replay_feed_take(r->feed, &e)) {
+		struct top_fed_op op = {
+			.t_ns = e.t_ns, .dur_ns = e.lat_ns, .ret = e.result,
+			.gap_ns = e.delay_ns, .pid = e.pid, .tid = e.tid, .sys = e.sys,
+			.path = e.text,
+		};
+
+		if (e.kind == SEEN_NAME)
+			top_fed_name(r->view, e.pid, e.text);
+		else if (e.kind == SEEN_FORK)
+			top_fed_fork(r->view, e.tid, e.pid);
+		else if (top_fed_add(r->view, &op) < 0)
+			break;	/* no memory: the view stops growing */
+	}
+}
+
+static volatile int top_stop;
+static void on_stop(int sig)
+{
+	(void)sig;
+	top_stop = 1;
+}
+
+/* --top: q or a signal while it runs. The replay cannot be wound down
+ * from here (its threads hold the root's files mid-operation): the
+ * terminal is put back and riot exits, as a signal would have ended it. */
+static void top_quit(struct replay_run *r)
+{
+	top_fed_close(r->view);
+	r->view = NULL;
+	fprintf(stderr, "riot: replay: stopped before the end (%s): no summary, the root is as "
+		"the replay left it\n", top_stop ? "signal" : "q");
+	fflush(NULL);
+	_exit(RIOT_EXIT_FAIL);
+}
+
+/* Waits for the producer and every op, showing progress on a terminal
+ * (with --top, the view). */
 static void wait_run(struct replay_run *r)
 {
-	bool tty = isatty(2);
+	bool tty = isatty(2) && !r->view;
 	uint64_t last = 0, now_end;
 
 	while (!replay_plan_finished(r->cx.plan) ||
@@ -587,6 +644,15 @@ static void wait_run(struct replay_run *r)
 		struct timespec ts = { 0, 20000000 };
 		uint64_t now;
 
+		if (r->view) {
+			now = replay_now_ns();
+			feed_view(r);
+			if (top_stop || top_fed_step(r->view, now > r->cx.start_ns ?
+						     now - r->cx.start_ns : 0,
+						     replay_feed_lost(r->feed), 20))
+				top_quit(r);
+			continue;
+		}
 		nanosleep(&ts, NULL);
 		now = replay_now_ns();
 		if (tty && now - last >= 500000000u) {
@@ -693,6 +759,17 @@ static void start_at(struct replay_run *r)
 		pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
 }
 
+/* The plan's process records: to the report and to --top's view. */
+static void on_proc(void *ctx, const struct riot_rec *rec)
+{
+	struct replay_run *r = ctx;
+
+	if (r->cx.report)
+		replay_report_proc(r->cx.report, rec);
+	if (r->feed)
+		replay_feed_proc(r->feed, rec);
+}
+
 static int start_run(struct replay_run *r)
 {
 	const struct replay_args *a = r->a;
@@ -720,9 +797,9 @@ static int start_run(struct replay_run *r)
 	po.route_async = replay_async_route;
 	po.push_async = replay_async_push;
 	po.eng_async = r->async;
-	if (r->cx.report) {
-		po.on_proc = replay_report_proc;
-		po.proc_ctx = r->cx.report;
+	if (r->cx.report || r->feed) {
+		po.on_proc = on_proc;
+		po.proc_ctx = r;
 	}
 	r->cx.plan = replay_plan_new(&po, err, sizeof(err));
 	if (!r->cx.plan) {
@@ -869,6 +946,32 @@ static void wait_for_start(const struct replay_args *a)
 	sleep_until_wall(a->start_at_ns - START_AT_PREP_NS);
 }
 
+/* --top: the queue the accounting feeds, the terminal, Ctrl-C caught */
+static int open_view(struct replay_run *r)
+{
+	const struct replay_args *a = r->a;
+	struct sigaction sa = { .sa_handler = on_stop };
+	char title[512], why[256];
+
+	r->feed = replay_feed_new(16);
+	if (!r->feed) {
+		riot_err("out of memory");
+		return -1;
+	}
+	snprintf(title, sizeof(title), "replay of %s onto %s (%s, %s)", a->log, a->root,
+		 a->engine->name, timing_name(a));
+	r->view = top_fed_open(title, "issue delay", why, sizeof(why));
+	if (!r->view) {
+		riot_err("--top: %s", why);
+		return -1;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	replay_feed_set(r->feed);
+	return 0;
+}
+
 static int replay_main(struct replay_run *r, struct replay_root *root, int argc, char **argv)
 {
 	const struct replay_args *a = r->a;
@@ -896,6 +999,8 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 		return RIOT_EXIT_FAIL;
 	raise_fd_limit();
 	check_fd_limit(max_open);
+	if (a->top && open_view(r) < 0)
+		return RIOT_EXIT_FAIL;
 	if (start_run(r) < 0)
 		return RIOT_EXIT_FAIL;
 	wait_run(r);
@@ -905,6 +1010,16 @@ static int replay_main(struct replay_run *r, struct replay_root *root, int argc,
 	block_view_end(&r->dev);
 	if (r->total.last_end_ns)	/* the last completion, not when we looked */
 		r->elapsed_ns = r->total.last_end_ns;
+	if (r->view) {
+		char note[64];
+
+		feed_view(r);
+		top_fed_step(r->view, r->elapsed_ns, replay_feed_lost(r->feed), 0);
+		snprintf(note, sizeof(note), "replayed in %.2f s", (double)r->elapsed_ns / 1e9);
+		top_fed_end(r->view, note, &top_stop);
+		top_fed_close(r->view);
+		r->view = NULL;
+	}
 	if (r->producer_rc < 0) {
 		riot_err("%s: %s", a->log, replay_plan_error(r->cx.plan));
 		return RIOT_EXIT_FAIL;
@@ -931,6 +1046,11 @@ int cmd_replay(int argc, char **argv)
 		return rc;
 	if (a.dry_run)
 		return dry_run(&a);
+	if (a.top && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		riot_err("--top: standard %s is not a terminal (without --top, a progress line "
+			 "and the summary)", isatty(STDIN_FILENO) ? "output" : "input");
+		return RIOT_EXIT_FAIL;
+	}
 	if (check_inputs(&a) < 0)
 		return RIOT_EXIT_FAIL;
 	root = prepare_root(&a);
@@ -953,6 +1073,8 @@ int cmd_replay(int argc, char **argv)
 	if (r.eng)
 		a.engine->destroy(r.eng);
 	replay_plan_free(r.cx.plan);
+	top_fed_close(r.view);
+	replay_feed_free(r.feed);
 	replay_stats_free(&r.total);
 	run_acc_free(rep.acc);
 	block_view_free(&r.dev);

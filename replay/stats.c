@@ -9,6 +9,7 @@
 #include "lib/grow.h"
 #include "lib/json.h"
 #include "lib/text.h"
+#include "replay/feed.h"
 #include "replay/stats.h"
 
 void replay_stats_init(struct replay_stats *s)
@@ -193,6 +194,7 @@ void replay_account(struct replay_stats *s, struct replay_report *rep,
 		s->released_failed += d->issued && d->result < 0 && d->result != -EBADF;
 		return;
 	}
+	replay_feed_op(op, d);
 	s->ops++;
 	ss->ops++;
 	if (!d->issued) {

@@ -44,6 +44,15 @@ void top_hist_add(struct top_hist *h, uint64_t v)
 		h->max = v;
 }
 
+void top_hist_merge(struct top_hist *into, const struct top_hist *h)
+{
+	into->n += h->n;
+	if (h->max > into->max)
+		into->max = h->max;
+	for (unsigned b = 0; b < TOP_HIST_BUCKETS; b++)
+		into->b[b] += h->b[b];
+}
+
 uint64_t top_hist_q(const struct top_hist *h, double q)
 {
 	uint64_t rank, seen = 0;
@@ -532,6 +541,27 @@ int top_agg_add(struct top_agg *a, const struct riot_rec *rec)
 	default:
 		return 0;
 	}
+}
+
+int top_agg_add_op(struct top_agg *a, const struct riot_syscall *sc, const char *path,
+		   int64_t gap_ns)
+{
+	struct model_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.path = path && path[0] ? path : NULL;
+	op.has_gap = gap_ns >= 0;
+	op.gap_ns = gap_ns >= 0 ? (uint64_t)gap_ns : 0;
+	if (!a->records++ || !a->t0)
+		a->t0 = sc->t;
+	return note_syscall(a, sc, &op);
+}
+
+void top_agg_name(struct top_agg *a, uint32_t pid, const char *comm)
+{
+	struct riot_str s = { .s = comm };
+
+	set_comm(a, pid, comm_intern(a, &s));
 }
 
 const struct top_event *top_agg_event(const struct top_agg *a, uint64_t i)

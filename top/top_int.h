@@ -31,6 +31,8 @@ struct top_hist {
 };
 
 void top_hist_add(struct top_hist *h, uint64_t v);
+/* Adds h's values to into's. */
+void top_hist_merge(struct top_hist *into, const struct top_hist *h);
 /* q in [0, 1]; 0 when empty. */
 uint64_t top_hist_q(const struct top_hist *h, double q);
 /* Counts per power of two: out[k] holds the values in [2^k, 2^(k+1)), out[0]
@@ -132,6 +134,12 @@ void top_agg_reset(struct top_agg *a);
  * distinct paths) is kept in model_err and paths are then shown as
  * recorded. */
 int top_agg_add(struct top_agg *a, const struct riot_rec *rec);
+/* One operation handed in without a record (top_fed): path as given, no
+ * resolver; gap_ns < 0: none. 0, or -ENOMEM. */
+int top_agg_add_op(struct top_agg *a, const struct riot_syscall *sc, const char *path,
+		   int64_t gap_ns);
+/* Names pid (top_fed). */
+void top_agg_name(struct top_agg *a, uint32_t pid, const char *comm);
 /* The comm of pid ("?" when unknown). */
 const char *top_agg_comm(const struct top_agg *a, uint32_t pid);
 /* The i-th event from the newest (0) back; NULL past the scroll-back. */
@@ -169,6 +177,10 @@ struct top_src {
 	/* a log: its span, and where the user moved the cursor to */
 	bool log;
 	uint64_t log_t0, log_t1, seek;
+	/* fed by another command (top_fed): what gap_ns means there, and
+	 * the operations the view missed */
+	const char *gap_name;	/* NULL: think time */
+	uint64_t lost;
 };
 
 enum top_action { TOP_NONE, TOP_QUIT, TOP_SEEK };

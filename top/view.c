@@ -476,7 +476,19 @@ static void draw_overview(struct top_view *v, struct top_src *src)
 	y += 2;
 	uint64_t all = a->think_ns + a->busy_ns;
 
-	if (all) {
+	if (src->gap_name) {
+		struct top_hist d = { 0 };
+
+		for (unsigned c = 0; c < TOP_NCLASS; c++)
+			top_hist_merge(&d, &a->cls[c].gap);
+		if (d.n)
+			putf(v, y++, 0, COLS, "%s: p50 %s, p99 %s, max %s (%llu operations)",
+			     src->gap_name, fmt_ns(v, top_hist_q(&d, 0.5), b1, sizeof(b1)),
+			     fmt_ns(v, top_hist_q(&d, 0.99), b3, sizeof(b3)),
+			     fmt_ns(v, d.max, b4, sizeof(b4)), (unsigned long long)d.n);
+		else
+			putf(v, y++, 0, COLS, "%s: none (not paced)", src->gap_name);
+	} else if (all) {
 		double think = (double)a->think_ns / all;
 
 		putf(v, y++, 0, COLS, "think time: %.0f %% of the traced threads' time was "
@@ -484,13 +496,17 @@ static void draw_overview(struct top_view *v, struct top_src *src)
 		     think > 0.5 ? "think-bound (faster storage changes little)" :
 		     "I/O-bound (storage sets the pace)");
 	}
-	putf(v, y++, 0, COLS, "calls: %llu syscalls, %llu process events; %llu drops",
-	     (unsigned long long)a->syscalls, (unsigned long long)a->procs,
-	     (unsigned long long)a->drops);
+	if (src->gap_name)
+		putf(v, y++, 0, COLS, "operations: %llu; %llu missed by the view",
+		     (unsigned long long)a->syscalls, (unsigned long long)src->lost);
+	else
+		putf(v, y++, 0, COLS, "calls: %llu syscalls, %llu process events; %llu drops",
+		     (unsigned long long)a->syscalls, (unsigned long long)a->procs,
+		     (unsigned long long)a->drops);
 	if (a->m)
 		putf(v, y++, 0, COLS, "paths: resolved (%llu files and %llu processes tracked)",
 		     (unsigned long long)a->files.n, (unsigned long long)a->procs_hh.n);
-	else
+	else if (!src->gap_name)
 		putf(v, y++, 0, COLS, "paths: as recorded (the resolver stopped: %s)",
 		     a->model_err ? strerror(a->model_err == -E2BIG ? E2BIG : -a->model_err) : "");
 	putf(v, y++, 0, COLS, "memory of the view: %s (heavy hitters: %u files, %u processes, "
@@ -758,7 +774,8 @@ static void draw_detail(struct top_view *v, struct top_src *src, const struct vr
 	     r->r->over ? " (counts may include a replaced row's)" : "");
 	style_off(v, 0, A_BOLD);
 	draw_hist(v, y + 1, 0, half - 1, h / 2, "latency", &r->r->lat);
-	draw_hist(v, y + 1, half, COLS - half, h / 2, "think time before", &r->r->gap);
+	draw_hist(v, y + 1, half, COLS - half, h / 2,
+		  src->gap_name ? src->gap_name : "think time before", &r->r->gap);
 	/* what it is made of, from the stacks */
 	for (uint32_t i = 0; i < a->stacks.n; i++) {
 		const struct top_row *s = &a->stacks.rows[i];
@@ -925,6 +942,7 @@ static void draw_latency(struct top_view *v, struct top_src *src)
 	const char *names[TOP_NCLASS + RIOT_SYS_COUNT];
 	int n = 0, lw = 20, y = 3, *sel = &v->sel[TAB_LATENCY], *first = &v->first[TAB_LATENCY];
 	int hw = (COLS - lw) / 2;
+	char gl[64];
 
 	for (unsigned c = 0; c < TOP_NCLASS; c++)
 		if (a->cls[c].count) {
@@ -955,8 +973,8 @@ static void draw_latency(struct top_view *v, struct top_src *src)
 			style_off(v, 0, A_REVERSE);
 	}
 	draw_hist(v, 3, lw, hw - 1, LINES - 5, "duration (log2)", &pick[*sel]->lat);
-	draw_hist(v, 3, lw + hw, COLS - lw - hw, LINES - 5, "think time before (log2)",
-		  &pick[*sel]->gap);
+	snprintf(gl, sizeof(gl), "%s (log2)", src->gap_name ? src->gap_name : "think time before");
+	draw_hist(v, 3, lw + hw, COLS - lw - hw, LINES - 5, gl, &pick[*sel]->gap);
 }
 
 /* ---- flame ---- */
@@ -1368,7 +1386,7 @@ static void draw_events(struct top_view *v, struct top_src *src)
 	putf(v, y++, 0, COLS, "filters: %s", v->nfilters ? fl : "(none)");
 	style_on(v, 1, A_BOLD);
 	putf(v, y++, 0, COLS, "%8s %-10s %7s %-11s %3s %7s %7s %7s %s", "TIME", "COMM", "TID",
-	     "SYSCALL", "FD", "RESULT", "DUR", "GAP", "PATH");
+	     "SYSCALL", "FD", "RESULT", "DUR", src->gap_name ? "DELAY" : "GAP", "PATH");
 	style_off(v, 1, A_BOLD);
 	for (uint64_t i = skip; y < LINES - 1; i++) {
 		const struct top_event *e = top_agg_event(a, i);

@@ -5,7 +5,8 @@
 # through; a live capture of a command of known counts (the view's table
 # equals the log written beside it); the process picker finding a process
 # by its pid; q during a capture leaves a complete log and stops the
-# command; NO_COLOR draws without colour; a resize keeps the figures; the C
+# command; riot replay --top shows the replay's operations, its issue
+# delay, then its summary; NO_COLOR draws without colour; a resize keeps the figures; the C
 # locale draws ASCII only; a terminal this host does not know is drawn;
 # and no terminal is a one-line error.
 . "$(dirname "$0")/lib.sh"
@@ -154,6 +155,32 @@ wait_for live "think time"
 "$RIOT" dump --format jsonl "$IT_TMP/live.riot" >"$IT_TMP/live.jsonl" || fail "the log riot top wrote does not read"
 [ "$(grep -c '"op":"openat"' "$IT_TMP/live.jsonl")" = 501 ] || fail "the log's openat calls: $(grep -c '"op":"openat"' "$IT_TMP/live.jsonl")"
 
+# --- riot replay --top: the replay's own operations, then its summary ---
+"$RIOT" replay "$IT_TMP/live.riot" --root "$IT_TMP/rr0" --top </dev/null >"$IT_TMP/rt.out" 2>"$IT_TMP/rt.err"
+rc=$?
+[ "$rc" = 1 ] && [ "$(wc -l <"$IT_TMP/rt.err")" = 1 ] && grep -q "not a terminal" "$IT_TMP/rt.err" ||
+	fail "replay --top without a terminal: exit $rc, $(cat "$IT_TMP/rt.err")"
+"$RIOT" replay "$IT_TMP/live.riot" --root "$IT_TMP/rr0" --top --json >/dev/null 2>&1
+[ $? = 2 ] || fail "replay --top --json is not a usage error"
+mkdir -p "$IT_TMP/rtop"
+tm new-session -d -s rtop -x 120 -y 40 "cd '$IT_TMP/rtop' && '$RIOT' replay '$IT_TMP/live.riot' --root '$IT_TMP/rr1' --timing captured --top; echo \$? >'$IT_TMP/rtop.rc'; sleep 600"
+wait_for rtop "replayed in [0-9.]+ s; q quits"
+screen rtop | grep -Eq "^issue delay: p50 [0-9.]+.?s, p99 [0-9.]+.?s, max [0-9.]+.?s \(1001 operations\)" ||
+	fail "replay --top: no issue delay over 1001 paced operations: $(screen rtop)"
+keys rtop 2
+wait_for rtop "^SYSCALL +COUNT"
+expect_count rtop openat 501
+expect_count rtop close 500
+keys rtop 3
+wait_for rtop "^FILE +COUNT"
+expect_count rtop "$W/f" 1001
+keys rtop 4
+wait_for rtop "^PID COMM"
+[ "$(screen rtop | awk '$2 == "sysloop" {print $3}')" = 1001 ] || fail "replay --top: processes: $(screen rtop)"
+keys rtop q
+wait_for rtop "^openat +501 +501 +0 "
+[ "$(cat "$IT_TMP/rtop.rc")" = 0 ] || fail "replay --top exited $(cat "$IT_TMP/rtop.rc")"
+
 # --- live without a log, for longer than a second: the counts still exact ---
 start nolog -- -- "$BIN/sysloop" pread 3000 "$W/f" 1500
 wait_for nolog "exited 0; q quits"
@@ -190,6 +217,16 @@ wait_for stop "running [1-9]"
 grep -q "^complete: *yes$" "$IT_TMP/stop.info" || fail "the log after q: $(cat "$IT_TMP/stop.info")"
 "$RIOT" dump --format jsonl "$IT_TMP/stop.riot" | grep -q '"op":"pread64"' || fail "the log after q has no pread64"
 pgrep -f "sysloop pread 100000000 $W/f 5000" >/dev/null && fail "the command outlived riot top's q"
+
+# --- q while a replay runs: it stops there, with one line and exit 1 ---
+mkdir -p "$IT_TMP/rq"
+tm new-session -d -s rq -x 120 -y 40 "cd '$IT_TMP/rq' && '$RIOT' replay '$IT_TMP/stop.riot' --root '$IT_TMP/rr2' --speed 0.05 --top 2>'$IT_TMP/rq.err'; echo \$? >'$IT_TMP/rq.rc'; sleep 600"
+wait_for rq "running 0\.[1-9] s"
+keys rq q
+n=100; while [ ! -s "$IT_TMP/rq.rc" ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+[ "$(cat "$IT_TMP/rq.rc" 2>/dev/null)" = 1 ] || fail "q during replay --top: exit $(cat "$IT_TMP/rq.rc" 2>/dev/null)"
+[ "$(cat "$IT_TMP/rq.err")" = "riot: replay: stopped before the end (q): no summary, the root is as the replay left it" ] ||
+	fail "q during replay --top said: $(cat "$IT_TMP/rq.err")"
 
 # --- NO_COLOR: the same view with no colour; with colour, some ---
 start col TERM=xterm-256color -- "$GOLD"
