@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """scripts/layers.py: riot's include graph, folder by folder and file by file.
 
-    python3 scripts/layers.py [TOP]          cycles, exit 1 if any
-    python3 scripts/layers.py [TOP] --graph  the folder edges, one a line
+    python3 scripts/layers.py [TOP]           cycles, exit 1 if any
+    python3 scripts/layers.py [TOP] --graph   the folder edges, one a line
+    python3 scripts/layers.py [TOP] --cycles  the module cycles inside
+                                              each folder, listed or not
 
 A folder depends on another when one of its files includes one of the
 other's headers. Includes of the project's headers are spelled from the top
@@ -11,6 +13,17 @@ flows one way, down the layers of LAYERS: a folder includes only the
 headers of folders in layers below its own, never of one beside it or
 above (so the folder graph has no cycle), and no header may reach itself
 through other headers.
+
+Inside a folder, a module is a .c file with its same-named .h (a folder's
+FOLDER_int.h and FOLDER.h are module FOLDER's, which may be headers
+alone). Module A depends on module B of its folder when A's .c or .h
+includes B's header or names a function B defines (its .c's functions
+that are not static, its header's inline ones) inside a body or an
+initializer: a scan of names, not of scopes, so a header declaring a
+function is no use of it. Two modules that depend on each other, through others or not,
+are one change: a cycle must be in ALLOWED_CYCLES with the reason it
+stays, and every cycle listed there must still be one, so the list is
+true.
 """
 import os
 import re
@@ -22,6 +35,27 @@ DIRS = ["lib", "bpf", "formats", "model", "convert", "anon", "capture", "top", "
 LAYERS = [["lib"], ["bpf"], ["formats"], ["model"], ["convert", "anon", "report"],
           ["capture", "inspect"], ["top"], ["replay"], ["."], ["tests", "benchmarks"]]
 RANK = {d: i for i, layer in enumerate(LAYERS) for d in layer}
+# The module cycles that stay (each the set of a strongly connected
+# component, as --cycles prints it), and why.
+# Only this tree's: another TOP (a test's) is checked with none allowed.
+ALLOWED_CYCLES = [
+    (["convert/import_strace", "convert/import_strace_lex"],
+     "import_strace.h is the lexer's header, named for the importer"),
+    (["model/model", "model/path", "model/store"],
+     "one resolver in three files: path.c and store.c work on model_int.h's "
+     "structures, which model.c owns and fills through them"),
+    (["replay/init", "replay/init_tree", "replay/root"],
+     "init.h holds the tree, the root and their planner's types together"),
+    (["replay/failed", "replay/plan"],
+     "failed.c's verdicts on a captured failure read the plan's ops"),
+    (["replay/feed", "replay/stats"],
+     "feed.h hands the accounted op as stats.h's replay_done"),
+    (["replay/drive", "replay/engine", "replay/exec"],
+     "engine.h holds the driver's, the pacer's and exec.c's interfaces at once"),
+    (["report/compare", "report/device", "report/html"],
+     "compare's HTML page draws the devices' table (device.c) with html.c's "
+     "escaping, and html.c draws compare's rows: one page in three files"),
+]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -91,6 +125,75 @@ def sccs(nodes, edges):
     return out
 
 
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# A definition: a name and its parameters closed at the end of a line, its
+# body's brace opening the next line (the kernel's style).
+DEFINITION = re.compile(r'^([^\s#{}][^;{}()]*?)\b([A-Za-z_]\w*)\s*\((?:[^()]|\([^()]*\))*\)\s*\n\{', re.M)
+NAME = re.compile(r'\b[A-Za-z_]\w*\b')
+
+
+def module(path):
+    """The module a file belongs to ("replay/plan"), or None."""
+    d, f = os.path.split(path)
+    stem, ext = os.path.splitext(f)
+    if ext not in (".c", ".h") or f.endswith(".bpf.c") or f.endswith(".skel.h"):
+        return None
+    if d and stem == os.path.basename(d) + "_int":
+        stem = os.path.basename(d)
+    return f"{d}/{stem}" if d else stem
+
+
+def used(body):
+    """The names inside braces (function bodies, initializers): a
+    prototype or a definition's own name uses nothing."""
+    body = re.sub(r"\b(?:struct|union|enum)\s+\w+", " ", body)
+    out, depth, start = set(), 0, 0
+    for m in re.finditer(r"[{}]", body):
+        if depth > 0:
+            out |= set(NAME.findall(body, start, m.start()))
+        depth += 1 if m.group() == "{" else -1
+        start = m.end()
+    return out
+
+
+def module_cycles(top, srcs):
+    """The strongly connected components of more than one module inside a
+    folder: [(modules, [why, ...])]."""
+    text, raw, defs = {}, {}, {}
+    for src in srcs:
+        m = module(src)
+        if not m:
+            continue
+        raw[src] = open(os.path.join(top, src), errors="replace").read()
+        text[src] = COMMENT.sub(" ", raw[src])
+        for head, name in DEFINITION.findall(text[src]):
+            if src.endswith(".h") or not re.search(r'\bstatic\b', head):
+                defs.setdefault((folder(src), name), set()).add(m)
+    edges, why = {}, {}
+
+    def edge(a, b, reason):
+        if a != b:
+            edges.setdefault(a, set()).add(b)
+            why.setdefault((a, b), reason)
+
+    for src, body in text.items():
+        a = module(src)
+        for inc in INCLUDE.findall(raw[src]):
+            dst = resolve(top, src, inc)
+            if dst and module(dst) and folder(dst) == folder(src):
+                edge(a, module(dst), f"{src} includes {dst}")
+        own = {n for _, n in DEFINITION.findall(body)}
+        for name in sorted(used(body) - own):
+            for b in sorted(defs.get((folder(src), name), ())):
+                edge(a, b, f"{src} names {name}()")
+    out = []
+    for comp in sccs(set(edges) | {b for v in edges.values() for b in v}, edges):
+        if len(comp) > 1:
+            out.append((comp, [f"{a} -> {b}: {why[(a, b)]}" for a in comp for b in comp
+                               if (a, b) in why]))
+    return out
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     top = args[0] if args else "."
@@ -116,6 +219,17 @@ def main():
             for b in sorted(dedges[a]):
                 print(f"{a} -> {b}")
         return 0
+    cycles = module_cycles(top, srcs)
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    own = os.path.realpath(top) == os.path.realpath(here)
+    allowed = {tuple(sorted(c)): r for c, r in ALLOWED_CYCLES} if own else {}
+    if "--cycles" in sys.argv:
+        for comp, links in cycles:
+            r = allowed.get(tuple(comp))
+            print("module cycle: " + " <-> ".join(comp) + (f" (allowed: {r})" if r else ""))
+            for line in links:
+                print("  " + line)
+        return 0
     bad = len(spelling)
     for line in spelling:
         print(line)
@@ -133,6 +247,15 @@ def main():
         if len(comp) > 1 or (comp[0] in fedges.get(comp[0], ())):
             bad += 1
             print("header cycle: " + " -> ".join(comp))
+    found = {tuple(comp) for comp, _ in cycles}
+    for comp, links in cycles:
+        if tuple(comp) not in allowed:
+            bad += 1
+            print("module cycle: " + " <-> ".join(comp) + " (" + "; ".join(links) + ")")
+    for comp in sorted(allowed):
+        if comp not in found:
+            bad += 1
+            print("allowed cycle no longer found, take it off ALLOWED_CYCLES: " + " <-> ".join(comp))
     return 1 if bad else 0
 
 
