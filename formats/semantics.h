@@ -46,7 +46,7 @@ enum riot_model {
 	RIOT_MODEL_CHDIR, RIOT_MODEL_FCHDIR, RIOT_MODEL_URING, RIOT_MODEL_COUNT
 };
 
-/* A row of formats/semantics.def but its act, which replay/plan.c reads
+/* A row of formats/semantics.def but its act, which replay/classify.c reads
  * itself (replay_sys_act()). */
 struct riot_sys_sem {
 	uint8_t failed;		/* enum riot_failed */

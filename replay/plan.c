@@ -17,6 +17,7 @@
 #include "lib/map.h"
 #include "formats/semantics.h"
 #include "model/model.h"
+#include "replay/classify.h"
 #include "replay/plan.h"
 #include "replay/root.h"
 
@@ -134,43 +135,6 @@ struct replay_plan {
 	uint64_t pending_close;	/* seq of a close not handed over yet */
 	char err[512];
 };
-
-static const char *const act_names[ACT_COUNT] = {
-	[ACT_STATE] = "state", [ACT_SKIP] = "skip", [ACT_UNREPLAYABLE] = "unreplayable",
-	[ACT_FAILED] = "failed",
-	[ACT_FLOCK] = "flock", [ACT_READAHEAD] = "readahead", [ACT_STATFS] = "statfs",
-	[ACT_OPEN] = "open", [ACT_CLOSE] = "close", [ACT_READ] = "read",
-	[ACT_WRITE] = "write", [ACT_FSYNC] = "fsync", [ACT_FDATASYNC] = "fdatasync",
-	[ACT_SYNC_RANGE] = "sync_file_range", [ACT_FALLOCATE] = "fallocate",
-	[ACT_FTRUNCATE] = "ftruncate", [ACT_FADVISE] = "fadvise", [ACT_STAT] = "stat",
-	[ACT_FSTAT] = "fstat", [ACT_MKDIR] = "mkdir", [ACT_UNLINK] = "unlink",
-	[ACT_RMDIR] = "rmdir", [ACT_RENAME] = "rename", [ACT_LINK] = "link",
-	[ACT_SYMLINK] = "symlink", [ACT_MKNOD] = "mknod", [ACT_GETDENTS] = "getdents",
-	[ACT_ACCESS] = "access", [ACT_READLINK] = "readlink", [ACT_TRUNCATE] = "truncate",
-	[ACT_CHMOD] = "chmod", [ACT_CHOWN] = "chown", [ACT_UTIMENS] = "utimens",
-	[ACT_XATTR_GET] = "getxattr", [ACT_XATTR_SET] = "setxattr",
-	[ACT_XATTR_LIST] = "listxattr", [ACT_XATTR_REMOVE] = "removexattr",
-	[ACT_SYNCFS] = "syncfs", [ACT_SYNC] = "sync", [ACT_COPY] = "copy",
-	[ACT_CLONE] = "clone",
-};
-
-static const char *const skip_names[SKIP_COUNT] = {
-	[SKIP_NONE] = "none", [SKIP_UNRESOLVED] = "unresolved fd or cwd",
-	[SKIP_TRUNCATED] = "truncated path", [SKIP_NOT_A_PATH] = "pipe or socket",
-	[SKIP_PSEUDO] = "under /proc, /sys or /dev", [SKIP_HOSTILE] = "refused path",
-	[SKIP_DEVICE] = "device, fifo or socket", [SKIP_NO_VALUE] = "xattr value not in the log",
-	[SKIP_BADF] = "fd not open (EBADF)", [SKIP_NO_MAPPING] = "mmap page of an unknown mapping",
-};
-
-const char *replay_act_name(unsigned act)
-{
-	return act < ACT_COUNT ? act_names[act] : "unknown";
-}
-
-const char *replay_skip_name(unsigned skip)
-{
-	return skip < SKIP_COUNT ? skip_names[skip] : "unknown";
-}
 
 /* ---- completion and waiting ---- */
 
@@ -660,32 +624,21 @@ static int note_proc(struct replay_plan *p, const struct riot_proc *r)
 	return 0;
 }
 
-/* ---- classification: what to issue for a syscall ---- */
-
-static bool is_pread(unsigned sys)
-{
-	return sys == RIOT_SYS_pread64 || sys == RIOT_SYS_preadv || sys == RIOT_SYS_preadv2 ||
-	       sys == RIOT_SYS_pwrite64 || sys == RIOT_SYS_pwritev || sys == RIOT_SYS_pwritev2;
-}
-
-static bool is_vectored(unsigned sys)
-{
-	return sys == RIOT_SYS_readv || sys == RIOT_SYS_writev || sys == RIOT_SYS_preadv ||
-	       sys == RIOT_SYS_pwritev || sys == RIOT_SYS_preadv2 || sys == RIOT_SYS_pwritev2;
-}
+/* ---- a call planned: its act and arguments (classify.h says what the
+ * call is), against what the log showed before it ---- */
 
 /* read/write family: positional at the captured position. */
 static void plan_data(struct replay_plan *p, struct replay_op *op,
 		      const struct riot_syscall *sc, int act)
 {
 	struct file_state *fs = file_state(p, op->file);
-	bool explicit_off = is_pread(sc->sys) && sc->off != UINT64_MAX;
+	bool explicit_off = replay_sys_positional(sc->sys) && sc->off != UINT64_MAX;
 
 	uint64_t *size = path_size(p, op->path_id);
 	uint64_t moved = sc->ret > 0 ? (uint64_t)sc->ret : 0;
 
 	op->act = (uint8_t)act;
-	op->count = is_vectored(sc->sys) ? moved : sc->count;
+	op->count = replay_sys_vectored(sc->sys) ? moved : sc->count;
 	if (explicit_off) {
 		op->off = sc->off;
 	} else {
@@ -710,21 +663,11 @@ static void set_skip(struct replay_plan *p, struct replay_op *op, unsigned why)
 	p->skipped[why]++;
 }
 
-/* Fifos, sockets and device nodes: opening one can block the replay for
- * ever (a fifo waits for its other end), so replay never opens them. */
-static bool is_special(uint32_t has, uint32_t ftype)
-{
-	unsigned t = ftype & S_IFMT;
-
-	return (has & RIOT_HAS_FTYPE) &&
-	       (t == S_IFIFO || t == S_IFSOCK || t == S_IFCHR || t == S_IFBLK);
-}
-
 static void plan_open(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc)
 {
 	struct file_state *fs;
 
-	if (sc->ret >= 0 && is_special(sc->has, sc->ftype)) {
+	if (sc->ret >= 0 && replay_ftype_special(sc->has, sc->ftype)) {
 		set_skip(p, op, SKIP_DEVICE);
 		return;
 	}
@@ -736,32 +679,6 @@ static void plan_open(struct replay_plan *p, struct replay_op *op, const struct 
 		fs->pos = 0;
 	if (sc->ret >= 0 && (sc->has & RIOT_HAS_SIZE) && sc->ftype == S_IFREG)
 		size_is(p, op->path_id, sc->size);
-}
-
-/* The act of a PATH, FD or CALL row of formats/semantics.def; ACT_NONE
- * in the others. */
-enum { ACT_NONE = ACT_COUNT };
-
-static const uint8_t sys_act[RIOT_SYS_COUNT] = {
-#define RIOT_SEM(name, failed, plan, act, nofollow, twin, init, fio, model) \
-	[RIOT_SYS_##name] = ACT_##act,
-#include "formats/semantics.def"
-#undef RIOT_SEM
-};
-
-int replay_sys_act(unsigned sys)
-{
-	return sys < RIOT_SYS_COUNT && sys_act[sys] != ACT_NONE ? sys_act[sys] : -1;
-}
-
-static bool nofollow(const struct riot_syscall *sc)
-{
-	const struct riot_sys_sem *sem = riot_sys_sem(sc->sys);
-
-	if (!sem)
-		return false;
-	return sem->nofollow == RIOT_NOFOLLOW_YES ||
-	       (sem->nofollow == RIOT_NOFOLLOW_FLAG && (sc->flags & AT_SYMLINK_NOFOLLOW));
 }
 
 /* No file behind an fd: lost (as `riot info` counts it), or no fd at all
@@ -801,7 +718,7 @@ static bool file_ok(struct replay_plan *p, struct replay_op *op, uint64_t file,
 		set_skip(p, op, SKIP_TRUNCATED);
 		return false;
 	}
-	if (is_special(mf->has, mf->ftype)) {
+	if (replay_ftype_special(mf->has, mf->ftype)) {
 		set_skip(p, op, SKIP_DEVICE);
 		return false;
 	}
@@ -930,19 +847,13 @@ static void plan_path_op(struct replay_plan *p, struct replay_op *op,
 		return;
 	op_args(op, sc, act);
 	op->arg = sc->arg;
-	if (nofollow(sc))
+	if (replay_sys_nofollow(sc))
 		op->opflags |= OPF_NOFOLLOW;
-	if (sc->sys == RIOT_SYS_unlinkat && (sc->flags & AT_REMOVEDIR))
-		op->act = ACT_RMDIR;
-	if (sc->sys == RIOT_SYS_rename || sc->sys == RIOT_SYS_renameat ||
-	    sc->sys == RIOT_SYS_link)
+	op->act = (uint8_t)replay_path_act(sc, act);
+	if (!replay_path_flags_kept(sc->sys))
 		op->flags = 0;
-	if (act == ACT_MKNOD) {
-		unsigned t = sc->mode & S_IFMT;
-
-		if (t != S_IFIFO && t != S_IFREG && t != S_IFSOCK && t != 0)
-			set_skip(p, op, SKIP_DEVICE);
-	}
+	if (act == ACT_MKNOD && !replay_mknod_replayable(sc->mode))
+		set_skip(p, op, SKIP_DEVICE);
 }
 
 /* A path op, or its fd form when the path is empty (fstatat(fd, "",
@@ -950,50 +861,18 @@ static void plan_path_op(struct replay_plan *p, struct replay_op *op,
 static void plan_path_or_file(struct replay_plan *p, struct replay_op *op,
 			      const struct riot_syscall *sc, const struct model_op *mop, int act)
 {
-	bool empty = !sc->path.s || !sc->path.s[0];
+	int fd_act = replay_path_fd_act(sc, act);
 
-	if (mop->file && empty && (act == ACT_STAT || act == ACT_UTIMENS ||
-				   act == ACT_CHOWN || act == ACT_CHMOD)) {
-		plan_fd_op(p, op, sc, mop, act == ACT_STAT ? ACT_FSTAT : act);
+	if (mop->file && fd_act >= 0) {
+		plan_fd_op(p, op, sc, mop, fd_act);
 		return;
 	}
 	op->file = 0;
 	plan_path_op(p, op, sc, mop, act);
 }
 
-static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+static void plan_call(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		     const struct model_op *mop);
-
-/* io_uring's SQE flags (linux/io_uring.h), as the log holds them. */
-#define SQE_FIXED_FILE 0x01
-#define SQE_IO_DRAIN 0x02
-#define SQE_IO_LINK 0x04
-#define SQE_IO_HARDLINK 0x08
-#define URING_FSYNC_DATASYNC 0x01
-
-/* The syscall an asynchronous request is replayed as (its twin in
- * formats/semantics.def), or -1: a vectored request moves its count of
- * bytes as one, its buffers being riot's. */
-static int async_twin(const struct riot_syscall *sc, const struct riot_sys_sem *sem)
-{
-	if (sem->plan != RIOT_PLAN_TWIN)
-		return -1;
-	if (sc->sys == RIOT_SYS_uring_fsync && (sc->cmd & URING_FSYNC_DATASYNC))
-		return RIOT_SYS_fdatasync;
-	return sem->twin;
-}
-
-/* Whether the flags of an io_uring request are its SQE's: those of the
- * requests on an fd (data, sync, fadvise, close); a namespace request's
- * flags are its call's (O_*, AT_*, RENAME_*). */
-static bool uring_sqe_flags(const struct riot_sys_info *si, unsigned sys)
-{
-	if (strncmp(si->name, "io_uring:", 9) != 0)
-		return false;
-	return si->cls == RIOT_CLASS_DATA_READ || si->cls == RIOT_CLASS_DATA_WRITE ||
-	       si->cls == RIOT_CLASS_SYNC || sys == RIOT_SYS_uring_fadvise ||
-	       sys == RIOT_SYS_uring_close;
-}
 
 /* The mapping of (pid, addr); with make, a new one when there is none
  * (uninitialised: the caller fills it). NULL when there is none, or
@@ -1026,7 +905,7 @@ static void note_mapping(struct replay_plan *p, const struct replay_op *op,
 	struct mapping *m;
 
 	if (sc->ret <= 0 || !mf || !op->path || op->path[0] != '/' ||
-	    (mf->flags & MODEL_FILE_TRUNCATED) || is_special(mf->has, mf->ftype))
+	    (mf->flags & MODEL_FILE_TRUNCATED) || replay_ftype_special(mf->has, mf->ftype))
 		return;
 	m = mapping_find(p, sc->pid, (uint64_t)sc->ret, true);
 	if (m)
@@ -1082,13 +961,13 @@ static void plan_mmap_page(struct replay_plan *p, struct replay_op *op,
  * io_uring:close
  * ends an fd in the ring's owner, which the stream's own fds do not
  * follow (the engine holds its own, opened by path): state. */
-static void classify_async(struct replay_plan *p, struct replay_op *op,
+static void plan_async(struct replay_plan *p, struct replay_op *op,
 			   const struct riot_syscall *sc, const struct model_op *mop,
 			   const struct riot_sys_info *si, const struct riot_sys_sem *sem)
 {
 	struct riot_syscall twin = *sc;
-	bool sqe = uring_sqe_flags(si, sc->sys);
-	int sys = async_twin(sc, sem);
+	bool sqe = replay_uring_sqe_flags(si, sc->sys);
+	int sys = replay_async_twin(sc);
 
 	op->opflags |= OPF_ASYNC;
 	if (sys < 0) {
@@ -1110,7 +989,7 @@ static void classify_async(struct replay_plan *p, struct replay_op *op,
 		twin.flags = sc->mode;
 	else if (sc->sys == RIOT_SYS_uring_sync_file_range)
 		twin.flags = sc->cmd;
-	classify(p, op, &twin, mop);
+	plan_call(p, op, &twin, mop);
 	if (sqe)
 		op->sqe_flags = (uint8_t)(sc->flags & (SQE_IO_LINK | SQE_IO_DRAIN | SQE_IO_HARDLINK));
 }
@@ -1125,7 +1004,7 @@ static void plan_not_replayed(struct replay_plan *p, struct replay_op *op,
 }
 
 /* A call, by its plan in formats/semantics.def. */
-static void classify_call(struct replay_plan *p, struct replay_op *op,
+static void plan_row(struct replay_plan *p, struct replay_op *op,
 			  const struct riot_syscall *sc, const struct model_op *mop)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);
@@ -1136,7 +1015,7 @@ static void classify_call(struct replay_plan *p, struct replay_op *op,
 	if (!si || !sem)
 		return;
 	if (si->flags & RIOT_SF_ASYNC) {
-		classify_async(p, op, sc, mop, si, sem);
+		plan_async(p, op, sc, mop, si, sem);
 		return;
 	}
 	switch ((enum riot_plan)sem->plan) {
@@ -1181,13 +1060,13 @@ static void classify_call(struct replay_plan *p, struct replay_op *op,
 		}
 		return;
 	case RIOT_PLAN_CALL:
-		op->act = sys_act[sc->sys];
+		op->act = replay_sys_act(sc->sys);
 		return;
 	case RIOT_PLAN_FD:
-		plan_fd_op(p, op, sc, mop, sys_act[sc->sys]);
+		plan_fd_op(p, op, sc, mop, replay_sys_act(sc->sys));
 		return;
 	case RIOT_PLAN_PATH:
-		plan_path_or_file(p, op, sc, mop, sys_act[sc->sys]);
+		plan_path_or_file(p, op, sc, mop, replay_sys_act(sc->sys));
 		return;
 	case RIOT_PLAN_DATA:
 		if (file_ok(p, op, op->file, mop))
@@ -1204,13 +1083,13 @@ static void classify_call(struct replay_plan *p, struct replay_op *op,
  * failure accounted so loses nothing even where riot could not have
  * issued the call (its fd's file unknown: cp's copy_file_range from a
  * file outside a --path capture): it is not counted skipped. */
-static void classify(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
+static void plan_call(struct replay_plan *p, struct replay_op *op, const struct riot_syscall *sc,
 		     const struct model_op *mop)
 {
 	const struct riot_syscall *outer = p->cur;
 
 	p->cur = sc;
-	classify_call(p, op, sc, mop);
+	plan_row(p, op, sc, mop);
 	p->cur = outer;
 	if (replay_failure_issued(sc->sys, sc->ret))
 		return;
@@ -1618,7 +1497,7 @@ static void plan_other_shard(struct replay_plan *p, const struct riot_syscall *s
 
 	memcpy(skipped, p->skipped, sizeof(skipped));
 	op_fill(p, &op, sc, mop);
-	classify(p, &op, sc, mop);	/* seq 0: no close left pending */
+	plan_call(p, &op, sc, mop);	/* seq 0: no close left pending */
 	note_size(p, &op, sc);
 	memcpy(p->skipped, skipped, sizeof(skipped));
 }
@@ -1667,7 +1546,7 @@ static int plan_syscall(struct replay_plan *p, const struct riot_syscall *sc,
 		op->depth = async_depth(&p->astate[stream], op->t, op->t + op->dur);
 	if (copy_text(op, mop->text) < 0)
 		return -ENOMEM;
-	classify(p, op, sc, mop);
+	plan_call(p, op, sc, mop);
 	if (op->act == ACT_XATTR_SET && plan_value(p, op, sc) < 0)
 		return -ENOMEM;
 	note_size(p, op, sc);

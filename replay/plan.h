@@ -56,6 +56,7 @@
 
 #include "formats/log.h"
 #include "lib/fleet.h"
+#include "replay/classify.h"
 
 #define REPLAY_WINDOW (1u << 17)	/* ops planned ahead of the oldest
 					 * incomplete one */
@@ -63,74 +64,6 @@
 #define REPLAY_MAX_DEPS 6	/* file, file2, path, path2 and their parents */
 /* A dep with this bit is a prefix barrier: every op up to its seq done. */
 #define REPLAY_DEP_PREFIX (1ull << 63)
-
-/* What replay does for an op. */
-enum replay_act {
-	ACT_STATE,	/* changes only the plan's state (lseek, dup, fcntl,
-			 * chdir, clone, an fd close that leaves the file
-			 * open): nothing to issue */
-	ACT_SKIP,	/* cannot be replayed faithfully: op->skip says why */
-	ACT_UNREPLAYABLE,	/* I/O riot cannot replay: mmap'ed file I/O,
-				 * io_uring or AIO submitted by the workload */
-	ACT_FAILED,	/* a captured failure accounted without being issued
-			 * (formats/semantics.def): it did no I/O */
-	ACT_OPEN, ACT_CLOSE,
-	ACT_READ, ACT_WRITE,	/* positional: off, count */
-	ACT_FSYNC, ACT_FDATASYNC, ACT_SYNC_RANGE, ACT_FALLOCATE,
-	ACT_FTRUNCATE, ACT_FADVISE,
-	ACT_STAT,	/* path; OPF_NOFOLLOW for lstat and friends */
-	ACT_FSTAT,
-	ACT_MKDIR, ACT_UNLINK, ACT_RMDIR, ACT_RENAME, ACT_LINK, ACT_SYMLINK,
-	ACT_MKNOD,
-	/* below: no io_uring opcode, always the synchronous pool */
-	ACT_GETDENTS, ACT_ACCESS, ACT_READLINK, ACT_TRUNCATE,
-	ACT_CHMOD, ACT_CHOWN, ACT_UTIMENS,	/* path, or fd when file != 0 */
-	ACT_XATTR_GET, ACT_XATTR_SET, ACT_XATTR_LIST, ACT_XATTR_REMOVE,
-	ACT_SYNCFS, ACT_SYNC, ACT_COPY,
-	ACT_FLOCK,	/* fd; arg: the operation */
-	ACT_READAHEAD,	/* fd; off, count */
-	ACT_STATFS,	/* path, or fd when file != 0 */
-	ACT_CLONE,	/* ioctl FICLONE (flags) of file2 onto file, or
-			 * FICLONERANGE: off, count from file2 to arg */
-	ACT_COUNT
-};
-
-/* Whether an op of act is issued against the root: the acts above
- * ACT_FAILED are. */
-static inline bool replay_act_issues(unsigned act)
-{
-	return act > ACT_FAILED;
-}
-
-/* Whether a call of sys whose captured result is ret is issued (its
- * failure reproduced by issuing it), or accounted as captured without
- * being issued: the failed column of formats/semantics.def. */
-bool replay_failure_issued(unsigned sys, int64_t ret);
-
-/* The act of sys's row in formats/semantics.def (a PATH, FD or CALL
- * row), or -1. */
-int replay_sys_act(unsigned sys);
-
-/* Why an op is skipped (ACT_SKIP), or was skipped at issue. */
-enum replay_skip {
-	SKIP_NONE,
-	SKIP_UNRESOLVED,	/* unknown fd, dirfd or cwd */
-	SKIP_TRUNCATED,		/* the capture or the model cut the path */
-	SKIP_NOT_A_PATH,	/* pipe, socket, anon inode, memfd */
-	SKIP_PSEUDO,		/* under /proc, /sys, /dev */
-	SKIP_HOSTILE,		/* a path the root refuses (., .., marker) */
-	SKIP_DEVICE,		/* mknod of a device node; an open of a fifo,
-				 * socket or device, and ops on it (opening
-				 * one can block for ever) */
-	SKIP_NO_VALUE,		/* a setxattr of a name whose values have a
-				 * syntax (system., security.) without its
-				 * whole value in the log: never invented */
-	SKIP_BADF,		/* the fd was not open: the capture got EBADF */
-	SKIP_NO_MAPPING,	/* an mmap page recorded without its mapping
-				 * (mapped in by a syscall, or its mm was
-				 * locked at the fault) */
-	SKIP_COUNT
-};
 
 /* op->opflags */
 enum {
@@ -330,9 +263,5 @@ uint32_t replay_plan_nstreams(const struct replay_plan *p);
 const struct model *replay_plan_model(const struct replay_plan *p);
 bool replay_plan_log_complete(const struct replay_plan *p);
 uint64_t replay_plan_skipped_ops(const struct replay_plan *p, unsigned skip);
-
-/* Name of an act / a skip reason, for summaries. */
-const char *replay_act_name(unsigned act);
-const char *replay_skip_name(unsigned skip);
 
 #endif

@@ -46,8 +46,6 @@ ALLOWED_CYCLES = [
      "structures, which model.c owns and fills through them"),
     (["replay/init", "replay/init_tree", "replay/root"],
      "init.h holds the tree, the root and their planner's types together"),
-    (["replay/failed", "replay/plan"],
-     "failed.c's verdicts on a captured failure read the plan's ops"),
     (["replay/feed", "replay/stats"],
      "feed.h hands the accounted op as stats.h's replay_done"),
     (["replay/drive", "replay/engine", "replay/exec"],
