@@ -1,4 +1,4 @@
-/* replay/async.c: the asynchronous streams (engine.h), whichever engine
+/* replay/async.c: the asynchronous streams (async.h), whichever engine
  * replays the threads.
  *
  * Each captured io_uring ring, AIO context or file mapping is a stream of
@@ -42,7 +42,12 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
+#include "replay/async.h"
+#include "replay/drive.h"
 #include "replay/engine.h"
+#include "replay/exec.h"
+#include "replay/pace.h"
+#include "replay/queue.h"
 
 #define ASYNC_POLL_NS 1000000	/* a blocked or idle stream with requests in
 				 * flight looks at its ring this often */

@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "capture/block.h"
+#include "replay/async.h"
 #include "replay/engine.h"
+#include "replay/pace.h"
 #include "replay/feed.h"
 #include "replay/init.h"
 #include "lib/cli.h"

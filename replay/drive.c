@@ -1,4 +1,4 @@
-/* replay/drive.c: the way every op goes, whatever the engine (engine.h).
+/* replay/drive.c: the way every op goes, whatever the engine (drive.h).
  *
  *   1. wait for its dependencies (plan.h's ordering)
  *   2. resolve its paths: the root refuses /proc, hostile names... (skip)
@@ -12,53 +12,23 @@
  * issues asynchronously and ends with replay_drive_end().
  */
 #include <errno.h>
-#include <sched.h>
-#include <sys/sysinfo.h>
 #include <time.h>
 
+#include "replay/drive.h"
 #include "replay/engine.h"
+#include "replay/exec.h"
+#include "replay/pace.h"
 
-void replay_pace_init(struct replay_pace *p, const struct replay_ctx *cx, uint64_t spin_ns)
+uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op)
 {
-	int cpus = get_nprocs();
+	double at;
 
-	spin_ns += cx->timer_lag_ns;
-	p->spin_ns = spin_ns < REPLAY_SPIN_MAX_NS ? spin_ns : REPLAY_SPIN_MAX_NS;
-	p->max_spinners = cpus > 1 ? cpus - 1 : 1;
-	atomic_init(&p->spinning, 0);
-}
-
-static void sleep_until(uint64_t t)
-{
-	struct timespec ts = { (time_t)(t / 1000000000u), (long)(t % 1000000000u) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
-void replay_wait_until(struct replay_pace *p, uint64_t due_ns)
-{
-	uint64_t now = replay_now_ns();
-
-	if (due_ns <= now)
-		return;
-	if (due_ns > now + p->spin_ns + REPLAY_WAKE_NS) {
-		sleep_until(due_ns - p->spin_ns - REPLAY_WAKE_NS);
-		now = replay_now_ns();
-	}
-	if (due_ns > now + p->spin_ns)
-		sleep_until(due_ns - p->spin_ns);
-	if (atomic_fetch_add(&p->spinning, 1) < p->max_spinners) {
-		while (replay_now_ns() < due_ns)
-			replay_spin_pause();
-	} else {
-		/* over the budget of spinners: a timer would wake this thread
-		 * late; yielding keeps it ready without holding a CPU that
-		 * io-wq, writeback or another stream wants */
-		while (replay_now_ns() < due_ns)
-			sched_yield();
-	}
-	atomic_fetch_sub(&p->spinning, 1);
+	if (cx->speed <= 0)
+		return 0;
+	/* a time the log puts beyond 2^64 ns saturates, never wraps */
+	at = (double)cx->start_ns + (double)op->t / cx->speed;
+	return at >= 18446744073709549568.0 ? UINT64_MAX - 2048 :
+	       cx->start_ns + (uint64_t)((double)op->t / cx->speed);
 }
 
 /* --timing think keeps two clocks. The real one issues each op at its

@@ -14,7 +14,11 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "replay/drive.h"
 #include "replay/engine.h"
+#include "replay/exec.h"
+#include "replay/pace.h"
+#include "replay/queue.h"
 
 /* The first SYNC_SHARDS threads keep statistics of their own, without a
  * lock; threads beyond them share SYNC_SHARDS more, under locks. */
@@ -40,7 +44,7 @@ struct sync_engine {
 	struct sync_lane *lanes[REPLAY_MAX_THREADS];
 	unsigned nlanes;
 	struct sync_shard shards[2 * SYNC_SHARDS];
-	struct replay_fdmap *fds;	/* file object -> real fd (engine.h) */
+	struct replay_fdmap *fds;	/* file object -> real fd (exec.h) */
 	_Atomic uint64_t reopened;
 	struct replay_pace pace;
 	bool private_fds;	/* the one lane's fds are in a table of its own */
@@ -53,7 +57,7 @@ static int sync_push(void *eng, unsigned lane, uint64_t seq)
 	return replay_queue_push(&e->lanes[lane]->q, seq);
 }
 
-/* The real fd of op's file (second: file2): engine.h. */
+/* The real fd of op's file (second: file2): exec.h. */
 static int file_fd(struct sync_engine *e, const struct replay_op *op, bool second)
 {
 	bool reopened = false;

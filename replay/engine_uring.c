@@ -37,7 +37,10 @@
 
 #include "lib/grow.h"
 #include "lib/map.h"
+#include "replay/drive.h"
 #include "replay/engine.h"
+#include "replay/exec.h"
+#include "replay/pace.h"
 
 #define URING_ENTRIES 256
 #define POOL_THREADS 8
@@ -131,7 +134,7 @@ struct uring_engine {
 	struct uworker *w[REPLAY_MAX_THREADS];
 	_Atomic unsigned n;	/* workers started; w[i] set before n counts it */
 	unsigned cap;		/* --workers, or REPLAY_MAX_THREADS */
-	struct replay_fdmap *fds;	/* file object -> real fd (engine.h) */
+	struct replay_fdmap *fds;	/* file object -> real fd (exec.h) */
 	struct replay_fdmap *local;	/* stream -> its index on its worker */
 	bool has[ACT_COUNT];	/* act has an io_uring opcode here */
 	_Atomic bool stop;
@@ -408,7 +411,7 @@ static void req_finish(struct uworker *w, struct ureq *r, int64_t res)
 		ready_add(w, stream);
 }
 
-/* The real fd of op's file (second: file2), or -errno: engine.h. */
+/* The real fd of op's file (second: file2), or -errno: exec.h. */
 static int file_fd(struct uworker *w, const struct replay_op *op, bool second)
 {
 	bool reopened = false;

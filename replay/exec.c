@@ -1,5 +1,5 @@
-/* replay/exec.c: one op with plain syscalls (engine.h), and the pacing
- * clock both engines share.
+/* replay/exec.c: one op with plain syscalls (exec.h), and the files,
+ * buffers and data it needs.
  *
  * Every path goes through replay/root.h: files are opened with openat2
  * RESOLVE_IN_ROOT, calls acting on a final component get a confined parent
@@ -10,13 +10,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -27,81 +25,8 @@
 #include <unistd.h>
 
 #include "replay/engine.h"
-
-uint64_t replay_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-uint64_t replay_clock_bias(void)
-{
-	enum { N = 4001 };
-	static uint64_t v[N];
-
-	for (unsigned i = 0; i < N; i++) {
-		uint64_t t0 = replay_now_ns();
-
-		syscall(SYS_getppid);
-		v[i] = replay_now_ns() - t0;
-	}
-	qsort(v, N, sizeof(v[0]), cmp_u64);
-	return v[N / 2];
-}
-
-uint64_t replay_timer_lag(void)
-{
-	enum { N = 201 };
-	uint64_t v[N];
-
-	prctl(PR_SET_TIMERSLACK, 1UL);
-	for (unsigned i = 0; i < N; i++) {
-		uint64_t due = replay_now_ns() + 100000, t;
-		struct timespec ts = { (time_t)(due / 1000000000u), (long)(due % 1000000000u) };
-
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
-		t = replay_now_ns();
-		v[i] = t > due ? t - due : 0;
-	}
-	qsort(v, N, sizeof(v[0]), cmp_u64);
-	return v[N * 99 / 100];
-}
-
-uint64_t replay_due_ns(const struct replay_ctx *cx, const struct replay_op *op)
-{
-	double at;
-
-	if (cx->speed <= 0)
-		return 0;
-	/* a time the log puts beyond 2^64 ns saturates, never wraps */
-	at = (double)cx->start_ns + (double)op->t / cx->speed;
-	return at >= 18446744073709549568.0 ? UINT64_MAX - 2048 :
-	       cx->start_ns + (uint64_t)((double)op->t / cx->speed);
-}
-
-/* The engine threads sleep on the gate itself, so they all run as soon as
- * it opens: a polling sleep would start the run up to its period late. */
-void replay_ctx_open_gate(struct replay_ctx *cx)
-{
-	atomic_store(&cx->started, 1);
-	syscall(SYS_futex, (uint32_t *)&cx->started, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
-}
-
-void replay_ctx_wait_gate(struct replay_ctx *cx)
-{
-	while (!atomic_load(&cx->started))
-		syscall(SYS_futex, (uint32_t *)&cx->started, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
-}
+#include "replay/exec.h"
+#include "replay/pace.h"
 
 static __thread void *scratch;
 static __thread size_t scratch_cap;
@@ -1002,42 +927,4 @@ void replay_files_free(struct replay_fdmap *fds)
 	replay_fdmap_close(fds);
 	replay_fdmap_free(fds);
 	free(fds);
-}
-
-struct thread_start {
-	void *(*fn)(void *);
-	void *arg;
-};
-
-/* A thread's first malloc makes its allocator arena (mmap, mprotect) and
- * its first histogram faults 30 KiB in: done here, before the thread's
- * first op, not between two of them. */
-static void *thread_main(void *p)
-{
-	struct thread_start ts = *(struct thread_start *)p;
-	struct hist *h = malloc(sizeof(*h));
-
-	free(p);
-	if (h)
-		hist_init(h);
-	free(h);
-	return ts.fn(ts.arg);
-}
-
-bool replay_thread_start(pthread_t *th, size_t stack, void *(*fn)(void *), void *arg)
-{
-	struct thread_start *ts = malloc(sizeof(*ts));
-	pthread_attr_t attr;
-	bool ok;
-
-	if (!ts)
-		return false;
-	*ts = (struct thread_start){ fn, arg };
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, stack);
-	ok = pthread_create(th, &attr, thread_main, ts) == 0;
-	pthread_attr_destroy(&attr);
-	if (!ok)
-		free(ts);
-	return ok;
 }

@@ -192,7 +192,7 @@ struct replay_plan_opts {
 	replay_route_fn route;
 	replay_push_fn push;
 	void *eng;
-	/* Where asynchronous streams go (replay_async in engine.h), whichever
+	/* Where asynchronous streams go (replay_async in async.h), whichever
 	 * the engine; NULL: to route and push with the thread streams. */
 	replay_route_fn route_async;
 	replay_push_fn push_async;

@@ -1,9 +1,9 @@
 /* replay/queue.c: the queue of op seqs from the plan's producer to one
- * engine thread (engine.h). */
+ * engine thread (queue.h). */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "replay/engine.h"
+#include "replay/queue.h"
 
 static int queue_grow(struct replay_queue *q)
 {

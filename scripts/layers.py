@@ -48,8 +48,6 @@ ALLOWED_CYCLES = [
      "init.h holds the tree, the root and their planner's types together"),
     (["replay/feed", "replay/stats"],
      "feed.h hands the accounted op as stats.h's replay_done"),
-    (["replay/drive", "replay/engine", "replay/exec"],
-     "engine.h holds the driver's, the pacer's and exec.c's interfaces at once"),
     (["report/compare", "report/device", "report/html"],
      "compare's HTML page draws the devices' table (device.c) with html.c's "
      "escaping, and html.c draws compare's rows: one page in three files"),

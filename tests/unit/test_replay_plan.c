@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
-#include "replay/engine.h"
+#include "replay/exec.h"
 #include "replay/plan.h"
 #include "replay/root.h"
 #include "tests/unit/unit.h"

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "replay/engine.h"
+#include "replay/queue.h"
 #include "tests/unit/unit.h"
 
 static void order_across_wrap_and_growth(void)

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/drive.h"
 #include "replay/engine.h"
+#include "replay/pace.h"
 #include "replay/stats.h"
 #include "tests/unit/unit.h"
 
