@@ -335,8 +335,8 @@ FUZZ_SRCS := $(wildcard formats/*.c lib/*.c)
 FUZZ_HDRS := $(wildcard */*.h) bpf/syscalls.def
 FUZZ_EXTRA_fuzz_strace := $(wildcard model/*.c) convert/import_strace.c \
 	convert/import_strace_lex.c
-FUZZ_EXTRA_fuzz_plan := $(wildcard model/*.c) replay/plan.c replay/classify.c replay/init.c \
-	replay/init_tree.c replay/init_root.c replay/fill.c replay/root.c
+FUZZ_EXTRA_fuzz_plan := $(wildcard model/*.c) replay/plan.c replay/classify.c \
+	replay/tree_create.c replay/tree_derive.c replay/root_setup.c replay/fill.c replay/root.c
 FUZZ_EXTRA_fuzz_mklog := $(FUZZ_EXTRA_fuzz_plan)
 .SECONDEXPANSION:
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) tests/bin/mklog_text.h $(FUZZ_SRCS) \

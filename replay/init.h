@@ -89,14 +89,6 @@
 #include "replay/fill.h"
 #include "replay/root.h"
 
-/* Name of the marker file at the top of every root (and --map directory)
- * riot prepares; its content starts with REPLAY_ROOT_MAGIC. It is written
- * to REPLAY_ROOT_MARKER ".tmp", synced and renamed into place, so it is
- * whole or absent. Captured paths ending in its name are refused wherever
- * they lie (replay_root_locate: -EPERM). */
-#define REPLAY_ROOT_MARKER ".riot-root"
-#define REPLAY_ROOT_MAGIC "riot replay root\n"
-
 /* A --map whose captured prefix the workload found absent at its start
  * (it made it, or found it missing) must be absent in the replay too, not a
  * prepared directory: such a map becomes (the parent of its dir, the

@@ -16,7 +16,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "replay/init.h"
 #include "lib/pathname.h"
 #include "lib/cli.h"
 #include "replay/root.h"

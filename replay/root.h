@@ -23,6 +23,14 @@
 /* Every confined lookup uses these openat2 resolve flags. */
 #define REPLAY_RESOLVE (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
 
+/* Name of the marker file at the top of every root (and --map directory)
+ * riot prepares; its content starts with REPLAY_ROOT_MAGIC. It is written
+ * to REPLAY_ROOT_MARKER ".tmp", synced and renamed into place, so it is
+ * whole or absent. Captured paths ending in its name are refused wherever
+ * they lie (replay_root_locate: -EPERM). */
+#define REPLAY_ROOT_MARKER ".riot-root"
+#define REPLAY_ROOT_MAGIC "riot replay root\n"
+
 struct replay_map {
 	const char *prefix;	/* captured absolute prefix, normalised */
 	const char *dir;	/* where that subtree goes */
@@ -59,7 +67,7 @@ int replay_map_check(const struct replay_map *maps, unsigned nmaps, char *err, s
  * -EINVAL (not absolute, or holds "." / ".." components: the model
  * normalises every path, so such a path is hostile), -ENAMETOOLONG,
  * -EPERM (a path whose last component is the root's marker name,
- * REPLAY_ROOT_MARKER in replay/init.h, or that name with ".relink"
+ * REPLAY_ROOT_MARKER, or that name with ".relink"
  * (replay_root_relink()'s), wherever it lies: through a symlink to the
  * top it would be the marker, which a workload never touches). */
 int replay_root_locate(const struct replay_root *r, const char *abs,

@@ -41,11 +41,9 @@ RANK = {d: i for i, layer in enumerate(LAYERS) for d in layer}
 ALLOWED_CYCLES = [
     (["convert/import_strace", "convert/import_strace_lex"],
      "import_strace.h is the lexer's header, named for the importer"),
-    (["model/model", "model/path", "model/store"],
-     "one resolver in three files: path.c and store.c work on model_int.h's "
+    (["model/model", "model/path", "model/pool"],
+     "one resolver in three files: path.c and pool.c work on model_int.h's "
      "structures, which model.c owns and fills through them"),
-    (["replay/init", "replay/init_tree", "replay/root"],
-     "init.h holds the tree, the root and their planner's types together"),
     (["replay/feed", "replay/stats"],
      "feed.h hands the accounted op as stats.h's replay_done"),
     (["report/compare", "report/device", "report/html"],

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 TOP=$(cd "$IT_DIR/../.." && pwd)
 
-for f in model/model.c replay/plan.c replay/classify.c replay/init_tree.c convert/export_fio.c; do
+for f in model/model.c replay/plan.c replay/classify.c replay/tree_derive.c convert/export_fio.c; do
 	[ -f "$TOP/$f" ] || fail "$f is missing"
 	hits=$(grep -n 'case RIOT_SYS_' "$TOP/$f") &&
 		fail "$f switches on syscall ids, not on formats/semantics.def's columns:

@@ -1,4 +1,4 @@
-/* replay/init_root.c: replay_root_prepare and replay_root_setup
+/* replay/root_setup.c: replay_root_prepare and replay_root_setup
  * (replay/init.h): the checks that keep init and replay from writing where
  * they could damage data. */
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* replay/init.c: creates the initial tree beneath a confined root
+/* replay/tree_create.c: creates the initial tree beneath a confined root
  * (replay/init.h): stale paths removed, directories and symlinks in order
  * on this thread, regular files filled in parallel. Every file system call
  * names its object through replay/root.h: an fd from openat2
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "replay/init.h"
-#include "replay/init_tree.h"
+#include "replay/tree_derive.h"
 #include "lib/cli.h"
 #include "lib/text.h"
 

@@ -1,4 +1,4 @@
-/* replay/init_tree.c: derives the initial tree from a log (rules in
+/* replay/tree_derive.c: derives the initial tree from a log (rules in
  * replay/init.h). One pass through riot_reader and the model; one entry per
  * distinct path (and per ancestor of one), plus a read position per live
  * open file description. */
@@ -14,7 +14,7 @@
 #include "lib/grow.h"
 #include "lib/map.h"
 #include "model/model.h"
-#include "replay/init_tree.h"
+#include "replay/tree_derive.h"
 
 enum ent_state { ST_UNKNOWN, ST_PRESENT, ST_ABSENT };
 #define KIND_SPECIAL 8	/* socket, fifo, device: beyond enum init_kind */

@@ -1,4 +1,4 @@
-/* model/store.c: the pool behind the model's tables (its maps are
+/* model/pool.c: the pool behind the model's tables (its maps are
  * lib/map.h). */
 #include "model/model_int.h"
 

@@ -1,7 +1,7 @@
-/* replay/init_tree.h: private to replay/init*.c. The initial tree derived
+/* replay/tree_derive.h: private to replay/tree_*.c. The initial tree derived
  * from a log by the rules in replay/init.h, as sorted lists. */
-#ifndef RIOT_REPLAY_INIT_TREE_H
-#define RIOT_REPLAY_INIT_TREE_H
+#ifndef RIOT_REPLAY_TREE_DERIVE_H
+#define RIOT_REPLAY_TREE_DERIVE_H
 
 #include "replay/init.h"
 
