@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "convert/convert.h"
-#include "convert/import_strace.h"
+#include "convert/import_strace_lex.h"
 #include "convert/strace.h"
 #include "formats/log.h"
 #include "lib/cli.h"

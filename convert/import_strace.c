@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "convert/import_strace.h"
+#include "convert/import_strace_lex.h"
 #include "convert/strace.h"
 #include "formats/log.h"
 #include "lib/map.h"

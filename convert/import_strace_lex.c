@@ -1,5 +1,5 @@
 /* convert/import_strace_lex.c: splitting strace's text into its parts and
- * its values into numbers and strings (see import_strace.h).
+ * its values into numbers and strings (see import_strace_lex.h).
  *
  * strace's grammar, as far as the importer needs it:
  *   line     = [pid] [timestamp] body
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "convert/import_strace.h"
+#include "convert/import_strace_lex.h"
 #include "formats/log.h"
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }

@@ -1,7 +1,8 @@
 /* model/model.c: processes, tasks, fd tables, cwds and file objects; the
  * rules are in model.h. */
 #include "model/model.h"
-#include "model/model_int.h"
+#include "model/path.h"
+#include "model/pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/map.h"
 #include "lib/grow.h"
 #include "lib/pathname.h"
 #include "formats/semantics.h"
@@ -1350,7 +1352,7 @@ struct model *model_new(void)
 	if (!m)
 		return NULL;
 	m->seed = map_seed();
-	paths_init(&m->paths, m->seed);
+	paths_init(&m->paths, m->seed, MODEL_PATH_BYTES_MAX);
 	pool_init(&m->fdts, sizeof(struct fd_table));
 	pool_init(&m->fss, sizeof(struct fs_info));
 	pool_init(&m->files, sizeof(struct file_obj));

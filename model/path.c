@@ -1,5 +1,5 @@
 /* model/path.c: lexical path resolution and the interned path table. */
-#include "model/model_int.h"
+#include "model/path.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -7,14 +7,14 @@
 #include <sys/mman.h>
 
 #include "lib/grow.h"
+#include "lib/map.h"
 #include "lib/pathname.h"
-#include "model/model.h"
 
-void paths_init(struct path_table *t, uint64_t seed)
+void paths_init(struct path_table *t, uint64_t seed, uint64_t max_bytes)
 {
 	memset(t, 0, sizeof(*t));
 	t->seed = seed;
-	t->max_bytes = MODEL_PATH_BYTES_MAX;
+	t->max_bytes = max_bytes;
 }
 
 void paths_fini(struct path_table *t)
@@ -23,7 +23,7 @@ void paths_fini(struct path_table *t)
 		munmap(t->text, t->max_bytes);
 	free(t->ents);
 	free(t->slots);
-	paths_init(t, t->seed);
+	paths_init(t, t->seed, t->max_bytes);
 }
 
 const char *paths_get(const struct path_table *t, uint32_t id)

@@ -1,6 +1,6 @@
 /* model/pool.c: the pool behind the model's tables (its maps are
  * lib/map.h). */
-#include "model/model_int.h"
+#include "model/pool.h"
 
 #include <errno.h>
 #include <stdlib.h>

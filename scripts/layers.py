@@ -39,16 +39,15 @@ RANK = {d: i for i, layer in enumerate(LAYERS) for d in layer}
 # component, as --cycles prints it), and why.
 # Only this tree's: another TOP (a test's) is checked with none allowed.
 ALLOWED_CYCLES = [
-    (["convert/import_strace", "convert/import_strace_lex"],
-     "import_strace.h is the lexer's header, named for the importer"),
-    (["model/model", "model/path", "model/pool"],
-     "one resolver in three files: path.c and pool.c work on model_int.h's "
-     "structures, which model.c owns and fills through them"),
     (["replay/feed", "replay/stats"],
-     "feed.h hands the accounted op as stats.h's replay_done"),
+     "replay_account() (stats.c) hands every accounted op to riot replay "
+     "--top's queue (feed.c), which reads the op's accounting, stats.h's "
+     "replay_done: the feed is the accounting's outlet"),
     (["report/compare", "report/device", "report/html"],
-     "compare's HTML page draws the devices' table (device.c) with html.c's "
-     "escaping, and html.c draws compare's rows: one page in three files"),
+     "compare.c compares the devices with device.c, device.c escapes its "
+     "HTML with html.c, html.c draws compare's rows and the devices' table: "
+     "one page in three files, left whole while report/ takes its column "
+     "layer"),
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

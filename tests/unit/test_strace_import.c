@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "convert/import_strace.h"
+#include "convert/import_strace_lex.h"
 #include "convert/strace.h"
 #include "tests/unit/unit.h"
 

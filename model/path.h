@@ -1,37 +1,11 @@
-/* model/model_int.h: the containers the model sources share; nothing outside model/
- * includes it. */
-#ifndef RIOT_MODEL_MODEL_INT_H
-#define RIOT_MODEL_MODEL_INT_H
+/* model/path.h: the model's interned path table (path.c); nothing
+ * outside model/ includes it. */
+#ifndef RIOT_MODEL_PATH_H
+#define RIOT_MODEL_PATH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "lib/map.h"
-
-/* Fixed-size records addressed by index (1..; 0 means none), recycled
- * through a free stack. An index stays valid while the record is live; a
- * pointer only until the next pool_alloc. Freed records are zeroed, so a
- * record whose first field is a non-zero refcount tells live from free. */
-struct pool {
-	char *items;
-	size_t size;
-	uint32_t cap, top;	/* slots allocated, slots ever used (incl. 0) */
-	uint32_t *free;
-	uint32_t nfree, free_cap;
-	uint32_t live;
-};
-
-void pool_init(struct pool *p, size_t size);
-void pool_fini(struct pool *p);
-/* Index of a zeroed record, or 0 with errno = ENOMEM. */
-uint32_t pool_alloc(struct pool *p);
-void pool_put(struct pool *p, uint32_t i);
-
-static inline void *pool_at(const struct pool *p, uint32_t i)
-{
-	return p->items + (size_t)i * p->size;
-}
 
 /* Interned absolute paths: each distinct string gets an id (1..). The
  * strings, NUL-terminated, lie one after the other in one reservation of
@@ -54,11 +28,12 @@ struct path_table {
 	char *text;		/* the reservation, NULL until the first */
 	uint64_t seed;
 	uint64_t bytes;		/* text held, NULs included */
-	uint64_t max_bytes;	/* MODEL_PATH_BYTES_MAX */
+	uint64_t max_bytes;	/* the model's MODEL_PATH_BYTES_MAX */
 	bool full;		/* an intern was refused for max_bytes */
 };
 
-void paths_init(struct path_table *t, uint64_t seed);
+/* An empty table whose text may grow to max_bytes. */
+void paths_init(struct path_table *t, uint64_t seed, uint64_t max_bytes);
 void paths_fini(struct path_table *t);
 /* Id of s[0..len), interning a copy when new; 0 with errno = ENOMEM, or
  * E2BIG (and t->full set) when the table already holds max_bytes of text. */

@@ -1,12 +1,12 @@
-/* convert/import_strace.h: the strace text lexer, private to the importer
+/* convert/import_strace_lex.h: the strace text lexer, private to the importer
  * (convert/import_strace*.c) and its unit test.
  *
  * Everything works on byte slices of the line being imported; nothing is
  * copied and nothing allocates. Malformed text makes a function return
  * -EINVAL, never read outside its slice.
  */
-#ifndef RIOT_CONVERT_IMPORT_STRACE_H
-#define RIOT_CONVERT_IMPORT_STRACE_H
+#ifndef RIOT_CONVERT_IMPORT_STRACE_LEX_H
+#define RIOT_CONVERT_IMPORT_STRACE_LEX_H
 
 #include <stdbool.h>
 #include <stddef.h>
