@@ -12,7 +12,7 @@
 #include "convert/fio.h"
 #include "lib/cli.h"
 
-const char cmd_export_fio_help[] =
+static const char cmd_export_fio_help[] =
 	"Usage: riot export fio FILE -o DIR [--root ROOT] [--engine io_uring|psync]\n"
 	"                       [--iodepth N] [--fast]\n"
 	"\n"
@@ -93,7 +93,7 @@ static int absolute_root(const char *dir, const char *root, char *out, size_t le
 	return 0;
 }
 
-int cmd_export_fio(int argc, char **argv)
+static int cmd_export_fio(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -161,3 +161,7 @@ int cmd_export_fio(int argc, char **argv)
 	free(names);
 	return RIOT_EXIT_OK;
 }
+
+const struct riot_converter riot_export_fio = {
+	"fio", cmd_export_fio, "fio iolog v3 files and a job file", cmd_export_fio_help
+};

@@ -15,7 +15,7 @@
 #include "lib/cli.h"
 #include "model/model.h"
 
-const char cmd_import_strace_help[] =
+static const char cmd_import_strace_help[] =
 	"Usage: riot import strace LOG -o FILE [--pid N] [--cwd DIR]\n"
 	"\n"
 	"Turns the output of `strace -f -ttt -T [-y|-yy]` into a .riot log that\n"
@@ -275,7 +275,7 @@ static void join_cmdline(char *buf, size_t len, int argc, char **argv)
 		n += (size_t)snprintf(buf + n, len - n, " %s", argv[i]);
 }
 
-int cmd_import_strace(int argc, char **argv)
+static int cmd_import_strace(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -327,3 +327,8 @@ int cmd_import_strace(int argc, char **argv)
 	print_summary(argv[optind], out, &st);
 	return RIOT_EXIT_OK;
 }
+
+const struct riot_converter riot_import_strace = {
+	"strace", cmd_import_strace, "strace -f -ttt -T [-yy] text, for hosts without eBPF",
+	cmd_import_strace_help
+};

@@ -4,7 +4,8 @@
  *   riot export KIND ...    .riot -> another tool's input  (fio)
  *
  * A converter is one file with its command (convert/cmd_import_KIND.c or
- * cmd_export_KIND.c) and one line in the table of convert/converters.c;
+ * cmd_export_KIND.c), which defines its descriptor riot_import_KIND or
+ * riot_export_KIND, and one line in the tables of convert/converters.c;
  * `riot import` and `riot export` find it there, and their help lists
  * the table. Converters sit above the model (they resolve through it) and
  * below nothing: formats/ (the log codec) never calls them.
@@ -28,11 +29,5 @@ void cmd_import_help_more(FILE *out);
 int cmd_export(int argc, char **argv);
 extern const char cmd_export_help[];
 void cmd_export_help_more(FILE *out);
-
-/* The converters (their command files). */
-int cmd_import_strace(int argc, char **argv);
-extern const char cmd_import_strace_help[];
-int cmd_export_fio(int argc, char **argv);
-extern const char cmd_export_fio_help[];
 
 #endif

@@ -1,7 +1,7 @@
-/* convert/converters.c: the table of importers and exporters, and the
- * `riot import` and `riot export` commands that dispatch through it
- * (convert/convert.h). A new converter is its command file plus one line
- * here. */
+/* convert/converters.c: the tables of importers and exporters, and the
+ * `riot import` and `riot export` commands that dispatch through them
+ * (convert/convert.h). A new converter is its command file, defining its
+ * descriptor riot_import_KIND or riot_export_KIND, plus one line here. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,14 +9,20 @@
 #include "convert/convert.h"
 #include "lib/cli.h"
 
-static const struct riot_converter importers[] = {
-	{ "strace", cmd_import_strace, "strace -f -ttt -T [-yy] text, for hosts without eBPF",
-	  cmd_import_strace_help },
-};
+#define IMPORTERS \
+	CONVERTER(import, strace)
+#define EXPORTERS \
+	CONVERTER(export, fio)
 
-static const struct riot_converter exporters[] = {
-	{ "fio", cmd_export_fio, "fio iolog v3 files and a job file", cmd_export_fio_help },
-};
+#define CONVERTER(dir, kind) extern const struct riot_converter riot_##dir##_##kind;
+IMPORTERS
+EXPORTERS
+#undef CONVERTER
+
+#define CONVERTER(dir, kind) &riot_##dir##_##kind,
+static const struct riot_converter *const importers[] = { IMPORTERS };
+static const struct riot_converter *const exporters[] = { EXPORTERS };
+#undef CONVERTER
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -31,14 +37,14 @@ const char cmd_export_help[] =
 	"\n"
 	"Writes a .riot log for another tool.\n";
 
-static void list_kinds(FILE *out, const struct riot_converter *t, size_t n)
+static void list_kinds(FILE *out, const struct riot_converter *const *t, size_t n)
 {
 	fputs("\nKinds:\n", out);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "  %-10s %s\n", t[i].kind, t[i].summary);
+		fprintf(out, "  %-10s %s\n", t[i]->kind, t[i]->summary);
 	for (size_t i = 0; i < n; i++) {
 		fputs("\n", out);
-		fputs(t[i].help, out);
+		fputs(t[i]->help, out);
 	}
 }
 
@@ -53,16 +59,16 @@ void cmd_export_help_more(FILE *out)
 }
 
 /* "strace, fio" */
-static void kinds(const struct riot_converter *t, size_t n, char *buf, size_t len)
+static void kinds(const struct riot_converter *const *t, size_t n, char *buf, size_t len)
 {
 	size_t used = 0;
 
 	buf[0] = 0;
 	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", t[i].kind);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", t[i]->kind);
 }
 
-static int dispatch(const struct riot_converter *t, size_t n, int argc, char **argv)
+static int dispatch(const struct riot_converter *const *t, size_t n, int argc, char **argv)
 {
 	char known[256];
 
@@ -70,9 +76,9 @@ static int dispatch(const struct riot_converter *t, size_t n, int argc, char **a
 	if (argc < 2)
 		return riot_usage("give a format: %s", known);
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(argv[1], t[i].kind) == 0) {
+		if (strcmp(argv[1], t[i]->kind) == 0) {
 			optind = 1;
-			return t[i].run(argc - 1, argv + 1);
+			return t[i]->run(argc - 1, argv + 1);
 		}
 	}
 	return riot_usage("unknown format '%s' (known: %s)", argv[1], known);
