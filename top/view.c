@@ -364,7 +364,7 @@ static void draw_status(struct top_view *v, struct top_src *src)
 	const struct top_agg *a = src->agg;
 	char b[512], t[256], sz[32];
 	struct capture_counts cc = { 0 };
-	uint64_t el = src->now > a->t0 ? src->now - a->t0 : 0;
+	uint64_t el = a->t0 && src->now > a->t0 ? src->now - a->t0 : 0;
 	int n = 0, room;
 
 	if (src->watch)
