@@ -147,8 +147,9 @@ keys live 3
 wait_for live "^FILE +COUNT"
 expect_count live "$W/f" 1001
 keys live 6
-wait_for live "sysloop"
+wait_for live "^stacks process;syscall;path, weighted by time"
 screen live | grep -q "openat" || fail "the flame tab has no openat: $(screen live)"
+screen live | grep -q "sysloop" || fail "the flame tab has no sysloop: $(screen live)"
 keys live 5
 wait_for live "think time"
 [ "$(quit live)" = 0 ] || fail "riot top -- sysloop exited $(cat "$IT_TMP/live.rc")"
