@@ -47,8 +47,11 @@ void view_draw_probes(struct top_view *v, struct top_src *src)
 	int *sel = &v->sel[TAB_PROBES], *first = &v->first[TAB_PROBES];
 
 	if (!src->watch) {
-		view_put(v, y, 0, COLS, "probes: switched on and off in the kernel while a capture runs; "
-		    "a log is as it was recorded", false, false);
+		view_put(v, y, 0, COLS, src->gap_name ?
+			 "probes: switched on and off in the kernel while a capture runs; a "
+			 "replay issues what its log holds" :
+			 "probes: switched on and off in the kernel while a capture runs; "
+			 "a log is as it was recorded", false, false);
 		return;
 	}
 	probes_init(v, src);
