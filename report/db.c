@@ -13,6 +13,11 @@
 #include "report/report_int.h"
 #include "report_schema.h"
 
+const char *report_db_schema(void)
+{
+	return report_schema_sql;
+}
+
 /* How long a report command waits for another riot (or any SQLite
  * client) holding the database's lock before it gives up. */
 #define REPORT_DB_BUSY_MS 3000
