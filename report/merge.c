@@ -329,13 +329,21 @@ static uint64_t fleet_hist(struct merge *m, const char *sys, const char *metric,
 	return n;
 }
 
+/* What a fleet's syscall is rebuilt from besides its runs' histograms:
+ * (column of syscalls, how its runs' values make the fleet's). The fleet's
+ * row is then stored from the rebuilt accumulator, as any run's is. */
+#define FLEET_SYSCALL_SUMS(X) \
+	X(count, sum) X(errors, sum) X(bytes, sum) X(lat_sum_ns, sum) X(lat_min_ns, min) \
+	X(lat_max_ns, max) X(delay_count, sum) X(delay_max_ns, max)
+#define FLEET_SYS_INDEX(name, agg) FLEET_SYS_##name,
+#define FLEET_SYS_SELECT(name, agg) #agg "(" #name "), "
+enum { FLEET_SYSCALL_SUMS(FLEET_SYS_INDEX) };
+
 /* Per syscall: counts summed, histograms added bucket by bucket. */
 static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p99)
 {
-	sqlite3_stmt *st = prep(m, "SELECT sum(count), sum(errors), sum(bytes), sum(lat_sum_ns), "
-				"min(lat_min_ns), max(lat_max_ns), sum(delay_count), "
-				"max(delay_max_ns), min(delay_p50_ns) FROM syscalls WHERE sys = ?1 "
-				"AND run_id IN " FLEET_SET);
+	sqlite3_stmt *st = prep(m, "SELECT " FLEET_SYSCALL_SUMS(FLEET_SYS_SELECT) "1 FROM "
+				"syscalls WHERE sys = ?1 AND run_id IN " FLEET_SET);
 	struct hist *all_delay = calloc(1, sizeof(*all_delay));
 
 	if (!all_delay) {
@@ -349,7 +357,7 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 		uint64_t count;
 
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 0) <= 0) {
+		if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, FLEET_SYS_count) <= 0) {
 			sqlite3_reset(st);
 			continue;
 		}
@@ -360,18 +368,18 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 			break;
 		}
 		hist_init(&x->lat);
-		count = (uint64_t)sqlite3_column_int64(st, 0);
-		x->errors = (uint64_t)sqlite3_column_int64(st, 1);
-		x->bytes = (uint64_t)sqlite3_column_int64(st, 2);
+		count = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_count);
+		x->errors = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_errors);
+		x->bytes = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_bytes);
 		if (fleet_hist(m, name, "latency", &x->lat) != count) {
 			snprintf(m->err, sizeof(m->err), "the latency histograms of %s do not hold "
 				 "its %" PRIu64 " operations", name, count);
 			m->rc = -EINVAL;
 		}
-		x->lat.sum = (uint64_t)sqlite3_column_int64(st, 3);
-		x->lat.min = (uint64_t)sqlite3_column_int64(st, 4);
-		x->lat.max = (uint64_t)sqlite3_column_int64(st, 5);
-		if (sqlite3_column_int64(st, 6) > 0) {
+		x->lat.sum = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_lat_sum_ns);
+		x->lat.min = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_lat_min_ns);
+		x->lat.max = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_lat_max_ns);
+		if (sqlite3_column_int64(st, FLEET_SYS_delay_count) > 0) {
 			x->delay = calloc(1, sizeof(*x->delay));
 			if (!x->delay) {
 				snprintf(m->err, sizeof(m->err), "out of memory");
@@ -379,7 +387,7 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 			} else {
 				hist_init(x->delay);
 				fleet_hist(m, name, "issue_delay", x->delay);
-				x->delay->max = (uint64_t)sqlite3_column_int64(st, 7);
+				x->delay->max = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_delay_max_ns);
 				x->delay->min = 0;
 				if (all_delay)
 					hist_merge(all_delay, x->delay);
