@@ -10,6 +10,8 @@
 
 static const struct column syscall_cols[] = { SYSCALL_COLUMNS(COLUMN_DESC) };
 static const struct column class_cols[] = { CLASS_COLUMNS(COLUMN_DESC) };
+static const struct column file_cols[] = { FILE_COLUMNS(COLUMN_DESC) };
+static const struct column process_cols[] = { PROCESS_COLUMNS(COLUMN_DESC) };
 
 const struct column_table column_syscalls = {
 	"syscalls", syscall_cols, sizeof(syscall_cols) / sizeof(syscall_cols[0])
@@ -18,12 +20,22 @@ const struct column_table column_classes = {
 	"classes", class_cols, sizeof(class_cols) / sizeof(class_cols[0])
 };
 
-const struct column_table *const column_tables[] = { &column_syscalls, &column_classes };
+const struct column_table column_files = {
+	"files", file_cols, sizeof(file_cols) / sizeof(file_cols[0])
+};
+const struct column_table column_processes = {
+	"processes", process_cols, sizeof(process_cols) / sizeof(process_cols[0])
+};
+
+const struct column_table *const column_tables[] = {
+	&column_syscalls, &column_classes, &column_files, &column_processes,
+};
 const size_t column_ntables = sizeof(column_tables) / sizeof(column_tables[0]);
 
 static const char *const sql_type[] = {
-	[CT_ID] = "INTEGER NOT NULL", [CT_TEXT] = "TEXT NOT NULL", [CT_U64] = "INTEGER NOT NULL",
-	[CT_REAL] = "REAL NOT NULL", [CT_U64_NULL] = "INTEGER",
+	[CT_ID] = "INTEGER NOT NULL", [CT_KEY] = "INTEGER NOT NULL", [CT_TEXT] = "TEXT NOT NULL",
+	[CT_U64] = "INTEGER NOT NULL", [CT_REAL] = "REAL NOT NULL", [CT_U64_NULL] = "INTEGER",
+	[CT_TEXT_NULL] = "TEXT",
 };
 
 /* Appends to out[len] at *n; false once it no longer fits. */
@@ -126,7 +138,8 @@ int columns_upgrade(sqlite3 *db, char *err, size_t errlen)
 
 		for (size_t i = 0; i < t->n && !rc; i++) {
 			const struct column *c = &t->cols[i];
-			int has = c->type == CT_U64_NULL ? has_column(st, t->name, c->name) : 1;
+			bool null = c->type == CT_U64_NULL || c->type == CT_TEXT_NULL;
+			int has = null ? has_column(st, t->name, c->name) : 1;
 
 			if (has < 0) {
 				rc = has;

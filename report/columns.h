@@ -1,5 +1,5 @@
 /* report/columns.h: the columns of the report tables whose rows a run's
- * accumulator fills (syscalls, classes), described once. The list gives
+ * accumulator fills (syscalls, classes, files, processes), described once. The list gives
  * each column's name, its SQL type and how store.c computes its value; from
  * it come the DDL fragment (checked against report/schema.sql by
  * tests/unit/test_columns.c), the INSERT and its bindings (store.c), the
@@ -13,14 +13,16 @@
  * itself. Private to report/.
  *
  * COL(name, type, when, value):
- * - type: CT_ID (the run's id), CT_TEXT (const char *), CT_U64 (uint64_t),
- *   CT_REAL (double): NOT NULL; CT_U64_NULL (uint64_t, NULL unless when);
- * - when: the value is stored only when this holds (CT_U64_NULL), else 1;
+ * - type: CT_ID (the run's id), CT_KEY (int64_t: a pid, a path id),
+ *   CT_TEXT (const char *), CT_U64 (uint64_t), CT_REAL (double): NOT NULL;
+ *   CT_U64_NULL (uint64_t), CT_TEXT_NULL (const char *): NULL unless when;
+ * - when: the value is stored only when this holds (the _NULL types), else 1;
  * - value: its expression in store.c. Syscalls: over i (the syscall's
  *   index), x (its struct sys_acc), h (its latency histogram) and d (its
  *   issue-delay histogram, NULL when it has none or it is empty); classes:
  *   over name (the class's), c (its struct class_sum), h (its latency
- *   histogram) and g (its gap histogram); both over run (the run's id). */
+ *   histogram) and g (its gap histogram); files and processes: below; all
+ *   over run (the run's id). */
 #ifndef RIOT_REPORT_COLUMNS_H
 #define RIOT_REPORT_COLUMNS_H
 
@@ -64,6 +66,30 @@
 	COL(gap_p50_ns, CT_U64_NULL, g->count, hist_quantile(g, 0.5)) \
 	COL(gap_p99_ns, CT_U64_NULL, g->count, hist_quantile(g, 0.99))
 
+/* A file's or a process's usage (u, a struct usage), after its key: the
+ * fleet of `report merge` sums every CT_U64 column of files and
+ * processes over its runs. */
+#define USAGE_COLUMNS(COL) \
+	COL(ops, CT_U64, 1, u->ops) \
+	COL(errors, CT_U64, 1, u->errors) \
+	COL(bytes_read, CT_U64, 1, u->bytes_read) \
+	COL(bytes_written, CT_U64, 1, u->bytes_written) \
+	COL(lat_sum_ns, CT_U64, 1, u->lat_sum)
+
+/* Files: over id (the path id) and path (NULL: none). */
+#define FILE_COLUMNS(COL) \
+	COL(run_id, CT_ID, 1, run) \
+	COL(path_id, CT_KEY, 1, id) \
+	COL(path, CT_TEXT_NULL, path, path) \
+	USAGE_COLUMNS(COL)
+
+/* Processes: over p (the struct proc_acc). */
+#define PROCESS_COLUMNS(COL) \
+	COL(run_id, CT_ID, 1, run) \
+	COL(pid, CT_KEY, 1, p->pid) \
+	COL(comm, CT_TEXT_NULL, p->comm, p->comm) \
+	USAGE_COLUMNS(COL)
+
 /* A column's index in its table's list (and in columns_select()'s
  * SELECT): SYSCALL_COL_count, CLASS_COL_gap_sum_ns... */
 #define SYSCALL_COLUMN_INDEX(name, ...) SYSCALL_COL_##name,
@@ -71,7 +97,7 @@
 enum { SYSCALL_COLUMNS(SYSCALL_COLUMN_INDEX) SYSCALL_NCOLS };
 enum { CLASS_COLUMNS(CLASS_COLUMN_INDEX) CLASS_NCOLS };
 
-enum column_type { CT_ID, CT_TEXT, CT_U64, CT_REAL, CT_U64_NULL };
+enum column_type { CT_ID, CT_KEY, CT_TEXT, CT_U64, CT_REAL, CT_U64_NULL, CT_TEXT_NULL };
 
 struct column {
 	const char *name;
@@ -84,7 +110,8 @@ struct column_table {
 	size_t n;
 };
 
-extern const struct column_table column_syscalls, column_classes;
+extern const struct column_table column_syscalls, column_classes, column_files,
+	column_processes;
 /* Every table described here, for the schema's checks and upgrades. */
 extern const struct column_table *const column_tables[];
 extern const size_t column_ntables;

@@ -25,12 +25,14 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "formats/log.h"
+#include "report/columns.h"
 #include "report/report_int.h"
 #include "lib/cli.h"
 
@@ -401,18 +403,10 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 	return m->rc;
 }
 
-/* The per-path, per-pid, per-second... tables of the fleet run: sums. ?1
+/* The per-second, per-errno... tables of the fleet run: sums. ?1
  * the fleet's id, ?2 its start (ns since the epoch; NULL: runs are not
  * shifted), ?3 the width of its rate buckets. */
 static const char *const fleet_sums[] = {
-	/* paths get new ids: a path id is a run's own */
-	"INSERT INTO files SELECT ?1, CASE WHEN p = '' THEN 0 ELSE row_number() OVER "
-	"(ORDER BY p) END, nullif(p, ''), o, e, r, w, l FROM (SELECT coalesce(path, '') AS p, "
-	"sum(ops) AS o, sum(errors) AS e, sum(bytes_read) AS r, sum(bytes_written) AS w, "
-	"sum(lat_sum_ns) AS l FROM files WHERE run_id IN " FLEET_SET " GROUP BY p)",
-	"INSERT INTO processes SELECT ?1, pid, max(comm), sum(ops), sum(errors), "
-	"sum(bytes_read), sum(bytes_written), sum(lat_sum_ns) FROM processes WHERE run_id IN "
-	FLEET_SET " GROUP BY pid",
 	"INSERT INTO timeline SELECT ?1, t.second + coalesce((r.start_unix_ns - ?2) / "
 	"1000000000, 0) AS s, t.class, sum(t.ops), sum(t.bytes), max(t.lat_p99_ns) FROM "
 	"timeline t JOIN runs r ON r.id = t.run_id WHERE t.run_id IN " FLEET_SET
@@ -446,6 +440,75 @@ static const char *const fleet_sums[] = {
 	"WHERE k = 1 GROUP BY dev",
 };
 
+/* Appends fmt's text to sql[len] at *n; false once it no longer fits. */
+__attribute__((format(printf, 4, 5)))
+static bool add(char *sql, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*n >= len)
+		return false;
+	va_start(ap, fmt);
+	k = vsnprintf(sql + *n, len - *n, fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= len - *n)
+		return false;
+	*n += (size_t)k;
+	return true;
+}
+
+/* "INSERT INTO t (every column) SELECT ?1, key", each CT_U64 column (its
+ * usage, columns.h) as ", name" or ", sum(name)", then tail. */
+static bool usage_sql(const struct column_table *t, const char *key, bool sum,
+		      const char *tail, char *sql, size_t len)
+{
+	size_t n = 0;
+	bool ok = add(sql, len, &n, "INSERT INTO %s (", t->name);
+
+	for (size_t i = 0; ok && i < t->n; i++)
+		ok = add(sql, len, &n, "%s%s", i ? ", " : "", t->cols[i].name);
+	ok = ok && add(sql, len, &n, ") SELECT ?1, %s", key);
+	for (size_t i = 0; ok && i < t->n; i++)
+		if (t->cols[i].type == CT_U64)
+			ok = add(sql, len, &n, sum ? ", sum(%s)" : ", %s", t->cols[i].name);
+	return ok && add(sql, len, &n, "%s", tail);
+}
+
+/* The fleet's files and processes: its runs' usage summed, per path (paths
+ * get new ids: a path id is a run's own) and per pid. */
+static int fleet_usage(struct merge *m, int64_t fleet)
+{
+	char sums[512], sql[2048];
+	size_t n = 0;
+	bool ok = add(sums, sizeof(sums), &n, " FROM (SELECT coalesce(path, '') AS p");
+	sqlite3_stmt *st;
+
+	for (size_t i = 0; ok && i < column_files.n; i++)
+		if (column_files.cols[i].type == CT_U64)
+			ok = add(sums, sizeof(sums), &n, ", sum(%s) AS %s", column_files.cols[i].name,
+				 column_files.cols[i].name);
+	ok = ok && add(sums, sizeof(sums), &n, " FROM files WHERE run_id IN " FLEET_SET
+		       " GROUP BY p)");
+	ok = ok && usage_sql(&column_files, "CASE WHEN p = '' THEN 0 ELSE row_number() OVER "
+			     "(ORDER BY p) END, nullif(p, '')", false, sums, sql, sizeof(sql));
+	if (ok && (st = prep(m, sql))) {
+		sqlite3_bind_int64(st, 1, fleet);
+		run_stmt(m, st);
+	}
+	ok = ok && usage_sql(&column_processes, "pid, max(comm)", true, " FROM processes "
+			     "WHERE run_id IN " FLEET_SET " GROUP BY pid", sql, sizeof(sql));
+	if (ok && (st = prep(m, sql))) {
+		sqlite3_bind_int64(st, 1, fleet);
+		run_stmt(m, st);
+	}
+	if (!ok && !m->rc) {
+		snprintf(m->err, sizeof(m->err), "the files or processes table has too many columns");
+		m->rc = -E2BIG;
+	}
+	return m->rc;
+}
+
 /* The rate buckets' width for a span: as the accumulator chooses it. */
 static uint64_t rate_width(uint64_t span_ns)
 {
@@ -471,6 +534,7 @@ static int fleet_tables(struct merge *m, int64_t fleet)
 		}
 		sqlite3_finalize(st);
 	}
+	fleet_usage(m, fleet);
 	for (size_t i = 0; !m->rc && i < sizeof(fleet_sums) / sizeof(fleet_sums[0]); i++) {
 		if (!(st = prep(m, fleet_sums[i])))
 			break;

@@ -113,7 +113,9 @@ static void bind_CT_REAL(sqlite3_stmt *st, int col, double v)
 	sqlite3_bind_double(st, col, v);
 }
 
+#define bind_CT_KEY bind_CT_ID
 #define bind_CT_U64_NULL bind_CT_U64
+#define bind_CT_TEXT_NULL bind_CT_TEXT
 
 #define BIND_COLUMN(name, type, when, value) \
 	col++; \
@@ -233,9 +235,23 @@ static void store_classes(struct store *s, const struct run_acc *a)
 
 /* ---- files, processes, timeline, errors, divergences ---- */
 
+/* The files row of path id (FILE_COLUMNS). */
+static void store_file_row(struct store *s, sqlite3_stmt *st, int64_t id, const char *path,
+			   const struct usage *u)
+{
+	int64_t run = s->run;
+	int col = 0;
+
+	if (s->rc)
+		return;
+	sqlite3_clear_bindings(st);
+	FILE_COLUMNS(BIND_COLUMN)
+	row(s, st, "");
+}
+
 static void store_files(struct store *s, const struct run_acc *a, const struct model *m)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO files VALUES (?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *st = prep_insert(s, &column_files);
 
 	for (uint32_t id = 0; id < a->nfiles && !s->rc; id++) {
 		const char *path = id && m ? model_path(m, id) : NULL;
@@ -243,22 +259,34 @@ static void store_files(struct store *s, const struct run_acc *a, const struct m
 
 		run_acc_file(a, id, &u);
 		if (u.ops)
-			row(s, st, "iituuuuu", s->run, (int64_t)id, path, u.ops, u.errors,
-			    u.bytes_read, u.bytes_written, u.lat_sum);
+			store_file_row(s, st, id, path, &u);
 	}
 	sqlite3_finalize(st);
 }
 
+/* The processes row of p (PROCESS_COLUMNS). */
+static void store_process_row(struct store *s, sqlite3_stmt *st, const struct proc_acc *p)
+{
+	const struct usage *u = &p->u;
+	int64_t run = s->run;
+	int col = 0;
+
+	if (s->rc)
+		return;
+	sqlite3_clear_bindings(st);
+	PROCESS_COLUMNS(BIND_COLUMN)
+	row(s, st, "");
+}
+
 static void store_processes(struct store *s, const struct run_acc *a)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO processes VALUES (?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *st = prep_insert(s, &column_processes);
 
 	for (uint32_t i = 0; i < a->procs_len && !s->rc; i++) {
 		const struct proc_acc *p = &a->procs[i];
 
 		if (p->pid && p->u.ops)
-			row(s, st, "iituuuuu", s->run, (int64_t)p->pid, p->comm, p->u.ops,
-			    p->u.errors, p->u.bytes_read, p->u.bytes_written, p->u.lat_sum);
+			store_process_row(s, st, p);
 	}
 	sqlite3_finalize(st);
 }
