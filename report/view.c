@@ -154,10 +154,13 @@ static void load_div(struct sys_view *s, const char *div)
 	}
 }
 
+/* load_syscalls()'s SELECT: the syscalls columns, then these. */
+enum { SYS_SEL_DIVERGENCES = SYSCALL_NCOLS, SYS_SEL_NAME };
+
 /* A syscalls row, read by its columns (columns.h). */
 static void load_sys_row(sqlite3_stmt *st, struct sys_view *s)
 {
-	s->name = col_str(st, SYSCALL_NCOLS + 1);
+	s->name = col_str(st, SYS_SEL_NAME);
 	s->cls = col_str(st, SYSCALL_COL_class);
 	if (!s->cls && s->name) {
 		const struct riot_sys_info *si = riot_sys_info((unsigned)riot_sys_by_name(s->name));
@@ -179,7 +182,7 @@ static void load_sys_row(sqlite3_stmt *st, struct sys_view *s)
 	s->delay_p50 = col_u64(st, SYSCALL_COL_delay_p50_ns);
 	s->delay_p99 = col_u64(st, SYSCALL_COL_delay_p99_ns);
 	s->delay_max = col_u64(st, SYSCALL_COL_delay_max_ns);
-	load_div(s, (const char *)sqlite3_column_text(st, SYSCALL_NCOLS));
+	load_div(s, (const char *)sqlite3_column_text(st, SYS_SEL_DIVERGENCES));
 }
 
 static int load_syscalls(struct run_view *v, char *err, size_t errlen)
