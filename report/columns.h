@@ -1,16 +1,19 @@
 /* report/columns.h: the columns of the report tables whose rows a run's
- * accumulator fills (syscalls, classes, files, processes), described once. The list gives
- * each column's name, its SQL type and how store.c computes its value; from
- * it come the DDL fragment (checked against report/schema.sql by
- * tests/unit/test_columns.c), the INSERT and its bindings (store.c), the
- * SELECT and the index each value is read at (view.c), and the columns an
- * older report gains when it is opened for writing (db.c). `report merge`
- * copies a run's rows by the columns both reports have, and stores a
- * fleet's rows through run_store_syscalls(), so through this list too.
+ * accumulator fills (syscalls, classes, files, processes), described once.
+ * The list gives each column's name, its SQL type and how store.c computes
+ * its value; from it come the DDL fragment (checked against
+ * report/schema.sql by tests/unit/test_columns.c), the INSERT and its
+ * bindings (store.c), the SELECT and the index each value is read at
+ * (view.c), the columns an older report gains when it is opened for
+ * writing (db.c) and the fleet's rows of `report merge` (merge.c: files'
+ * and processes' usage summed; syscalls and classes stored from the
+ * accumulator it rebuilds, through run_store_syscalls()). merge copies a
+ * run's rows by the columns both reports have.
  *
- * A new column is its line here and its line in schema.sql (with the
- * version's number there); a NULL-able one is added to older reports by
- * itself. Private to report/.
+ * A new column is its line here and its line in schema.sql (with the new
+ * version's number on its first line). It is NULL-able (a _NULL type): an
+ * older report gains it by ALTER TABLE, its old rows NULL. Private to
+ * report/.
  *
  * COL(name, type, when, value):
  * - type: CT_ID (the run's id), CT_KEY (int64_t: a pid, a path id),
