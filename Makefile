@@ -218,8 +218,8 @@ $(BUILD)/obj/%.o: %.c | $(BUILD) $(GENERATED)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # report/schema.sql, embedded as a C string literal (report/db.c), and
-# the schema version its first line names.
-$(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
+# the schema version its first line names; remade when this rule changes.
+$(BUILD)/report_schema.h: report/schema.sql Makefile | $(BUILD)
 	$(call msg,GEN,$@)
 	$(Q){ echo 'static const char report_schema_sql[] ='; \
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
