@@ -217,12 +217,17 @@ $(BUILD)/obj/%.o: %.c | $(BUILD) $(GENERATED)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-# report/schema.sql, embedded as a C string literal (report/db.c).
-$(BUILD)/report_schema.h: report/schema.sql | $(BUILD)
+# report/schema.sql, embedded as a C string literal (report/db.c), and
+# the schema version its first line names; remade when this rule changes.
+$(BUILD)/report_schema.h: report/schema.sql Makefile | $(BUILD)
 	$(call msg,GEN,$@)
 	$(Q){ echo 'static const char report_schema_sql[] ='; \
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
-		echo ';'; } > $@
+		echo ';'; \
+		sed -n '1s/.*(schema version \([0-9][0-9]*\)).*/#define REPORT_SCHEMA_VERSION \1/p' $<; \
+		} > $@
+	$(Q)grep -q '^#define REPORT_SCHEMA_VERSION [0-9]' $@ || \
+		{ echo "make: $<: no '(schema version N)' on its first line" >&2; rm -f $@; exit 1; }
 
 # riot top's terminal description for a host whose terminfo lacks $TERM
 # (top/term.c): xterm-256color as the build machine compiled it, embedded.

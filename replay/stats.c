@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/cli.h"
+#include "lib/fields.h"
 #include "lib/grow.h"
 #include "lib/json.h"
 #include "lib/text.h"
@@ -415,6 +416,48 @@ void replay_trust_of(const struct replay_stats *s, struct replay_trust *t)
 		 s->ops, s->ops ? 100.0 * (double)t->off / (double)s->ops : 0.0);
 }
 
+/* A syscall's line of the summary: its text table's columns and its
+ * member of the JSON's "syscalls" are this one list (a field with no
+ * heading is JSON only). */
+struct sys_row {
+	uint64_t ops, issued, errors, bytes, fallbacks, here, state_only, failed_as_captured,
+		 skipped, unreplayable, div_result, div_bytes;
+	uint64_t lat_count, lat_p50, lat_p99;	/* text "-" when lat_count is 0 */
+};
+
+#define SROW(m) offsetof(struct sys_row, m), 0
+#define SROW_IF(m, c) offsetof(struct sys_row, m), offsetof(struct sys_row, c)
+static const struct field sys_fields[] = {
+	{ "ops", "ops", 10, FIELD_U64, SROW(ops) },
+	{ "issued", "issued", 10, FIELD_U64, SROW(issued) },
+	{ "errors", "errors", 8, FIELD_U64, SROW(errors) },
+	{ "bytes", "bytes", 12, FIELD_U64, SROW(bytes) },
+	{ "fallbacks", NULL, 0, FIELD_U64, SROW(fallbacks) },
+	{ "inline", NULL, 0, FIELD_U64, SROW(here) },
+	{ "state_only", NULL, 0, FIELD_U64, SROW(state_only) },
+	{ "failed_as_captured", NULL, 0, FIELD_U64, SROW(failed_as_captured) },
+	{ "skipped", NULL, 0, FIELD_U64, SROW(skipped) },
+	{ "unreplayable", NULL, 0, FIELD_U64, SROW(unreplayable) },
+	{ "div_result", NULL, 0, FIELD_U64, SROW(div_result) },
+	{ "div_bytes", NULL, 0, FIELD_U64, SROW(div_bytes) },
+	{ "lat_p50_ns", "p50", 10, FIELD_NS_IF, SROW_IF(lat_p50, lat_count) },
+	{ "lat_p99_ns", "p99", 10, FIELD_NS_IF, SROW_IF(lat_p99, lat_count) },
+};
+
+static void sys_row(struct sys_row *r, const struct replay_sys_stats *ss)
+{
+	*r = (struct sys_row){
+		.ops = ss->ops, .issued = ss->issued, .errors = ss->errors, .bytes = ss->bytes,
+		.fallbacks = ss->fallbacks, .here = ss->here, .state_only = ss->state_only,
+		.failed_as_captured = ss->failed_as_captured, .skipped = ss->skipped,
+		.unreplayable = ss->unreplayable, .div_result = ss->div[RUN_DIV_RESULT],
+		.div_bytes = ss->div[RUN_DIV_BYTES],
+		.lat_count = ss->lat ? ss->lat->count : 0,
+		.lat_p50 = ss->lat ? hist_quantile(ss->lat, 0.5) : 0,
+		.lat_p99 = ss->lat ? hist_quantile(ss->lat, 0.99) : 0,
+	};
+}
+
 static void print_timing(FILE *out, const struct replay_summary_info *si)
 {
 	if (strcmp(si->timing, "think") == 0)
@@ -513,41 +556,28 @@ void replay_print_summary(FILE *out, const struct replay_stats *s,
 	for (unsigned k = 1; k < SKIP_COUNT; k++)
 		if (s->skip_by[k])
 			fprintf(out, "  %-18s %" PRIu64 "\n", replay_skip_name(k), s->skip_by[k]);
-	fprintf(out, "\n%-18s %10s %10s %8s %12s %10s %10s\n", "syscall", "ops", "issued",
-		"errors", "bytes", "p50", "p99");
+	fprintf(out, "\n%-18s", "syscall");
+	fields_head(out, sys_fields, FIELDS_N(sys_fields));
+	fputc('\n', out);
 	for (unsigned i = 0; i < RIOT_SYS_COUNT; i++) {
-		const struct replay_sys_stats *ss = &s->sys[i];
+		struct sys_row r;
 
-		if (!ss->ops)
+		if (!s->sys[i].ops)
 			continue;
-		snprintf(p50, sizeof(p50), "-");
-		snprintf(p99, sizeof(p99), "-");
-		if (ss->lat && ss->lat->count) {
-			riot_fmt_ns(hist_quantile(ss->lat, 0.5), p50, sizeof(p50));
-			riot_fmt_ns(hist_quantile(ss->lat, 0.99), p99, sizeof(p99));
-		}
-		fprintf(out, "%-18s %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %12" PRIu64 " %10s %10s\n",
-			sys_name(i), ss->ops, ss->issued, ss->errors, ss->bytes, p50, p99);
+		sys_row(&r, &s->sys[i]);
+		fprintf(out, "%-18s", sys_name(i));
+		fields_text(out, sys_fields, FIELDS_N(sys_fields), &r);
+		fputc('\n', out);
 	}
 }
 
 static void json_sys(struct json *j, const struct replay_sys_stats *ss, const char *name)
 {
+	struct sys_row r;
+
+	sys_row(&r, ss);
 	json_obj_open(j, name);
-	json_u64(j, "ops", ss->ops);
-	json_u64(j, "issued", ss->issued);
-	json_u64(j, "errors", ss->errors);
-	json_u64(j, "bytes", ss->bytes);
-	json_u64(j, "fallbacks", ss->fallbacks);
-	json_u64(j, "inline", ss->here);
-	json_u64(j, "state_only", ss->state_only);
-	json_u64(j, "failed_as_captured", ss->failed_as_captured);
-	json_u64(j, "skipped", ss->skipped);
-	json_u64(j, "unreplayable", ss->unreplayable);
-	json_u64(j, "div_result", ss->div[RUN_DIV_RESULT]);
-	json_u64(j, "div_bytes", ss->div[RUN_DIV_BYTES]);
-	json_u64(j, "lat_p50_ns", ss->lat ? hist_quantile(ss->lat, 0.5) : 0);
-	json_u64(j, "lat_p99_ns", ss->lat ? hist_quantile(ss->lat, 0.99) : 0);
+	fields_json(j, sys_fields, FIELDS_N(sys_fields), &r);
 	json_arr_open(j, "examples");
 	for (unsigned e = 0; e < ss->nexamples; e++) {
 		json_obj_open(j, NULL);

@@ -10,8 +10,14 @@
 #include <unistd.h>
 
 #include "formats/log.h"
+#include "report/columns.h"
 #include "report/report_int.h"
 #include "report_schema.h"
+
+const char *report_db_schema(void)
+{
+	return report_schema_sql;
+}
 
 /* How long a report command waits for another riot (or any SQLite
  * client) holding the database's lock before it gives up. */
@@ -204,11 +210,10 @@ static int upgrade_schema(sqlite3 *db, char *err, size_t errlen)
 				    "ALTER TABLE runs ADD COLUMN device_other_writers INTEGER; "
 				    "ALTER TABLE runs ADD COLUMN device_other_bytes INTEGER; "
 				    FLEET_OF_OLD_MERGE, err, errlen);
-	if (!rc && v >= 1 && v < 8)	/* its stacks table: add_new_tables() */
-		rc = report_db_exec(db, "ALTER TABLE classes ADD COLUMN gap_count INTEGER; "
-				    "ALTER TABLE classes ADD COLUMN gap_sum_ns INTEGER; "
-				    "ALTER TABLE classes ADD COLUMN gap_p50_ns INTEGER; "
-				    "ALTER TABLE classes ADD COLUMN gap_p99_ns INTEGER", err, errlen);
+	/* version 8's stacks table: add_new_tables(); the NULL-able columns
+	 * of the tables columns.h describes (classes' gap_* of version 8) */
+	if (!rc && v >= 1)
+		rc = columns_upgrade(db, err, errlen);
 	snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
 		 REPORT_SCHEMA_VERSION);
 	return end_transaction(db, rc ? rc : report_db_exec(db, sql, err, errlen), err, errlen);

@@ -25,12 +25,14 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "formats/log.h"
+#include "report/columns.h"
 #include "report/report_int.h"
 #include "lib/cli.h"
 
@@ -329,13 +331,21 @@ static uint64_t fleet_hist(struct merge *m, const char *sys, const char *metric,
 	return n;
 }
 
+/* What a fleet's syscall is rebuilt from besides its runs' histograms:
+ * (column of syscalls, how its runs' values make the fleet's). The fleet's
+ * row is then stored from the rebuilt accumulator, as any run's is. */
+#define FLEET_SYSCALL_SUMS(X) \
+	X(count, sum) X(errors, sum) X(bytes, sum) X(lat_sum_ns, sum) X(lat_min_ns, min) \
+	X(lat_max_ns, max) X(delay_count, sum) X(delay_max_ns, max)
+#define FLEET_SYS_INDEX(name, agg) FLEET_SYS_##name,
+#define FLEET_SYS_SELECT(name, agg) #agg "(" #name "), "
+enum { FLEET_SYSCALL_SUMS(FLEET_SYS_INDEX) };
+
 /* Per syscall: counts summed, histograms added bucket by bucket. */
 static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p99)
 {
-	sqlite3_stmt *st = prep(m, "SELECT sum(count), sum(errors), sum(bytes), sum(lat_sum_ns), "
-				"min(lat_min_ns), max(lat_max_ns), sum(delay_count), "
-				"max(delay_max_ns), min(delay_p50_ns) FROM syscalls WHERE sys = ?1 "
-				"AND run_id IN " FLEET_SET);
+	sqlite3_stmt *st = prep(m, "SELECT " FLEET_SYSCALL_SUMS(FLEET_SYS_SELECT) "1 FROM "
+				"syscalls WHERE sys = ?1 AND run_id IN " FLEET_SET);
 	struct hist *all_delay = calloc(1, sizeof(*all_delay));
 
 	if (!all_delay) {
@@ -349,7 +359,7 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 		uint64_t count;
 
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 0) <= 0) {
+		if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, FLEET_SYS_count) <= 0) {
 			sqlite3_reset(st);
 			continue;
 		}
@@ -360,18 +370,18 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 			break;
 		}
 		hist_init(&x->lat);
-		count = (uint64_t)sqlite3_column_int64(st, 0);
-		x->errors = (uint64_t)sqlite3_column_int64(st, 1);
-		x->bytes = (uint64_t)sqlite3_column_int64(st, 2);
+		count = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_count);
+		x->errors = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_errors);
+		x->bytes = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_bytes);
 		if (fleet_hist(m, name, "latency", &x->lat) != count) {
 			snprintf(m->err, sizeof(m->err), "the latency histograms of %s do not hold "
 				 "its %" PRIu64 " operations", name, count);
 			m->rc = -EINVAL;
 		}
-		x->lat.sum = (uint64_t)sqlite3_column_int64(st, 3);
-		x->lat.min = (uint64_t)sqlite3_column_int64(st, 4);
-		x->lat.max = (uint64_t)sqlite3_column_int64(st, 5);
-		if (sqlite3_column_int64(st, 6) > 0) {
+		x->lat.sum = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_lat_sum_ns);
+		x->lat.min = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_lat_min_ns);
+		x->lat.max = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_lat_max_ns);
+		if (sqlite3_column_int64(st, FLEET_SYS_delay_count) > 0) {
 			x->delay = calloc(1, sizeof(*x->delay));
 			if (!x->delay) {
 				snprintf(m->err, sizeof(m->err), "out of memory");
@@ -379,7 +389,7 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 			} else {
 				hist_init(x->delay);
 				fleet_hist(m, name, "issue_delay", x->delay);
-				x->delay->max = (uint64_t)sqlite3_column_int64(st, 7);
+				x->delay->max = (uint64_t)sqlite3_column_int64(st, FLEET_SYS_delay_max_ns);
 				x->delay->min = 0;
 				if (all_delay)
 					hist_merge(all_delay, x->delay);
@@ -393,18 +403,10 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 	return m->rc;
 }
 
-/* The per-path, per-pid, per-second... tables of the fleet run: sums. ?1
+/* The per-second, per-errno... tables of the fleet run: sums. ?1
  * the fleet's id, ?2 its start (ns since the epoch; NULL: runs are not
  * shifted), ?3 the width of its rate buckets. */
 static const char *const fleet_sums[] = {
-	/* paths get new ids: a path id is a run's own */
-	"INSERT INTO files SELECT ?1, CASE WHEN p = '' THEN 0 ELSE row_number() OVER "
-	"(ORDER BY p) END, nullif(p, ''), o, e, r, w, l FROM (SELECT coalesce(path, '') AS p, "
-	"sum(ops) AS o, sum(errors) AS e, sum(bytes_read) AS r, sum(bytes_written) AS w, "
-	"sum(lat_sum_ns) AS l FROM files WHERE run_id IN " FLEET_SET " GROUP BY p)",
-	"INSERT INTO processes SELECT ?1, pid, max(comm), sum(ops), sum(errors), "
-	"sum(bytes_read), sum(bytes_written), sum(lat_sum_ns) FROM processes WHERE run_id IN "
-	FLEET_SET " GROUP BY pid",
 	"INSERT INTO timeline SELECT ?1, t.second + coalesce((r.start_unix_ns - ?2) / "
 	"1000000000, 0) AS s, t.class, sum(t.ops), sum(t.bytes), max(t.lat_p99_ns) FROM "
 	"timeline t JOIN runs r ON r.id = t.run_id WHERE t.run_id IN " FLEET_SET
@@ -438,6 +440,75 @@ static const char *const fleet_sums[] = {
 	"WHERE k = 1 GROUP BY dev",
 };
 
+/* Appends fmt's text to sql[len] at *n; false once it no longer fits. */
+__attribute__((format(printf, 4, 5)))
+static bool add(char *sql, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*n >= len)
+		return false;
+	va_start(ap, fmt);
+	k = vsnprintf(sql + *n, len - *n, fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= len - *n)
+		return false;
+	*n += (size_t)k;
+	return true;
+}
+
+/* "INSERT INTO t (every column) SELECT ?1, key", each CT_U64 column (its
+ * usage, columns.h) as ", name" or ", sum(name)", then tail. */
+static bool usage_sql(const struct column_table *t, const char *key, bool sum,
+		      const char *tail, char *sql, size_t len)
+{
+	size_t n = 0;
+	bool ok = add(sql, len, &n, "INSERT INTO %s (", t->name);
+
+	for (size_t i = 0; ok && i < t->n; i++)
+		ok = add(sql, len, &n, "%s%s", i ? ", " : "", t->cols[i].name);
+	ok = ok && add(sql, len, &n, ") SELECT ?1, %s", key);
+	for (size_t i = 0; ok && i < t->n; i++)
+		if (t->cols[i].type == CT_U64)
+			ok = add(sql, len, &n, sum ? ", sum(%s)" : ", %s", t->cols[i].name);
+	return ok && add(sql, len, &n, "%s", tail);
+}
+
+/* The fleet's files and processes: its runs' usage summed, per path (paths
+ * get new ids: a path id is a run's own) and per pid. */
+static int fleet_usage(struct merge *m, int64_t fleet)
+{
+	char sums[512], sql[2048];
+	size_t n = 0;
+	bool ok = add(sums, sizeof(sums), &n, " FROM (SELECT coalesce(path, '') AS p");
+	sqlite3_stmt *st;
+
+	for (size_t i = 0; ok && i < column_files.n; i++)
+		if (column_files.cols[i].type == CT_U64)
+			ok = add(sums, sizeof(sums), &n, ", sum(%s) AS %s", column_files.cols[i].name,
+				 column_files.cols[i].name);
+	ok = ok && add(sums, sizeof(sums), &n, " FROM files WHERE run_id IN " FLEET_SET
+		       " GROUP BY p)");
+	ok = ok && usage_sql(&column_files, "CASE WHEN p = '' THEN 0 ELSE row_number() OVER "
+			     "(ORDER BY p) END, nullif(p, '')", false, sums, sql, sizeof(sql));
+	if (ok && (st = prep(m, sql))) {
+		sqlite3_bind_int64(st, 1, fleet);
+		run_stmt(m, st);
+	}
+	ok = ok && usage_sql(&column_processes, "pid, max(comm)", true, " FROM processes "
+			     "WHERE run_id IN " FLEET_SET " GROUP BY pid", sql, sizeof(sql));
+	if (ok && (st = prep(m, sql))) {
+		sqlite3_bind_int64(st, 1, fleet);
+		run_stmt(m, st);
+	}
+	if (!ok && !m->rc) {
+		snprintf(m->err, sizeof(m->err), "the files or processes table has too many columns");
+		m->rc = -E2BIG;
+	}
+	return m->rc;
+}
+
 /* The rate buckets' width for a span: as the accumulator chooses it. */
 static uint64_t rate_width(uint64_t span_ns)
 {
@@ -463,6 +534,7 @@ static int fleet_tables(struct merge *m, int64_t fleet)
 		}
 		sqlite3_finalize(st);
 	}
+	fleet_usage(m, fleet);
 	for (size_t i = 0; !m->rc && i < sizeof(fleet_sums) / sizeof(fleet_sums[0]); i++) {
 		if (!(st = prep(m, fleet_sums[i])))
 			break;

@@ -41,9 +41,6 @@
 #include "formats/devices.h"
 #include "lib/hist.h"
 
-/* The schema version this riot writes, and the newest it reads. */
-#define REPORT_SCHEMA_VERSION 8
-
 /* Seconds of the timeline kept with full histograms (see above). */
 #define RUN_TIMELINE_WINDOW 16
 

@@ -271,6 +271,10 @@ sqlite3 *report_db_open_ro(const char *path, char *err, size_t errlen);
 /* Inserts a placeholder run row (filled in by store) and returns its id. */
 int report_db_reserve_run(sqlite3 *db, int64_t *id, char *err, size_t errlen);
 int report_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
+/* report/schema.sql, as a new report is made from it. Its first line names
+ * the schema version (REPORT_SCHEMA_VERSION, made from it by the build):
+ * the one this riot writes, and the newest it reads. */
+const char *report_db_schema(void);
 
 /* Stores the syscalls of a (its sys[]: counts, errors, bytes, latency and
  * issue-delay histograms), the classes merged from them and the syscall

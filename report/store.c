@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "formats/log.h"
+#include "report/columns.h"
 #include "report/report_int.h"
 #include "lib/cli.h"
 #include "lib/sha256.h"
@@ -90,34 +91,79 @@ static void store_hist(struct store *s, sqlite3_stmt *st, const char *sys, const
 			    hist_bucket_low(b), hist_bucket_high(b), h->b[b]);
 }
 
+/* Binding a column's value by its type (columns.h); one not bound (when
+ * does not hold) is NULL, as every row starts with cleared bindings. */
+static void bind_CT_ID(sqlite3_stmt *st, int col, int64_t v)
+{
+	sqlite3_bind_int64(st, col, v);
+}
+
+static void bind_CT_TEXT(sqlite3_stmt *st, int col, const char *v)
+{
+	sqlite3_bind_text(st, col, v, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_CT_U64(sqlite3_stmt *st, int col, uint64_t v)
+{
+	sqlite3_bind_int64(st, col, (int64_t)v);
+}
+
+static void bind_CT_REAL(sqlite3_stmt *st, int col, double v)
+{
+	sqlite3_bind_double(st, col, v);
+}
+
+#define bind_CT_KEY bind_CT_ID
+#define bind_CT_U64_NULL bind_CT_U64
+#define bind_CT_TEXT_NULL bind_CT_TEXT
+
+#define BIND_COLUMN(name, type, when, value) \
+	col++; \
+	if (when) \
+		bind_##type(st, col, (value));
+
+/* The INSERT of every column of table t. */
+static sqlite3_stmt *prep_insert(struct store *s, const struct column_table *t)
+{
+	char sql[1024];
+
+	if (!s->rc && columns_insert(t, sql, sizeof(sql)) < 0) {
+		snprintf(s->err, s->errlen, "the %s table has too many columns", t->name);
+		s->rc = -E2BIG;
+	}
+	return prep(s, sql);
+}
+
+/* The syscalls row of syscall i (SYSCALL_COLUMNS). */
+static void store_syscall_row(struct store *s, sqlite3_stmt *st, unsigned i,
+			      const struct sys_acc *x)
+{
+	const struct hist *h = &x->lat;
+	const struct hist *d = x->delay && x->delay->count ? x->delay : NULL;
+	int64_t run = s->run;
+	int col = 0;
+
+	if (s->rc)
+		return;
+	sqlite3_clear_bindings(st);
+	SYSCALL_COLUMNS(BIND_COLUMN)
+	row(s, st, "");
+}
+
 static void store_syscalls(struct store *s, const struct run_acc *a)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO syscalls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *st = prep_insert(s, &column_syscalls);
 	sqlite3_stmt *hs = prep(s, "INSERT INTO histograms VALUES (?,?,?,?,?,?,?)");
 
 	for (unsigned i = 0; i < RIOT_SYS_COUNT && !s->rc; i++) {
 		const struct sys_acc *x = a->sys[i];
-		const struct hist *h, *d;
 
 		if (!x || !x->lat.count)
 			continue;
-		h = &x->lat;
-		d = x->delay;
-		if (d && d->count)
-			row(s, st, "ittuuuudu" "uuuuuuuuu", s->run, sys_name(i),
-			    riot_class_name(riot_sys_info(i)->cls), h->count, x->errors, x->bytes,
-			    h->sum, hist_mean(h), h->min, hist_quantile(h, 0.5),
-			    hist_quantile(h, 0.9), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
-			    h->max, d->count, hist_quantile(d, 0.5), hist_quantile(d, 0.99), d->max);
-		else
-			row(s, st, "ittuuuudu" "uuuuuunnn", s->run, sys_name(i),
-			    riot_class_name(riot_sys_info(i)->cls), h->count, x->errors, x->bytes,
-			    h->sum, hist_mean(h), h->min, hist_quantile(h, 0.5),
-			    hist_quantile(h, 0.9), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
-			    h->max, (uint64_t)0);
-		store_hist(s, hs, sys_name(i), "latency", h);
-		if (d)
-			store_hist(s, hs, sys_name(i), "issue_delay", d);
+		store_syscall_row(s, st, i, x);
+		store_hist(s, hs, sys_name(i), "latency", &x->lat);
+		if (x->delay)
+			store_hist(s, hs, sys_name(i), "issue_delay", x->delay);
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(hs);
@@ -128,24 +174,20 @@ struct class_sum {
 	struct hist lat, gap;
 };
 
+/* The classes row of a class (CLASS_COLUMNS); none when it has no op. */
 static void store_class_row(struct store *s, sqlite3_stmt *st, const char *name,
 			    const struct class_sum *c)
 {
 	const struct hist *h = &c->lat;
-
 	const struct hist *g = &c->gap;
+	int64_t run = s->run;
+	int col = 0;
 
-	if (!h->count)
+	if (s->rc || !h->count)
 		return;
-	if (g->count)
-		row(s, st, "ituuuuuuuuu" "uuuu", s->run, name, h->count, c->errors, c->bytes,
-		    h->sum, hist_quantile(h, 0.5), hist_quantile(h, 0.9), hist_quantile(h, 0.99),
-		    hist_quantile(h, 0.999), h->max, g->count, g->sum, hist_quantile(g, 0.5),
-		    hist_quantile(g, 0.99));
-	else
-		row(s, st, "ituuuuuuuuu" "nnnn", s->run, name, h->count, c->errors, c->bytes,
-		    h->sum, hist_quantile(h, 0.5), hist_quantile(h, 0.9), hist_quantile(h, 0.99),
-		    hist_quantile(h, 0.999), h->max);
+	sqlite3_clear_bindings(st);
+	CLASS_COLUMNS(BIND_COLUMN)
+	row(s, st, "");
 }
 
 /* Class histograms are merged from the syscalls': exact, as buckets add. */
@@ -183,7 +225,7 @@ static void store_classes(struct store *s, const struct run_acc *a)
 		c[k].errors += x->errors;
 		c[k].bytes += x->bytes;
 	}
-	st = prep(s, "INSERT INTO classes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	st = prep_insert(s, &column_classes);
 	for (unsigned k = 0; k < TL_COUNT; k++)
 		store_class_row(s, st, tl_class_names[k], &c[k]);
 	store_class_row(s, st, "all", &c[TL_COUNT]);
@@ -193,9 +235,23 @@ static void store_classes(struct store *s, const struct run_acc *a)
 
 /* ---- files, processes, timeline, errors, divergences ---- */
 
+/* The files row of path id (FILE_COLUMNS). */
+static void store_file_row(struct store *s, sqlite3_stmt *st, int64_t id, const char *path,
+			   const struct usage *u)
+{
+	int64_t run = s->run;
+	int col = 0;
+
+	if (s->rc)
+		return;
+	sqlite3_clear_bindings(st);
+	FILE_COLUMNS(BIND_COLUMN)
+	row(s, st, "");
+}
+
 static void store_files(struct store *s, const struct run_acc *a, const struct model *m)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO files VALUES (?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *st = prep_insert(s, &column_files);
 
 	for (uint32_t id = 0; id < a->nfiles && !s->rc; id++) {
 		const char *path = id && m ? model_path(m, id) : NULL;
@@ -203,22 +259,34 @@ static void store_files(struct store *s, const struct run_acc *a, const struct m
 
 		run_acc_file(a, id, &u);
 		if (u.ops)
-			row(s, st, "iituuuuu", s->run, (int64_t)id, path, u.ops, u.errors,
-			    u.bytes_read, u.bytes_written, u.lat_sum);
+			store_file_row(s, st, id, path, &u);
 	}
 	sqlite3_finalize(st);
 }
 
+/* The processes row of p (PROCESS_COLUMNS). */
+static void store_process_row(struct store *s, sqlite3_stmt *st, const struct proc_acc *p)
+{
+	const struct usage *u = &p->u;
+	int64_t run = s->run;
+	int col = 0;
+
+	if (s->rc)
+		return;
+	sqlite3_clear_bindings(st);
+	PROCESS_COLUMNS(BIND_COLUMN)
+	row(s, st, "");
+}
+
 static void store_processes(struct store *s, const struct run_acc *a)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO processes VALUES (?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *st = prep_insert(s, &column_processes);
 
 	for (uint32_t i = 0; i < a->procs_len && !s->rc; i++) {
 		const struct proc_acc *p = &a->procs[i];
 
 		if (p->pid && p->u.ops)
-			row(s, st, "iituuuuu", s->run, (int64_t)p->pid, p->comm, p->u.ops,
-			    p->u.errors, p->u.bytes_read, p->u.bytes_written, p->u.lat_sum);
+			store_process_row(s, st, p);
 	}
 	sqlite3_finalize(st);
 }

@@ -7,6 +7,7 @@
 
 #include "formats/log.h"
 #include "lib/grow.h"
+#include "report/columns.h"
 #include "report/report_int.h"
 #include "report/view.h"
 
@@ -141,29 +142,76 @@ static void load_run_row(sqlite3_stmt *st, struct run_view *v)
 	RUN_COLUMNS(LOAD_COL)
 }
 
+static void load_div(struct sys_view *s, const char *div)
+{
+	static const char *const kinds[4] = { "result=", "bytes=", "skipped=", "other=" };
+
+	for (unsigned k = 0; div && k < 4; k++) {
+		const char *p = strstr(div, kinds[k]);
+
+		if (p)
+			s->div[k] = strtoull(p + strlen(kinds[k]), NULL, 10);
+	}
+}
+
+/* load_syscalls()'s SELECT: the syscalls columns, then these. */
+enum { SYS_SEL_DIVERGENCES = SYSCALL_NCOLS, SYS_SEL_NAME };
+
+/* A syscalls row, read by its columns (columns.h). */
+static void load_sys_row(sqlite3_stmt *st, struct sys_view *s)
+{
+	s->name = col_str(st, SYS_SEL_NAME);
+	s->cls = col_str(st, SYSCALL_COL_class);
+	if (!s->cls && s->name) {
+		const struct riot_sys_info *si = riot_sys_info((unsigned)riot_sys_by_name(s->name));
+
+		s->cls = strdup(riot_class_name(si ? si->cls : ~0u));
+	}
+	s->count = col_u64(st, SYSCALL_COL_count);
+	s->errors = col_u64(st, SYSCALL_COL_errors);
+	s->bytes = col_u64(st, SYSCALL_COL_bytes);
+	s->lat_sum = col_u64(st, SYSCALL_COL_lat_sum_ns);
+	s->mean = sqlite3_column_double(st, SYSCALL_COL_lat_mean_ns);
+	s->lat_min = col_u64(st, SYSCALL_COL_lat_min_ns);
+	s->p50 = col_u64(st, SYSCALL_COL_lat_p50_ns);
+	s->p90 = col_u64(st, SYSCALL_COL_lat_p90_ns);
+	s->p99 = col_u64(st, SYSCALL_COL_lat_p99_ns);
+	s->p999 = col_u64(st, SYSCALL_COL_lat_p999_ns);
+	s->lat_max = col_u64(st, SYSCALL_COL_lat_max_ns);
+	s->delay_count = col_u64(st, SYSCALL_COL_delay_count);
+	s->delay_p50 = col_u64(st, SYSCALL_COL_delay_p50_ns);
+	s->delay_p99 = col_u64(st, SYSCALL_COL_delay_p99_ns);
+	s->delay_max = col_u64(st, SYSCALL_COL_delay_max_ns);
+	load_div(s, (const char *)sqlite3_column_text(st, SYS_SEL_DIVERGENCES));
+}
+
 static int load_syscalls(struct run_view *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	unsigned cap = 0;
+	char cols[2048], sql[3072];
 	/* a syscall none of whose ops was issued (all skipped) has no
-	 * syscalls row: it comes from its divergences, with count 0 */
-	int rc = prep(v->db, "SELECT sys, class, count, errors, bytes, lat_sum_ns, lat_mean_ns, "
-		      "lat_min_ns, lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns, "
-		      "delay_count, delay_p50_ns, delay_p99_ns, delay_max_ns, "
-		      "(SELECT group_concat(kind || '=' || count) FROM divergences d "
-		      " WHERE d.run_id = s.run_id AND d.sys = s.sys) "
-		      "FROM syscalls s WHERE run_id = ?1 "
-		      "UNION ALL SELECT sys, NULL, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
-		      "group_concat(kind || '=' || count) FROM divergences d WHERE run_id = ?1 "
-		      "AND NOT EXISTS (SELECT 1 FROM syscalls s WHERE s.run_id = ?1 AND s.sys = d.sys) "
-		      "GROUP BY sys ORDER BY 3 DESC, 1", &st, err, errlen);
+	 * syscalls row: it comes from its divergences, every column NULL
+	 * (count 0); after the columns, its divergences and its name */
+	int rc = columns_select(v->db, &column_syscalls, "s", cols, sizeof(cols));
 
+	if (!rc && (size_t)snprintf(sql, sizeof(sql), "SELECT %s, (SELECT group_concat(kind || "
+				    "'=' || count) FROM divergences d WHERE d.run_id = ?1 AND "
+				    "d.sys = n.sys), n.sys FROM (SELECT sys FROM syscalls WHERE "
+				    "run_id = ?1 UNION SELECT sys FROM divergences WHERE run_id = ?1) "
+				    "n LEFT JOIN syscalls s ON s.run_id = ?1 AND s.sys = n.sys "
+				    "ORDER BY coalesce(s.count, 0) DESC, n.sys", cols) >= sizeof(sql))
+		rc = -E2BIG;
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot read its syscalls", v->db_path);
+		return rc;
+	}
+	rc = prep(v->db, sql, &st, err, errlen);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, v->id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct sys_view *s;
-		const char *div;
 
 		if (GROW(v->sys, cap, (size_t)v->nsys + 1, 32) < 0) {
 			sqlite3_finalize(st);
@@ -172,58 +220,10 @@ static int load_syscalls(struct run_view *v, char *err, size_t errlen)
 		}
 		s = &v->sys[v->nsys++];
 		memset(s, 0, sizeof(*s));
-		s->name = col_str(st, 0);
-		s->cls = col_str(st, 1);
-		if (!s->cls && s->name) {
-			const struct riot_sys_info *si = riot_sys_info((unsigned)riot_sys_by_name(s->name));
-
-			s->cls = strdup(riot_class_name(si ? si->cls : ~0u));
-		}
-		s->count = col_u64(st, 2);
-		s->errors = col_u64(st, 3);
-		s->bytes = col_u64(st, 4);
-		s->lat_sum = col_u64(st, 5);
-		s->mean = sqlite3_column_double(st, 6);
-		s->lat_min = col_u64(st, 7);
-		s->p50 = col_u64(st, 8);
-		s->p90 = col_u64(st, 9);
-		s->p99 = col_u64(st, 10);
-		s->p999 = col_u64(st, 11);
-		s->lat_max = col_u64(st, 12);
-		s->delay_count = col_u64(st, 13);
-		s->delay_p50 = col_u64(st, 14);
-		s->delay_p99 = col_u64(st, 15);
-		s->delay_max = col_u64(st, 16);
-		div = (const char *)sqlite3_column_text(st, 17);
-		if (div) {
-			static const char *const kinds[4] = { "result=", "bytes=", "skipped=", "other=" };
-
-			for (unsigned k = 0; k < 4; k++) {
-				const char *p = strstr(div, kinds[k]);
-
-				if (p)
-					s->div[k] = strtoull(p + strlen(kinds[k]), NULL, 10);
-			}
-		}
+		load_sys_row(st, s);
 	}
 	sqlite3_finalize(st);
 	return 0;
-}
-
-/* Whether an older report's table has a column. */
-static bool has_column(sqlite3 *db, const char *table, const char *col)
-{
-	sqlite3_stmt *st;
-	bool has;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1,
-			       &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-	has = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return has;
 }
 
 static void class_shares(struct run_view *v)
@@ -236,43 +236,48 @@ static void class_shares(struct run_view *v)
 			(double)v->cls[k].gap_sum / total : NAN;
 }
 
+/* A classes row, read by its columns (columns.h). */
+static void load_class_row(sqlite3_stmt *st, struct class_view *c)
+{
+	c->count = col_u64(st, CLASS_COL_count);
+	c->errors = col_u64(st, CLASS_COL_errors);
+	c->bytes = col_u64(st, CLASS_COL_bytes);
+	c->lat_sum = col_u64(st, CLASS_COL_lat_sum_ns);
+	c->p50 = col_u64(st, CLASS_COL_lat_p50_ns);
+	c->p90 = col_u64(st, CLASS_COL_lat_p90_ns);
+	c->p99 = col_u64(st, CLASS_COL_lat_p99_ns);
+	c->p999 = col_u64(st, CLASS_COL_lat_p999_ns);
+	c->lat_max = col_u64(st, CLASS_COL_lat_max_ns);
+	c->gap_count = col_u64(st, CLASS_COL_gap_count);
+	c->gap_sum = col_u64(st, CLASS_COL_gap_sum_ns);
+	c->gap_p50 = col_u64(st, CLASS_COL_gap_p50_ns);
+	c->gap_p99 = col_u64(st, CLASS_COL_gap_p99_ns);
+}
+
 static int load_classes(struct run_view *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	bool gaps = has_column(v->db, "classes", "gap_count");
-	int rc = prep(v->db, gaps ?
-		      "SELECT class, count, errors, bytes, lat_sum_ns, lat_p50_ns, lat_p90_ns, "
-		      "lat_p99_ns, lat_p999_ns, lat_max_ns, gap_count, gap_sum_ns, gap_p50_ns, "
-		      "gap_p99_ns FROM classes WHERE run_id = ?" :
-		      "SELECT class, count, errors, bytes, lat_sum_ns, lat_p50_ns, lat_p90_ns, "
-		      "lat_p99_ns, lat_p999_ns, lat_max_ns, NULL, NULL, NULL, NULL FROM classes "
-		      "WHERE run_id = ?", &st, err, errlen);
+	char cols[2048], sql[2560];
+	/* an older report lacks the gap columns: they read as NULL */
+	int rc = columns_select(v->db, &column_classes, "c", cols, sizeof(cols));
 
+	if (!rc && (size_t)snprintf(sql, sizeof(sql), "SELECT %s FROM classes c WHERE "
+				    "run_id = ?", cols) >= sizeof(sql))
+		rc = -E2BIG;
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot read its classes", v->db_path);
+		return rc;
+	}
+	rc = prep(v->db, sql, &st, err, errlen);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, v->id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, CLASS_COL_class);
 
-		for (unsigned k = 0; name && k < VIEW_CLASSES; k++) {
-			struct class_view *c = &v->cls[k];
-
-			if (strcmp(name, view_class_names[k]) != 0)
-				continue;
-			c->count = col_u64(st, 1);
-			c->errors = col_u64(st, 2);
-			c->bytes = col_u64(st, 3);
-			c->lat_sum = col_u64(st, 4);
-			c->p50 = col_u64(st, 5);
-			c->p90 = col_u64(st, 6);
-			c->p99 = col_u64(st, 7);
-			c->p999 = col_u64(st, 8);
-			c->lat_max = col_u64(st, 9);
-			c->gap_count = col_u64(st, 10);
-			c->gap_sum = col_u64(st, 11);
-			c->gap_p50 = col_u64(st, 12);
-			c->gap_p99 = col_u64(st, 13);
-		}
+		for (unsigned k = 0; name && k < VIEW_CLASSES; k++)
+			if (strcmp(name, view_class_names[k]) == 0)
+				load_class_row(st, &v->cls[k]);
 	}
 	class_shares(v);
 	sqlite3_finalize(st);

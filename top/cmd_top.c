@@ -314,7 +314,7 @@ static int browse_span(struct browse *b, char *err, size_t len)
 		if (rec_time(&rec) > b->t1)
 			b->t1 = rec_time(&rec);
 	if (rc < 0) {
-		snprintf(err, len, "%s", riot_reader_error(b->r));
+		snprintf(err, len, "%s: %s", b->path, riot_reader_error(b->r));
 		return rc;
 	}
 	return browse_open(b, err, len);
@@ -364,8 +364,16 @@ static int run_log(const char *path)
 		riot_err("%s", err);
 		goto fail;
 	}
-	view = top_view_new(&term);
-	snprintf(title, sizeof(title), "%s", path);
+	if (!(view = top_view_new(&term))) {
+		top_term_close(&term);
+		riot_err("out of memory");
+		goto fail;
+	}
+	if (!riot_reader_complete(b.r) && riot_reader_incomplete_reason(b.r))
+		snprintf(title, sizeof(title), "%s (incomplete: %s)", path,
+			 riot_reader_incomplete_reason(b.r));
+	else
+		snprintf(title, sizeof(title), "%s", path);
 	src.title = title;
 	src.log = true;
 	src.log_t0 = b.t0;
@@ -376,7 +384,7 @@ static int run_log(const char *path)
 
 		src.agg = &b.agg;
 		src.now = cursor;
-		act = view ? top_view_step(view, &src, 200) : TOP_QUIT;
+		act = top_view_step(view, &src, 200);
 		if (act == TOP_QUIT)
 			break;
 		if (act != TOP_SEEK)

@@ -72,7 +72,9 @@ int top_term_open(struct top_term *t, char *why, size_t len)
 	/* A terminal this host's terminfo does not describe (or none named)
 	 * gets the embedded one: every terminal riot meets speaks xterm's
 	 * cursor movement and colours. */
-	if (!term || !term[0] || setupterm(term, STDOUT_FILENO, &err) != OK) {
+	if (term && term[0] && setupterm(term, STDOUT_FILENO, &err) == OK) {
+		del_curterm(cur_term);	/* newterm() makes its own */
+	} else {
 		int rc = write_fallback();
 
 		if (rc) {

@@ -21,7 +21,9 @@
 
 /* A compact log-linear histogram: four buckets per power of two, so a
  * quantile is within 19 % above the true value (it is the upper edge of
- * the bucket holding the rank, clamped to the largest value). */
+ * the bucket holding the rank, clamped to the largest value). 1 KiB, where
+ * lib/hist.h's (finer, for reports) is 30 KiB: the view keeps two for
+ * each of its thousands of rows. */
 #define TOP_HIST_SUB 4
 #define TOP_HIST_BUCKETS (TOP_HIST_SUB + 62 * TOP_HIST_SUB)
 

@@ -35,7 +35,10 @@ def replay(label, speed, delays):
         tc = [r[1] for r in c.execute("PRAGMA table_info(%s)" % t) if r[1] != "run_id"]
         c.execute("INSERT INTO %s (run_id, %s) SELECT ?, %s FROM %s WHERE run_id = 1"
                   % (t, ", ".join(tc), ", ".join(tc), t), (rid,))
-    c.execute("INSERT INTO syscalls SELECT ?, sys, class, count, errors, bytes, lat_sum_ns * 2, "
+    c.execute("INSERT INTO syscalls (run_id, sys, class, count, errors, bytes, lat_sum_ns, "
+              "lat_mean_ns, lat_min_ns, lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, "
+              "lat_max_ns, delay_count, delay_p50_ns, delay_p99_ns, delay_max_ns) "
+              "SELECT ?, sys, class, count, errors, bytes, lat_sum_ns * 2, "
               "lat_mean_ns * 2, lat_min_ns, lat_p50_ns * 2, lat_p90_ns * 2, lat_p99_ns * 3, "
               "lat_p999_ns * 3, lat_max_ns * 3, %s FROM syscalls WHERE run_id = 1"
               % ("count, 700 + length(sys), 1500 + length(sys), 9000 + length(sys)" if delays

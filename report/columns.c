@@ -1,0 +1,158 @@
+/* report/columns.c: see columns.h. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/columns.h"
+
+#define COLUMN_DESC(name, type, ...) { #name, type },
+
+static const struct column syscall_cols[] = { SYSCALL_COLUMNS(COLUMN_DESC) };
+static const struct column class_cols[] = { CLASS_COLUMNS(COLUMN_DESC) };
+static const struct column file_cols[] = { FILE_COLUMNS(COLUMN_DESC) };
+static const struct column process_cols[] = { PROCESS_COLUMNS(COLUMN_DESC) };
+
+const struct column_table column_syscalls = {
+	"syscalls", syscall_cols, sizeof(syscall_cols) / sizeof(syscall_cols[0])
+};
+const struct column_table column_classes = {
+	"classes", class_cols, sizeof(class_cols) / sizeof(class_cols[0])
+};
+
+const struct column_table column_files = {
+	"files", file_cols, sizeof(file_cols) / sizeof(file_cols[0])
+};
+const struct column_table column_processes = {
+	"processes", process_cols, sizeof(process_cols) / sizeof(process_cols[0])
+};
+
+const struct column_table *const column_tables[] = {
+	&column_syscalls, &column_classes, &column_files, &column_processes,
+};
+const size_t column_ntables = sizeof(column_tables) / sizeof(column_tables[0]);
+
+static const char *const sql_type[] = {
+	[CT_ID] = "INTEGER NOT NULL", [CT_KEY] = "INTEGER NOT NULL", [CT_TEXT] = "TEXT NOT NULL",
+	[CT_U64] = "INTEGER NOT NULL", [CT_REAL] = "REAL NOT NULL", [CT_U64_NULL] = "INTEGER",
+	[CT_TEXT_NULL] = "TEXT",
+};
+
+/* Appends to out[len] at *n; false once it no longer fits. */
+static bool put(char *out, size_t len, size_t *n, const char *a, const char *b)
+{
+	int k = snprintf(out + *n, len - *n, "%s%s", a, b);
+
+	if (k < 0 || (size_t)k >= len - *n)
+		return false;
+	*n += (size_t)k;
+	return true;
+}
+
+int columns_ddl(const struct column_table *t, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (!len)
+		return -E2BIG;
+	*out = '\0';
+	for (size_t i = 0; i < t->n; i++)
+		if (!put(out, len, &n, i ? ", " : "", t->cols[i].name) ||
+		    !put(out, len, &n, " ", sql_type[t->cols[i].type]))
+			return -E2BIG;
+	return 0;
+}
+
+int columns_insert(const struct column_table *t, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (!len)
+		return -E2BIG;
+	*out = '\0';
+	if (!put(out, len, &n, "INSERT INTO ", t->name) || !put(out, len, &n, " (", ""))
+		return -E2BIG;
+	for (size_t i = 0; i < t->n; i++)
+		if (!put(out, len, &n, i ? ", " : "", t->cols[i].name))
+			return -E2BIG;
+	if (!put(out, len, &n, ") VALUES (", ""))
+		return -E2BIG;
+	for (size_t i = 0; i < t->n; i++)
+		if (!put(out, len, &n, i ? ", ?" : "?", ""))
+			return -E2BIG;
+	return put(out, len, &n, ")", "") ? 0 : -E2BIG;
+}
+
+/* Whether db's table has column col. */
+static int has_column(sqlite3_stmt *st, const char *table, const char *col)
+{
+	int rc;
+
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+static int prep_has_column(sqlite3 *db, sqlite3_stmt **st)
+{
+	return sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1,
+				  st, NULL) == SQLITE_OK ? 0 : -EIO;
+}
+
+int columns_select(sqlite3 *db, const struct column_table *t, const char *alias, char *out,
+		   size_t len)
+{
+	sqlite3_stmt *st;
+	size_t n = 0;
+	int rc = prep_has_column(db, &st);
+
+	if (rc)
+		return rc;
+	if (!len)
+		rc = -E2BIG;
+	else
+		*out = '\0';
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		int has = has_column(st, t->name, t->cols[i].name);
+
+		if (has < 0)
+			rc = has;
+		else if (!put(out, len, &n, i ? ", " : "", has ? alias : "NULL") ||
+			 (has && (!put(out, len, &n, ".", t->cols[i].name))))
+			rc = -E2BIG;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int columns_upgrade(sqlite3 *db, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	char sql[256];
+	int rc = prep_has_column(db, &st);
+
+	for (size_t k = 0; k < column_ntables && !rc; k++) {
+		const struct column_table *t = column_tables[k];
+
+		for (size_t i = 0; i < t->n && !rc; i++) {
+			const struct column *c = &t->cols[i];
+			bool null = c->type == CT_U64_NULL || c->type == CT_TEXT_NULL;
+			int has = null ? has_column(st, t->name, c->name) : 1;
+
+			if (has < 0) {
+				rc = has;
+			} else if (!has) {
+				snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s %s",
+					 t->name, c->name, sql_type[c->type]);
+				if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+					rc = -EIO;
+			}
+		}
+	}
+	if (rc)
+		snprintf(err, errlen, "%s: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return rc;
+}
