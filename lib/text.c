@@ -62,3 +62,22 @@ const char *text_safe(const char *s, char *buf, size_t len)
 	buf[o] = 0;
 	return buf;
 }
+
+void text_put_html(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (text_escapes(c)) {
+			fprintf(out, "\\x%02x", c);
+			continue;
+		}
+		switch (c) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(c, out);
+		}
+	}
+}

@@ -20,6 +20,9 @@ int text_escapes(unsigned char c);
 void text_put(FILE *out, const char *s);
 /* s escaped, malloc'ed; NULL when out of memory. */
 char *text_dup(const char *s);
+/* Writes s for an HTML page: as text_put() does, and <, >, & and " as
+ * entities (report/html.c). */
+void text_put_html(FILE *out, const char *s);
 /* s itself when it needs no escaping, else s escaped into buf (len bytes),
  * cut with "..." when it does not fit: for printf arguments. */
 const char *text_safe(const char *s, char *buf, size_t len);

@@ -970,7 +970,7 @@ static int open_view(struct replay_run *r)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	replay_feed_set(r->feed);
+	replay_stats_tap(replay_feed_op, r->feed);
 	return 0;
 }
 
@@ -1076,6 +1076,7 @@ int cmd_replay(int argc, char **argv)
 		a.engine->destroy(r.eng);
 	replay_plan_free(r.cx.plan);
 	top_fed_close(r.view);
+	replay_stats_tap(NULL, NULL);
 	replay_feed_free(r.feed);
 	replay_stats_free(&r.total);
 	run_acc_free(rep.acc);

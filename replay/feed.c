@@ -23,8 +23,6 @@ struct replay_feed {
 	_Atomic uint64_t lost;
 };
 
-static struct replay_feed *_Atomic the_feed;
-
 struct replay_feed *replay_feed_new(unsigned order)
 {
 	struct replay_feed *f = calloc(1, sizeof(*f));
@@ -44,15 +42,8 @@ void replay_feed_free(struct replay_feed *f)
 {
 	if (!f)
 		return;
-	if (atomic_load(&the_feed) == f)
-		atomic_store(&the_feed, NULL);
 	free(f->slots);
 	free(f);
-}
-
-void replay_feed_set(struct replay_feed *f)
-{
-	atomic_store(&the_feed, f);
 }
 
 /* A turn's slot for the caller to fill, NULL when the queue is full. */
@@ -97,9 +88,9 @@ static void tail_copy(char *out, size_t len, const char *s)
 	out[n] = 0;
 }
 
-void replay_feed_op(const struct replay_op *op, const struct replay_done *d)
+void replay_feed_op(void *ctx, const struct replay_op *op, const struct replay_done *d)
 {
-	struct replay_feed *f = atomic_load_explicit(&the_feed, memory_order_acquire);
+	struct replay_feed *f = ctx;
 	struct slot *s;
 	uint64_t turn;
 

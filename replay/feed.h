@@ -1,5 +1,5 @@
 /* replay/feed.h: what riot replay --top hands its view. Every issued op
- * that replay_account() sees goes, from whichever thread accounted it,
+ * that replay_account() sees (its tap, replay_stats_tap()) goes, from whichever thread accounted it,
  * into a bounded queue of many producers and one consumer (the command's
  * thread, which draws); an op that finds the queue full is counted lost,
  * never waited for: the view must not slow the replay it shows. */
@@ -29,10 +29,9 @@ struct replay_feed;
 /* A queue of 2^order entries; NULL on ENOMEM. */
 struct replay_feed *replay_feed_new(unsigned order);
 void replay_feed_free(struct replay_feed *f);
-/* The queue replay_feed_op() feeds (NULL: none), set before the run. */
-void replay_feed_set(struct replay_feed *f);
-/* An op accounted (replay_account()): queued when issued. */
-void replay_feed_op(const struct replay_op *op, const struct replay_done *d);
+/* An op accounted (replay_account()'s tap, ctx: the feed): queued when
+ * issued. */
+void replay_feed_op(void *ctx, const struct replay_op *op, const struct replay_done *d);
 /* A process's name (the plan's on_proc hook, ctx: the feed). */
 void replay_feed_proc(void *ctx, const struct riot_rec *r);
 /* The oldest entry, into out; false when there is none. One thread. */

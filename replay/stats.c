@@ -10,7 +10,6 @@
 #include "lib/grow.h"
 #include "lib/json.h"
 #include "lib/text.h"
-#include "replay/feed.h"
 #include "replay/stats.h"
 
 void replay_stats_init(struct replay_stats *s)
@@ -183,6 +182,15 @@ static void account_not_issued(struct replay_stats *s, struct replay_sys_stats *
 	}
 }
 
+static replay_tap_fn *tap_fn;
+static void *tap_ctx;
+
+void replay_stats_tap(replay_tap_fn *fn, void *ctx)
+{
+	tap_ctx = ctx;
+	tap_fn = fn;
+}
+
 void replay_account(struct replay_stats *s, struct replay_report *rep,
 		    const struct replay_op *op, const struct replay_done *d)
 {
@@ -195,7 +203,8 @@ void replay_account(struct replay_stats *s, struct replay_report *rep,
 		s->released_failed += d->issued && d->result < 0 && d->result != -EBADF;
 		return;
 	}
-	replay_feed_op(op, d);
+	if (tap_fn)
+		tap_fn(tap_ctx, op, d);
 	s->ops++;
 	ss->ops++;
 	if (!d->issued) {

@@ -133,6 +133,12 @@ void replay_timing_of(const struct replay_stats *s, struct replay_timing *t);
  * ..." without a newline. */
 void replay_timing_warning(const struct replay_timing *t, char *buf, size_t len);
 
+/* A function every accounted op is handed to as well (riot replay --top's
+ * feed), from whichever thread accounts it; NULL: none. Set before the
+ * run, cleared after. */
+typedef void replay_tap_fn(void *ctx, const struct replay_op *op, const struct replay_done *d);
+void replay_stats_tap(replay_tap_fn *fn, void *ctx);
+
 void replay_stats_init(struct replay_stats *s);
 void replay_stats_free(struct replay_stats *s);
 void replay_account(struct replay_stats *s, struct replay_report *rep,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/text.h"
 #include "report/report_int.h"
 #include "lib/cli.h"
 #include "lib/json.h"
@@ -608,7 +609,7 @@ static void html_depth(FILE *f, const struct run_view *v)
 	}
 	sqlite3_finalize(st);
 	fprintf(f, "<figure><figcaption>queue depth of ");
-	html_esc(f, v->label);
+	text_put_html(f, v->label);
 	fprintf(f, " (mean per point, and the most in flight; 0 to %.0f over %.3f s)"
 		"</figcaption><svg class=\"depth\" xmlns=\"http://www.w3.org/2000/svg\" "
 		"width=\"%d\" height=\"%d\"><rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
@@ -647,13 +648,13 @@ void device_html(FILE *f, struct run_view *runs, unsigned n)
 		"<tr><th></th>");
 	for (unsigned i = 0; i < n; i++) {
 		fprintf(f, "<th>");
-		html_esc(f, runs[i].label);
+		text_put_html(f, runs[i].label);
 		fprintf(f, "</th>");
 	}
 	fprintf(f, "</tr>\n<tr><td>devices</td>");
 	for (unsigned i = 0; i < n; i++) {
 		fprintf(f, "<td>");
-		html_esc(f, s[i].n ? s[i].names : "(not recorded)");
+		text_put_html(f, s[i].n ? s[i].names : "(not recorded)");
 		fprintf(f, "</td>");
 	}
 	fprintf(f, "</tr>\n");
@@ -671,11 +672,11 @@ void device_html(FILE *f, struct run_view *runs, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		if (s[i].n && s[i].t.note[0]) {
 			fprintf(f, "<p>");
-			html_esc(f, runs[i].label);
+			text_put_html(f, runs[i].label);
 			fprintf(f, ": ");
-			html_esc(f, s[i].names);
+			text_put_html(f, s[i].names);
 			fprintf(f, ": ");
-			html_esc(f, s[i].t.note);
+			text_put_html(f, s[i].t.note);
 			fprintf(f, "</p>\n");
 		}
 		if (s[i].n)

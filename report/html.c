@@ -31,30 +31,6 @@ static const char *const palette[] = {
 /* Text from a log or a database, as the terminal shows it (lib/text.h:
  * control bytes and every byte that is no ASCII character as \xNN, so an
  * escape sequence reaches no one who cats the file), then HTML-escaped. */
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (text_escapes(c)) {
-			fprintf(f, "\\x%02x", c);
-			continue;
-		}
-		switch (c) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(c, f);
-		}
-	}
-}
-
-void html_esc(FILE *f, const char *s)
-{
-	esc(f, s);
-}
-
 static double plot_x(double frac)
 {
 	return PAD_L + frac * (CHART_W - PAD_L - PAD_R);
@@ -68,7 +44,7 @@ static double plot_y(double frac)
 static void chart_open(FILE *f, const char *cls, const char *title)
 {
 	fprintf(f, "<figure><figcaption>");
-	esc(f, title);
+	text_put_html(f, title);
 	fprintf(f, "</figcaption><svg class=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
 		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", cls, CHART_W, CHART_H,
 		CHART_W, CHART_H);
@@ -84,7 +60,7 @@ static void legend(FILE *f, unsigned i, const char *color, const char *text)
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
 		"stroke-width=\"3\"/><text x=\"%d\" y=\"%d\">", CHART_W - PAD_R + 10, y - 4,
 		CHART_W - PAD_R + 30, y - 4, color, CHART_W - PAD_R + 35, y);
-	esc(f, text);
+	text_put_html(f, text);
 	fprintf(f, "</text>\n");
 }
 
@@ -185,7 +161,7 @@ static void run_legend(FILE *f, const struct cmp_ctx *c, unsigned i)
 		CHART_W - PAD_R + 10, y - 4, CHART_W - PAD_R + 30, y - 4);
 	run_stroke(f, i);
 	fprintf(f, "/><text x=\"%d\" y=\"%d\">", CHART_W - PAD_R + 35, y);
-	esc(f, text);
+	text_put_html(f, text);
 	fprintf(f, "</text>\n");
 }
 
@@ -345,7 +321,7 @@ static void table_head(FILE *f, const struct cmp_ctx *c, const char *first)
 	fprintf(f, "<table class=\"compare\"><tr><th>%s</th><th>metric</th>", first);
 	for (unsigned g = 0; g < c->ng; g++) {
 		fprintf(f, "<th>#%u ", g + 1);
-		esc(f, cmp_group_label(c, g));
+		text_put_html(f, cmp_group_label(c, g));
 		fprintf(f, "</th>%s", g ? "<th>ratio</th>" : "");
 	}
 	fprintf(f, "<th>winner</th></tr>\n");
@@ -357,17 +333,17 @@ static void table_row(const struct cmp_ctx *c, const struct cmp_row *r, void *ar
 	char v[64];
 
 	fprintf(f, "<tr%s><td>", r->first ? " class=\"first\"" : "");
-	esc(f, r->first ? r->name : "");
+	text_put_html(f, r->first ? r->name : "");
 	fprintf(f, "</td><td>%s</td>", cmp_metric_names[r->m]);
 	for (unsigned g = 0; g < c->ng; g++) {
 		fprintf(f, "<td>");
-		esc(f, cmp_fmt_value(r, g, v, sizeof(v)));
+		text_put_html(f, cmp_fmt_value(r, g, v, sizeof(v)));
 		fprintf(f, "</td>");
 		if (g)
 			fprintf(f, "<td>%s</td>", cmp_fmt_ratio(r, g, v, sizeof(v)));
 	}
 	fprintf(f, "<td class=\"winner\">");
-	esc(f, cmp_verdict(c, r));
+	text_put_html(f, cmp_verdict(c, r));
 	fprintf(f, "</td></tr>\n");
 }
 
@@ -376,9 +352,9 @@ static void fidelity_table(FILE *f, const struct run_view *cap, const struct run
 	char b[4][24];
 
 	fprintf(f, "<h3>fidelity of ");
-	esc(f, rep->label);
+	text_put_html(f, rep->label);
 	fprintf(f, " against ");
-	esc(f, cap->label);
+	text_put_html(f, cap->label);
 	fprintf(f, " (the capture of its log)</h3>\n<table class=\"fidelity\"><tr><th>class</th>"
 		"<th>captured</th><th>replayed</th><th>cap time</th><th>rep time</th><th>ratio</th>"
 		"<th>cap p50</th><th>rep p50</th><th>ratio</th></tr>\n");
@@ -441,18 +417,18 @@ static void run_list(FILE *f, const struct cmp_ctx *c)
 
 		fprintf(f, "<tr><td><span class=\"swatch\" style=\"background:%s\"></span> #%u</td>"
 			"<td>", palette[i % 8], c->group_of[i] + 1);
-		esc(f, v->label);
+		text_put_html(f, v->label);
 		fprintf(f, "</td><td>");
-		esc(f, v->kind);
+		text_put_html(f, v->kind);
 		fprintf(f, "</td><td>");
-		esc(f, v->fs_type ? v->fs_type : "?");
+		text_put_html(f, v->fs_type ? v->fs_type : "?");
 		fprintf(f, " on ");
-		esc(f, v->fs_device ? v->fs_device : "?");
+		text_put_html(f, v->fs_device ? v->fs_device : "?");
 		fprintf(f, "</td><td>%s</td><td>", riot_fmt_ns(v->duration_ns, d, sizeof(d)));
 		snprintf(d, sizeof(d), "%.12s", v->trace_sha256 ? v->trace_sha256 : "?");
-		esc(f, d);
+		text_put_html(f, d);
 		fprintf(f, "</td><td>");
-		esc(f, v->db_path);
+		text_put_html(f, v->db_path);
 		fprintf(f, " (run %lld)</td></tr>\n", (long long)v->id);
 	}
 	fprintf(f, "</table>\n");
@@ -476,7 +452,7 @@ static void shard_row(FILE *f, const char *what, double fleet, double *v, unsign
 
 	qsort(v, n, sizeof(*v), dbl_order);
 	fprintf(f, "<tr><td>");
-	esc(f, what);
+	text_put_html(f, what);
 	fprintf(f, "</td><td>%s</td>", ns ? riot_fmt_ns((uint64_t)fleet, b, sizeof(b)) :
 		(snprintf(b, sizeof(b), "%.0f", fleet), b));
 	for (unsigned k = 0; k < 5; k++) {
@@ -499,7 +475,7 @@ static int fleet_shards(FILE *f, const struct run_view *v)
 	if (!x)
 		return -ENOMEM;
 	fprintf(f, "<h3>fleet ");
-	esc(f, v->label);
+	text_put_html(f, v->label);
 	fprintf(f, ": its %u shards as a distribution</h3>\n<table><tr><th>class, figure</th>"
 		"<th>fleet</th><th>shard min</th><th>p25</th><th>median</th><th>p75</th>"
 		"<th>max</th></tr>\n", v->nshards);
@@ -532,9 +508,9 @@ static int fleet_shards(FILE *f, const struct run_view *v)
 		const struct run_view *r = &v->shards[s];
 
 		fprintf(f, "<tr><td>");
-		esc(f, r->label);
+		text_put_html(f, r->label);
 		fprintf(f, "</td><td>");
-		esc(f, r->shard ? r->shard : "-");
+		text_put_html(f, r->shard ? r->shard : "-");
 		fprintf(f, "</td><td>%llu</td><td>%s</td>", (unsigned long long)r->ops,
 			riot_fmt_ns(r->duration_ns, b, sizeof(b)));
 		fprintf(f, "<td>%s</td></tr>\n", r->start_late_ns || r->start_unix_ns ?
@@ -661,9 +637,9 @@ static int flamegraphs(FILE *f, const struct cmp_ctx *c)
 			any = true;
 		}
 		fprintf(f, "<div class=\"fg\" id=\"fg%u\"><h3>#%u ", i, c->group_of[i] + 1);
-		esc(f, c->runs[i].label);
+		text_put_html(f, c->runs[i].label);
 		fprintf(f, " (");
-		esc(f, c->runs[i].kind);
+		text_put_html(f, c->runs[i].kind);
 		fprintf(f, ")</h3><select><option>count</option><option>time</option>"
 			"<option>bytes</option></select> <input type=\"search\" "
 			"placeholder=\"search\"> <button>reset zoom</button>"
@@ -715,19 +691,19 @@ static void run_summary(FILE *f, const struct run_view *v)
 	char d[24];
 
 	fprintf(f, "<h2>run %lld: ", (long long)v->id);
-	esc(f, v->label);
+	text_put_html(f, v->label);
 	fprintf(f, " (");
-	esc(f, v->kind);
+	text_put_html(f, v->kind);
 	fprintf(f, ")</h2>\n<p>");
-	esc(f, v->host ? v->host : "?");
+	text_put_html(f, v->host ? v->host : "?");
 	fprintf(f, ", kernel ");
-	esc(f, v->kernel ? v->kernel : "?");
+	text_put_html(f, v->kernel ? v->kernel : "?");
 	fprintf(f, "; filesystem ");
-	esc(f, v->fs_type ? v->fs_type : "unknown");
+	text_put_html(f, v->fs_type ? v->fs_type : "unknown");
 	fprintf(f, " on ");
-	esc(f, v->fs_device ? v->fs_device : "?");
+	text_put_html(f, v->fs_device ? v->fs_device : "?");
 	fprintf(f, " (");
-	esc(f, v->fs_mount_options ? v->fs_mount_options : "?");
+	text_put_html(f, v->fs_mount_options ? v->fs_mount_options : "?");
 	fprintf(f, "); %llu syscalls in %s</p>\n<table><tr><th>syscall</th><th>count</th>"
 		"<th>errors</th><th>bytes</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th>"
 		"<th>max</th></tr>\n", (unsigned long long)v->ops,
@@ -737,7 +713,7 @@ static void run_summary(FILE *f, const struct run_view *v)
 		char b[6][24];
 
 		fprintf(f, "<tr><td>");
-		esc(f, s->name);
+		text_put_html(f, s->name);
 		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%s</td><td>%s</td>"
 			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 			(unsigned long long)s->count, (unsigned long long)s->errors,

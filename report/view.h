@@ -240,9 +240,6 @@ void device_html(FILE *f, struct run_view *runs, unsigned n);
 struct json;
 void device_json(struct json *j, const struct run_view *v);
 
-/* Text into HTML: < > & " escaped. */
-void html_esc(FILE *f, const char *s);
-
 /* Formatting shared by the text outputs. */
 double view_rate(uint64_t n, uint64_t duration_ns);	/* per second */
 

@@ -39,15 +39,6 @@ RANK = {d: i for i, layer in enumerate(LAYERS) for d in layer}
 # component, as --cycles prints it), and why.
 # Only this tree's: another TOP (a test's) is checked with none allowed.
 ALLOWED_CYCLES = [
-    (["replay/feed", "replay/stats"],
-     "replay_account() (stats.c) hands every accounted op to riot replay "
-     "--top's queue (feed.c), which reads the op's accounting, stats.h's "
-     "replay_done: the feed is the accounting's outlet"),
-    (["report/compare", "report/device", "report/html"],
-     "compare.c compares the devices with device.c, device.c escapes its "
-     "HTML with html.c, html.c draws compare's rows and the devices' table: "
-     "one page in three files, left whole while report/ takes its column "
-     "layer"),
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
