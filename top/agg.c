@@ -334,6 +334,15 @@ static const char *comm_name(struct top_agg *a, uint32_t pid)
 	return c ? a->comms[c - 1] : "?";
 }
 
+/* a comm (interned: 16 bytes; "?": 2) into a 16-byte field */
+static void copy_comm(char dst[16], const char *comm)
+{
+	size_t n = strnlen(comm, 15);
+
+	memcpy(dst, comm, n);
+	dst[n] = 0;
+}
+
 static void set_comm(struct top_agg *a, uint32_t pid, uint32_t idx)
 {
 	if (idx)
@@ -445,7 +454,7 @@ static void note_event(struct top_agg *a, const struct riot_syscall *sc,
 	e->tid = sc->tid;
 	e->fd = sc->has & RIOT_HAS_FD ? sc->fd : -1;
 	e->sys = sc->sys;
-	memcpy(e->comm, comm_name(a, sc->pid), sizeof(e->comm));
+	copy_comm(e->comm, comm_name(a, sc->pid));
 	copy_tail(e->path, sizeof(e->path), path);
 }
 
@@ -486,7 +495,7 @@ static int note_syscall(struct top_agg *a, const struct riot_syscall *sc,
 		return -ENOMEM;
 	if (fresh) {
 		r->pid = sc->pid;
-		memcpy(r->comm, comm_name(a, sc->pid), sizeof(r->comm));
+		copy_comm(r->comm, comm_name(a, sc->pid));
 	}
 	row_add(r, sc, bytes, op);
 	/* stacks: comm, syscall, path */
@@ -500,7 +509,7 @@ static int note_syscall(struct top_agg *a, const struct riot_syscall *sc,
 			return -ENOMEM;
 		if (fresh) {
 			r->pid = sc->pid;
-			memcpy(r->comm, comm_name(a, sc->pid), sizeof(r->comm));
+			copy_comm(r->comm, comm_name(a, sc->pid));
 			if (!(r->text = strdup(path)))
 				return -ENOMEM;
 		}
