@@ -148,8 +148,8 @@ wait_for live "^FILE +COUNT"
 expect_count live "$W/f" 1001
 keys live 6
 wait_for live "^stacks process;syscall;path, weighted by time"
-screen live | grep -q "openat" || fail "the flame tab has no openat: $(screen live)"
-screen live | grep -q "sysloop" || fail "the flame tab has no sysloop: $(screen live)"
+wait_for live "^ +sysloop( |$)"
+wait_for live "^ .*openat"
 keys live 5
 wait_for live "think time"
 [ "$(quit live)" = 0 ] || fail "riot top -- sysloop exited $(cat "$IT_TMP/live.rc")"
@@ -179,12 +179,14 @@ keys rtop 4
 wait_for rtop "^PID COMM"
 [ "$(screen rtop | awk '$2 == "sysloop" {print $3}')" = 1001 ] || fail "replay --top: processes: $(screen rtop)"
 keys rtop q
-wait_for rtop "^openat +501 +501 +0 "
 n=300; while [ ! -s "$IT_TMP/rtop.rc" ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
 [ "$(cat "$IT_TMP/rtop.rc" 2>/dev/null)" = 0 ] || fail "replay --top exited $(cat "$IT_TMP/rtop.rc" 2>/dev/null)"
+# the summary, after the view (with the window's history: it can be longer)
+tm capture-pane -p -S -500 -t rtop | grep -Eq "^openat +501 +501 +0 " ||
+	fail "replay --top: no summary after the view: $(tm capture-pane -p -S -500 -t rtop)"
 
 # --- live without a log, for longer than a second: the counts still exact ---
-start nolog -- -- "$BIN/sysloop" pread 3000 "$W/f" 1500
+start nolog -- --path "$W" -- "$BIN/sysloop" pread 3000 "$W/f" 1500
 wait_for nolog "exited 0; q quits"
 keys nolog 2
 wait_for nolog "^SYSCALL +COUNT"
