@@ -293,6 +293,9 @@ struct batch {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	/* mapped by capture, which reads each batch's count to know whether
+	 * a kick would hand anything over (Linux 5.5) */
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct batch);

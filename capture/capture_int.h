@@ -58,6 +58,11 @@ struct capture {
 	dev_t log_dev;		/* the log file as created: a log removed */
 	ino_t log_ino;		/* or replaced meanwhile is a failure */
 	struct block_view block;	/* --block */
+	/* riot's own CPU (user+sys of its threads, not the command's), ns:
+	 * when recording began (start-up: loading the programs, the start
+	 * state), when it ended, and what detaching the programs took then
+	 * (a syscall on every CPU per tracepoint: not recording's) */
+	uint64_t cpu_start_ns, cpu_end_ns, cpu_detach_ns;
 };
 
 /* -a, -p and --cgroup record until stopped: riot says so, and on a
@@ -115,10 +120,14 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 void verifier_verdict(const char *msg, char *prog, size_t plen, char *why, size_t wlen);
 /* What loading found: programs loaded, fallbacks taken. */
 const struct capture_load *tracer_load(const struct tracer *t);
-/* Waits up to timeout_ms for records and hands each to fn; returns how
- * many, or -errno (the callback's error included). A malformed record is
- * handed over with size 0. */
-int tracer_poll(struct tracer *t, int timeout_ms);
+/* Waits up to timeout_ms for records, or for wake_fd (if >= 0) to be
+ * readable, or for a signal, then hands each record there is to fn;
+ * returns how many, or -errno (the callback's error included). A
+ * malformed record is handed over with size 0. */
+int tracer_poll(struct tracer *t, int timeout_ms, int wake_fd);
+/* Whether some CPU's batch holds events a kick would hand over (true
+ * when capture cannot tell). */
+bool tracer_batched(const struct tracer *t);
 /* Starts a new flush generation and visits every CPU, so no event waits
  * in a CPU's batch longer than the interval between two kicks. */
 void tracer_kick(struct tracer *t);
@@ -127,7 +136,9 @@ void tracer_kick(struct tracer *t);
  * CPU has reported once). CPUs tracer_kick() cannot visit count as having
  * progressed to fallback at least. */
 uint64_t tracer_progress(const struct tracer *t, uint64_t fallback);
-/* Stops recording new events, then hands out every record still queued. */
+/* Stops recording new events: the programs leave their tracepoints. */
+void tracer_detach(struct tracer *t);
+/* Detaches (if not yet), then hands out every record still queued. */
 int tracer_stop(struct tracer *t);
 /* New losses per CPU since the last call; calls fn for each CPU with some. */
 typedef int (*tracer_loss_fn)(void *ctx, unsigned cpu, uint64_t ring,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,7 +25,13 @@
 #include "model/model.h"
 #include "report/report.h"
 
+/* The drain waits POLL_MS for more while events come, and twice as long
+ * after each wait that brought none, up to POLL_IDLE_MS: an idle target
+ * costs riot ten wake-ups a second, not a hundred. The BPF side wakes it
+ * early when the ring buffer fills (wakeup_bytes), and the command's exit
+ * does through a pidfd. */
 #define POLL_MS 10
+#define POLL_IDLE_MS 100
 #define LOSS_POLL_NS 100000000ull	/* drop records every 100 ms */
 #define FLUSH_NS 1000000000ull		/* a killed capture loses <= 1 s */
 /* An event is logged once every CPU has handed over all it timed before
@@ -363,11 +370,46 @@ static void drain_priority(const struct capture_opts *o)
 			strerror(errno));
 }
 
-static int drain_loop(struct capture *c, struct run *r)
+/* riot's own CPU so far (every thread of riot; the command's is its
+ * own), ns. */
+static uint64_t own_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+}
+
+/* The longest wait of the drain: a viewer ticks every POLL_MS, and a
+ * command whose exit cannot wake riot is looked for as often. */
+static int wait_max_ms(const struct capture *c, const struct run *r, int wake_fd)
+{
+	return c->hooks || (r->child && wake_fd < 0) ? POLL_MS : POLL_IDLE_MS;
+}
+
+/* The next wait after one that brought n records: short while they come,
+ * doubling while none do; never past --duration's end. */
+static int next_wait_ms(int ms, int n, int max_ms, const struct run *r, uint64_t start,
+			uint64_t now)
+{
+	ms = n > 0 ? POLL_MS : ms * 2 > max_ms ? max_ms : ms * 2;
+	if (r->o->duration > 0) {
+		double left = r->o->duration * 1e3 - (double)(now - start) / 1e6;
+
+		if (left < ms)
+			ms = left > 1 ? (int)left : 1;
+	}
+	return ms;
+}
+
+/* wake_fd: readable once the command has exited, or -1. */
+static int drain(struct capture *c, struct run *r, int wake_fd)
 {
 	uint64_t start = riot_now_ns(CLOCK_MONOTONIC), last_loss = start,
 		 last_flush = start, last_kick = start, now;
-	int n, err;
+	int n, err, wait_ms = POLL_MS, max_ms = wait_max_ms(c, r, wake_fd);
 
 	struct capture_watch watch = { c, r, true };
 
@@ -378,13 +420,19 @@ static int drain_loop(struct capture *c, struct run *r)
 	for (;;) {
 		uint64_t boot = riot_now_ns(CLOCK_BOOTTIME);
 
-		n = tracer_poll(r->t, POLL_MS);
+		n = tracer_poll(r->t, wait_ms, wake_fd);
 		if (n < 0)
 			return c->err ? c->err : n;
 		now = riot_now_ns(CLOCK_MONOTONIC);
+		wait_ms = next_wait_ms(wait_ms, n, max_ms, r, start, now);
 		bool tick = now - last_loss >= LOSS_POLL_NS;
-		if (tick || (now - last_kick >= KICK_MIN_NS &&
-			     reorder_bytes(c->ro) >= KICK_BACKLOG)) {
+		/* A kick hands over what sits in batches, and every CPU's
+		 * progress, which what waits to be ordered needs; with
+		 * neither, it would cost riot a syscall on each CPU for
+		 * nothing. */
+		if ((tick && (reorder_bytes(c->ro) || tracer_batched(r->t))) ||
+		    (now - last_kick >= KICK_MIN_NS &&
+		     reorder_bytes(c->ro) >= KICK_BACKLOG)) {
 			last_kick = now;
 			tracer_kick(r->t);
 		}
@@ -421,9 +469,25 @@ static int drain_loop(struct capture *c, struct run *r)
 	}
 }
 
+static int drain_loop(struct capture *c, struct run *r)
+{
+	/* the command's exit ends a wait at once (Linux 5.3) */
+	int fd = r->child ? (int)syscall(SYS_pidfd_open, r->child, 0) : -1;
+	int err = drain(c, r, fd);
+
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 static int finish_drain(struct capture *c, struct run *r)
 {
-	int n = tracer_stop(r->t);
+	uint64_t cpu = own_cpu_ns();
+	int n;
+
+	tracer_detach(r->t);
+	c->cpu_detach_ns = own_cpu_ns() - cpu;
+	n = tracer_stop(r->t);
 
 	if (n < 0)
 		return c->err ? c->err : n;
@@ -607,6 +671,7 @@ int capture_session(struct capture_opts *o, int argc, char **argv, const struct 
 	if (!err) {
 		child_release(&gate, true);
 		drain_priority(o);
+		c.cpu_start_ns = own_cpu_ns();
 		err = drain_loop(&c, &r);
 		capture_live_end(&r.live);
 	}
@@ -614,6 +679,7 @@ int capture_session(struct capture_opts *o, int argc, char **argv, const struct 
 		stop_child(&r, stopped, sizeof(stopped));
 	if (!err)
 		err = finish_drain(&c, &r);
+	c.cpu_end_ns = own_cpu_ns();
 	if (!err && o->block)
 		err = block_to_log(&c, o);
 	if (h && h->end) {	/* the terminal is the viewer's until now */

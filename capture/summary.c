@@ -155,6 +155,15 @@ void capture_print_summary(const struct capture *c, const char *out,
 	fprintf(stderr, "\n  duration   %.3f s\n  log size   %s, %.2f bytes/event\n",
 		lt->ns / 1e9, riot_fmt_bytes(bytes, size, sizeof(size)),
 		events ? (double)bytes / events : 0.0);
+	if (c->cpu_start_ns && c->cpu_end_ns >= c->cpu_start_ns + c->cpu_detach_ns) {
+		uint64_t rec = c->cpu_end_ns - c->cpu_start_ns - c->cpu_detach_ns;
+
+		fprintf(stderr, "  riot CPU   %.3f s recording", rec / 1e9);
+		if (events)
+			fprintf(stderr, " (%.0f ns/event)", (double)rec / events);
+		fprintf(stderr, ", %.3f s to start and stop\n",
+			(c->cpu_start_ns + c->cpu_detach_ns) / 1e9);
+	}
 	if (c->rot)
 		fprintf(stderr, "  segments   %llu written, the last %s\n",
 			(unsigned long long)rotation_totals(c->rot)->segments + 1, out);

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <signal.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -36,8 +38,17 @@ struct tracer {
 	size_t batch_size;
 	uint64_t *upto;			/* per CPU: its progress, as handed over */
 	cpu_set_t reach;		/* CPUs tracer_kick() visits */
+	const uint8_t *batches;		/* the batches map, mapped (NULL: not) */
+	size_t batches_len, batch_stride;
 	bool detached;
 	struct capture_load load;	/* what loading found */
+};
+
+/* A CPU's batch as bpf/riot.bpf.c lays it out (struct batch). */
+struct batch_view {
+	uint64_t busy, gen, direct, upto;
+	uint32_t len, count;
+	uint8_t buf[];
 };
 
 /* libbpf's last complaint, kept to explain a failed load in one line, and
@@ -509,6 +520,41 @@ static void calib_measure(struct tracer *t, struct probe_calib *pc)
 	calib_traced(pc, durs, tracer_calib_end(t, durs, RIOT_CALIB_CALLS));
 }
 
+/* The batches map, read-only, so tracer_batched() reads each CPU's count
+ * without a syscall; without it (a kernel that cannot map arrays) capture
+ * takes every batch to hold events. */
+static void map_batches(struct tracer *t)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t stride = (bpf_map__value_size(t->skel->maps.batches) + 7) & ~(size_t)7;
+	size_t len = stride * (size_t)t->ncpus;
+	void *p;
+
+	if (page <= 0)
+		return;
+	len = (len + (size_t)page - 1) & ~((size_t)page - 1);
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED,
+		 bpf_map__fd(t->skel->maps.batches), 0);
+	if (p == MAP_FAILED)
+		return;
+	t->batches = p;
+	t->batches_len = len;
+	t->batch_stride = stride;
+}
+
+bool tracer_batched(const struct tracer *t)
+{
+	if (!t->batches)
+		return true;
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		const struct batch_view *b = (const void *)(t->batches + (size_t)cpu * t->batch_stride);
+
+		if (__atomic_load_n(&b->count, __ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 			    tracer_event_fn fn, void *ctx, struct probe_calib *pc,
 			    char *why, size_t len)
@@ -556,6 +602,7 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 	err = set_targets(t, o, child, why, len);
 	if (err)
 		goto fail;
+	map_batches(t);
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record,
 				 t, NULL);
 	if (!t->rb) {
@@ -614,16 +661,18 @@ int capture_check_load(struct capture_load *cl, char *why, size_t len)
 	return err;
 }
 
-int tracer_poll(struct tracer *t, int timeout_ms)
+int tracer_poll(struct tracer *t, int timeout_ms, int wake_fd)
 {
-	int n = ring_buffer__poll(t->rb, timeout_ms);
+	struct pollfd p[2] = {
+		{ .fd = ring_buffer__epoll_fd(t->rb), .events = POLLIN },
+		{ .fd = wake_fd, .events = POLLIN },
+	};
 
-	/* No wakeup is sent for most records: take what the timer found. */
-	if (n >= 0) {
-		int m = ring_buffer__consume(t->rb);
-		n = m < 0 ? m : n + m;
-	}
-	return n == -EINTR ? 0 : n;
+	/* No wakeup is sent for most records: take what is there once the
+	 * wait ends, whatever ended it. */
+	if (poll(p, wake_fd >= 0 ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	return ring_buffer__consume(t->rb);
 }
 
 void tracer_calib_begin(struct tracer *t)
@@ -688,11 +737,7 @@ uint64_t tracer_progress(const struct tracer *t, uint64_t fallback)
 /* What the batches still hold once no program runs. */
 static int drain_batches(struct tracer *t)
 {
-	const struct batch_view {
-		uint64_t busy, gen, direct, upto;
-		uint32_t len, count;
-		uint8_t buf[];
-	} *b = t->batch;
+	const struct batch_view *b = t->batch;
 	int err;
 
 	for (__u32 cpu = 0; cpu < (__u32)t->ncpus; cpu++) {
@@ -709,14 +754,19 @@ static int drain_batches(struct tracer *t)
 	return 0;
 }
 
-int tracer_stop(struct tracer *t)
+void tracer_detach(struct tracer *t)
 {
-	int n;
-
 	if (!t->detached) {
 		riot_bpf__detach(t->skel);
 		t->detached = true;
 	}
+}
+
+int tracer_stop(struct tracer *t)
+{
+	int n;
+
+	tracer_detach(t);
 	do
 		n = ring_buffer__consume(t->rb);
 	while (n > 0);
@@ -799,6 +849,8 @@ void tracer_destroy(struct tracer *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
+	if (t->batches)
+		munmap((void *)t->batches, t->batches_len);
 	riot_bpf__destroy(t->skel);
 	if (t->cgroup_fd >= 0)
 		close(t->cgroup_fd);
