@@ -8,10 +8,11 @@
 
 /* One column's description: its name, type and fleet value (columns.h). */
 #define COLUMN_DESC(n, t, w, v, ...) { .name = #n, .type = t, __VA_ARGS__ },
-#define COLUMN_TABLE(var, table, LIST) \
+#define COLUMN_TABLE(var, table, LIST, ...) \
 	static const struct column var##_cols[] = { LIST(COLUMN_DESC) }; \
 	const struct column_table column_##var = { \
-		table, var##_cols, sizeof(var##_cols) / sizeof(var##_cols[0]) \
+		.name = table, .cols = var##_cols, \
+		.n = sizeof(var##_cols) / sizeof(var##_cols[0]), __VA_ARGS__ \
 	};
 
 COLUMN_TABLE(syscalls, "syscalls", SYSCALL_COLUMNS)
@@ -27,19 +28,24 @@ COLUMN_TABLE(divergence_samples, "divergence_samples", DIVERGENCE_SAMPLE_COLUMNS
 COLUMN_TABLE(stacks, "stacks", STACK_COLUMNS)
 COLUMN_TABLE(filesystems, "filesystems", FILESYSTEM_COLUMNS)
 COLUMN_TABLE(events, "events", EVENT_COLUMNS)
+COLUMN_TABLE(devices, "devices", DEVICE_COLUMNS, .fleet_from =
+	     "FROM (SELECT d.*, row_number() OVER (PARTITION BY coalesce(r.host, ''), d.dev "
+	     "ORDER BY d.write_bytes DESC, d.read_bytes DESC, d.run_id) AS k FROM devices d "
+	     "JOIN runs r ON r.id = d.run_id WHERE d.run_id IN %s) x WHERE x.k = 1")
+COLUMN_TABLE(device_depth, "device_depth", DEVICE_DEPTH_COLUMNS)
 
 const struct column_table *const column_tables[] = {
 	&column_syscalls, &column_classes, &column_files, &column_processes,
 	&column_histograms, &column_timeline, &column_rates, &column_errors,
 	&column_divergences, &column_divergence_samples, &column_stacks,
-	&column_filesystems, &column_events,
+	&column_filesystems, &column_events, &column_devices, &column_device_depth,
 };
 const size_t column_ntables = sizeof(column_tables) / sizeof(column_tables[0]);
 
 static const char *const sql_type[] = {
 	[CT_ID] = "INTEGER NOT NULL", [CT_KEY] = "INTEGER NOT NULL", [CT_TEXT] = "TEXT NOT NULL",
 	[CT_U64] = "INTEGER NOT NULL", [CT_REAL] = "REAL NOT NULL", [CT_U64_NULL] = "INTEGER",
-	[CT_I64_NULL] = "INTEGER", [CT_TEXT_NULL] = "TEXT",
+	[CT_I64_NULL] = "INTEGER", [CT_REAL_NULL] = "REAL", [CT_TEXT_NULL] = "TEXT",
 };
 
 /* Appends to out[len] at *n; false once it no longer fits. */
@@ -162,7 +168,7 @@ int columns_upgrade(sqlite3 *db, char *err, size_t errlen)
 		for (size_t i = 0; i < t->n && !rc && exists > 0; i++) {
 			const struct column *c = &t->cols[i];
 			bool null = c->type == CT_U64_NULL || c->type == CT_I64_NULL ||
-				    c->type == CT_TEXT_NULL;
+				    c->type == CT_REAL_NULL || c->type == CT_TEXT_NULL;
 			int has = null ? has_column(st, t->name, c->name) : 1;
 
 			if (has < 0) {
@@ -200,8 +206,16 @@ int columns_fleet(const struct column_table *t, const char *runs, char *out, siz
 	for (size_t i = 0, m = 0; ok && i < t->n; i++)
 		if (t->cols[i].fleet)
 			ok = put(out, len, &n, m++ ? ", " : "", t->cols[i].fleet);
-	ok = ok && put(out, len, &n, " FROM ", t->name) &&
-	     put(out, len, &n, " x JOIN runs r ON r.id = x.run_id WHERE x.run_id IN ", runs);
+	if (ok && t->fleet_from) {
+		char from[1024];
+		int k = snprintf(from, sizeof(from), t->fleet_from, runs);
+
+		ok = k > 0 && (size_t)k < sizeof(from) && put(out, len, &n, " ", from);
+	} else {
+		ok = ok && put(out, len, &n, " FROM ", t->name) &&
+		     put(out, len, &n, " x JOIN runs r ON r.id = x.run_id WHERE x.run_id IN ",
+			 runs);
+	}
 	/* the keys by their place in the SELECT */
 	for (size_t i = 0, m = 0; ok && i < t->n; i++) {
 		char place[32];

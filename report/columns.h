@@ -1,8 +1,9 @@
 /* report/columns.h: the columns of the report tables whose rows a run's
  * accumulator fills (syscalls, classes, files, processes, histograms,
  * timeline, rates, errors, divergences and their samples, stacks,
- * filesystems, events), described once. The list gives each column's
- * name, its SQL type and how store.c (acc.c: events) computes its value;
+ * filesystems, events, devices and their depth), described once. The list gives each column's
+ * name, its SQL type and how store.c (acc.c: events; device.c: devices)
+ * computes its value;
  * from it come the DDL fragment (checked against report/schema.sql by
  * tests/unit/test_columns.c), the INSERT and its bindings, the SELECT and
  * the index each value is read at (view.c, show.c), the columns an older
@@ -10,9 +11,8 @@
  * of `report merge` (merge.c: files' and processes' usage summed; syscalls,
  * classes and histograms stored from the accumulator it rebuilds, through
  * run_store_syscalls(); the others by their FLEET values, below). merge
- * copies a run's rows by the columns both reports have. The tables of the
- * block devices are device.c's; runs' columns are RUN_COLUMNS
- * (report_int.h).
+ * copies a run's rows by the columns both reports have. Runs' columns are
+ * RUN_COLUMNS (report_int.h).
  *
  * A new column is its line here and its line in schema.sql (with the new
  * version's number on its first line). It is NULL-able (a _NULL type): an
@@ -22,8 +22,8 @@
  * COL(name, type, when, value[, fleet]):
  * - type: CT_ID (the run's id), CT_KEY (int64_t: a pid, a path id),
  *   CT_TEXT (const char *), CT_U64 (uint64_t), CT_REAL (double): NOT NULL;
- *   CT_U64_NULL (uint64_t), CT_I64_NULL (int64_t), CT_TEXT_NULL (const
- *   char *): NULL unless when;
+ *   CT_U64_NULL (uint64_t), CT_I64_NULL (int64_t), CT_REAL_NULL (double),
+ *   CT_TEXT_NULL (const char *): NULL unless when;
  * - when: the value is stored only when this holds (the _NULL types), else 1;
  * - value: its expression in store.c. Syscalls: over i (the syscall's
  *   index), x (its struct sys_acc), h (its latency histogram) and d (its
@@ -201,6 +201,51 @@
 	COL(ret, CT_KEY, 1, op->ret) \
 	COL(issue_delay_ns, CT_I64_NULL, op->issue_delay_ns >= 0, op->issue_delay_ns)
 
+/* The devices (device.c): d, a struct run_device of b, the run's struct
+ * run_block, shown as r, its struct dev_row. A fleet's device (merge.c,
+ * over column_devices.fleet_from) is the one run of each host that saw it
+ * most: the runs of one host that recorded one device saw the same
+ * requests in windows that overlap, so its traffic is the most one of
+ * them saw (its window's; at least the fleet's), not their sum; hosts'
+ * devices are their own and add. Its write amplification comes after
+ * (device_amplification()). */
+#define DEVICE_LAT_COLUMNS(COL, op, k) \
+	COL(op##_p50_ns, CT_U64_NULL, d->lat[k].count > 0, r->p50[k]) \
+	COL(op##_p99_ns, CT_U64_NULL, d->lat[k].count > 0, r->p99[k]) \
+	COL(op##_max_ns, CT_U64_NULL, d->lat[k].count > 0, r->max[k])
+#define DEVICE_COLUMNS(COL) \
+	COL(run_id, CT_ID, 1, run, FLEET("?1")) \
+	COL(dev, CT_KEY, 1, (int64_t)d->dev, FLEET_KEY("x.dev")) \
+	COL(name, CT_TEXT, 1, r->name, FLEET("min(x.name)")) \
+	COL(kind, CT_TEXT, 1, r->kind, FLEET("min(x.kind)")) \
+	COL(note, CT_TEXT_NULL, r->note[0], r->note, \
+	    FLEET("'fleet: on each of ' || count(*) || ' host(s), the most one run saw " \
+		  "(their windows overlap), not their sum'")) \
+	COL(window_ns, CT_U64, 1, r->window_ns, FLEET("max(x.window_ns)")) \
+	COL(flush_ns, CT_U64_NULL, b->synced, b->flush_ns) \
+	COL(read_reqs, CT_U64, 1, r->reqs[RUN_DEV_READ], FLEET("sum(x.read_reqs)")) \
+	COL(read_bytes, CT_U64, 1, r->bytes[RUN_DEV_READ], FLEET("sum(x.read_bytes)")) \
+	COL(write_reqs, CT_U64, 1, r->reqs[RUN_DEV_WRITE], FLEET("sum(x.write_reqs)")) \
+	COL(write_bytes, CT_U64, 1, r->bytes[RUN_DEV_WRITE], FLEET("sum(x.write_bytes)")) \
+	COL(discard_reqs, CT_U64, 1, r->reqs[RUN_DEV_DISCARD], FLEET("sum(x.discard_reqs)")) \
+	COL(discard_bytes, CT_U64, 1, r->bytes[RUN_DEV_DISCARD], FLEET("sum(x.discard_bytes)")) \
+	COL(flush_reqs, CT_U64, 1, r->reqs[RUN_DEV_FLUSH], FLEET("sum(x.flush_reqs)")) \
+	DEVICE_LAT_COLUMNS(COL, read, 0) \
+	DEVICE_LAT_COLUMNS(COL, write, 1) \
+	COL(depth_mean, CT_REAL, 1, r->depth_mean, FLEET("max(x.depth_mean)")) \
+	COL(depth_peak, CT_U64, 1, r->depth_peak, FLEET("max(x.depth_peak)")) \
+	COL(untimed, CT_U64, 1, r->untimed, FLEET("sum(x.untimed)")) \
+	COL(write_amplification, CT_REAL_NULL, 0, 0.0)
+
+/* A device's queue depth series: p, the point of d. */
+#define DEVICE_DEPTH_COLUMNS(COL) \
+	COL(run_id, CT_ID, 1, run) \
+	COL(dev, CT_KEY, 1, (int64_t)d->dev) \
+	COL(t_ns, CT_U64, 1, p->t_ns) \
+	COL(step_ns, CT_U64, 1, d->depth_step_ns) \
+	COL(depth, CT_REAL, 1, p->depth) \
+	COL(depth_max, CT_U64, 1, p->depth_max)
+
 /* A column's index in its table's list (and in columns_select()'s
  * SELECT): SYSCALL_COL_count, CLASS_COL_gap_sum_ns, STACK_COL_bytes... */
 #define SYSCALL_COLUMN_INDEX(name, ...) SYSCALL_COL_##name,
@@ -210,6 +255,8 @@
 #define RATE_COLUMN_INDEX(name, ...) RATE_COL_##name,
 #define ERROR_COLUMN_INDEX(name, ...) ERROR_COL_##name,
 #define STACK_COLUMN_INDEX(name, ...) STACK_COL_##name,
+#define DEVICE_COLUMN_INDEX(name, ...) DEVICE_COL_##name,
+#define DEVICE_DEPTH_COLUMN_INDEX(name, ...) DEVICE_DEPTH_COL_##name,
 enum { SYSCALL_COLUMNS(SYSCALL_COLUMN_INDEX) SYSCALL_NCOLS };
 enum { CLASS_COLUMNS(CLASS_COLUMN_INDEX) CLASS_NCOLS };
 enum { HISTOGRAM_COLUMNS(HISTOGRAM_COLUMN_INDEX) HISTOGRAM_NCOLS };
@@ -217,9 +264,12 @@ enum { TIMELINE_COLUMNS(TIMELINE_COLUMN_INDEX) TIMELINE_NCOLS };
 enum { RATE_COLUMNS(RATE_COLUMN_INDEX) RATE_NCOLS };
 enum { ERROR_COLUMNS(ERROR_COLUMN_INDEX) ERROR_NCOLS };
 enum { STACK_COLUMNS(STACK_COLUMN_INDEX) STACK_NCOLS };
+enum { DEVICE_COLUMNS(DEVICE_COLUMN_INDEX) DEVICE_NCOLS };
+enum { DEVICE_DEPTH_COLUMNS(DEVICE_DEPTH_COLUMN_INDEX) DEVICE_DEPTH_NCOLS };
 
 enum column_type {
-	CT_ID, CT_KEY, CT_TEXT, CT_U64, CT_REAL, CT_U64_NULL, CT_I64_NULL, CT_TEXT_NULL
+	CT_ID, CT_KEY, CT_TEXT, CT_U64, CT_REAL, CT_U64_NULL, CT_I64_NULL, CT_REAL_NULL,
+	CT_TEXT_NULL
 };
 
 struct column {
@@ -233,12 +283,15 @@ struct column_table {
 	const char *name;
 	const struct column *cols;
 	size_t n;
+	/* the rows a fleet's are made of: "FROM ... WHERE", "%s" the runs
+	 * (columns_fleet()); NULL: every row of those runs, x, and its run, r */
+	const char *fleet_from;
 };
 
 extern const struct column_table column_syscalls, column_classes, column_files,
 	column_processes, column_histograms, column_timeline, column_rates, column_errors,
 	column_divergences, column_divergence_samples, column_stacks, column_filesystems,
-	column_events;
+	column_events, column_devices, column_device_depth;
 /* Every table described here, for the schema's checks and upgrades. */
 extern const struct column_table *const column_tables[];
 extern const size_t column_ntables;
@@ -293,6 +346,7 @@ static inline void column_bind_CT_REAL(sqlite3_stmt *st, int col, double v)
 #define column_bind_CT_KEY column_bind_CT_ID
 #define column_bind_CT_I64_NULL column_bind_CT_ID
 #define column_bind_CT_U64_NULL column_bind_CT_U64
+#define column_bind_CT_REAL_NULL column_bind_CT_REAL
 #define column_bind_CT_TEXT_NULL column_bind_CT_TEXT
 
 /* Binds a row's columns in the list's order, with an int col at 0 in

@@ -403,27 +403,6 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 	return m->rc;
 }
 
-/* The fleet's rows of the tables columns.h gives none (FLEET_KEY, FLEET),
- * bound as columns_fleet()'s: ?1 the fleet's id, ?2 its start (ns since
- * the epoch; NULL: runs are not shifted), ?3 the width of its rate
- * buckets. */
-static const char *const fleet_sums[] = {
-	/* once per device: the runs of one host that recorded one device saw
-	 * the same requests in windows that overlap, so a device's traffic is
-	 * the most one of them saw (its window's; at least the fleet's), not
-	 * their sum; hosts' devices are their own and add */
-	"INSERT INTO devices (run_id, dev, name, kind, note, window_ns, read_reqs, read_bytes, "
-	"write_reqs, write_bytes, discard_reqs, discard_bytes, flush_reqs, depth_mean, "
-	"depth_peak, untimed) SELECT ?1, dev, min(name), min(kind), 'fleet: on each of ' || "
-	"count(*) || ' host(s), the most one run saw (their windows overlap), not their sum', "
-	"max(window_ns), sum(read_reqs), sum(read_bytes), sum(write_reqs), sum(write_bytes), "
-	"sum(discard_reqs), sum(discard_bytes), sum(flush_reqs), max(depth_mean), "
-	"max(depth_peak), sum(untimed) FROM (SELECT d.*, row_number() OVER (PARTITION BY "
-	"coalesce(r.host, ''), d.dev ORDER BY d.write_bytes DESC, d.read_bytes DESC, d.run_id) "
-	"AS k FROM devices d JOIN runs r ON r.id = d.run_id WHERE d.run_id IN " FLEET_SET ") "
-	"WHERE k = 1 GROUP BY dev",
-};
-
 /* Appends fmt's text to sql[len] at *n; false once it no longer fits. */
 __attribute__((format(printf, 4, 5)))
 static bool add(char *sql, size_t len, size_t *n, const char *fmt, ...)
@@ -503,7 +482,9 @@ static uint64_t rate_width(uint64_t span_ns)
 	return w;
 }
 
-/* Runs sql, one statement of the fleet's rows (fleet_sums[]). */
+/* Runs sql, columns_fleet()'s statement of the fleet's rows of a table: ?1
+ * the fleet's id, ?2 its start (ns since the epoch; NULL: runs are not
+ * shifted), ?3 the width of its rate buckets. */
 static void fleet_sum(struct merge *m, const char *sql, int64_t fleet, const int64_t *start,
 		      int64_t span)
 {
@@ -549,8 +530,6 @@ static int fleet_tables(struct merge *m, int64_t fleet)
 			fleet_sum(m, sql, fleet, start_known ? &start : NULL, span);
 		}
 	}
-	for (size_t i = 0; !m->rc && i < sizeof(fleet_sums) / sizeof(fleet_sums[0]); i++)
-		fleet_sum(m, fleet_sums[i], fleet, start_known ? &start : NULL, span);
 	return m->rc;
 }
 

@@ -107,10 +107,16 @@ static void test_fleet(void)
 		int rc = columns_fleet(column_tables[k], "(1)", sql, sizeof(sql));
 
 		CHECK(rc == 0 || rc == -ENOENT);
-		/* every column has a fleet value, or none does */
-		for (size_t i = 0; i < column_tables[k]->n; i++)
-			CHECK_EQ(column_tables[k]->cols[i].fleet != NULL, rc == 0);
+		/* a fleet's rows are its own (run_id ?1); none, no fleet value */
+		if (rc == 0)
+			CHECK_STR(column_tables[k]->cols[0].fleet, "?1");
+		for (size_t i = 0; rc && i < column_tables[k]->n; i++)
+			CHECK(column_tables[k]->cols[i].fleet == NULL);
 	}
+	/* the devices: the rows its fleet_from picks, grouped by device */
+	CHECK_EQ(columns_fleet(&column_devices, "(1)", sql, sizeof(sql)), 0);
+	CHECK(strstr(sql, "WHERE d.run_id IN (1)) x WHERE x.k = 1 GROUP BY 2") != NULL);
+	CHECK(strstr(sql, "flush_ns") == NULL);
 }
 
 /* A new report: the version schema.sql names, every column selectable; a
