@@ -95,12 +95,19 @@ static void test_insert(void)
 
 static void test_fleet(void)
 {
+	static const struct column cols[] = {
+		{ .name = "run_id", .type = CT_ID, FLEET("?1") },
+		{ .name = "k1", .type = CT_TEXT, FLEET_KEY("x.k1") },
+		{ .name = "note", .type = CT_TEXT_NULL },	/* none: NULL */
+		{ .name = "k2", .type = CT_KEY, FLEET_KEY("x.k2") },
+		{ .name = "n", .type = CT_U64, FLEET("sum(x.n)") },
+	};
+	static const struct column_table example = { .name = "t", .cols = cols, .n = 5 };
 	char sql[1024];
 
-	CHECK_EQ(columns_fleet(&column_errors, "(1)", sql, sizeof(sql)), 0);
-	CHECK_STR(sql, "INSERT INTO errors (run_id, sys, errno, name, count) SELECT ?1, x.sys, "
-		  "x.errno, min(x.name), sum(x.count) FROM errors x JOIN runs r ON r.id = "
-		  "x.run_id WHERE x.run_id IN (1) GROUP BY 2, 3");
+	CHECK_EQ(columns_fleet(&example, "(1)", sql, sizeof(sql)), 0);
+	CHECK_STR(sql, "INSERT INTO t (run_id, k1, k2, n) SELECT ?1, x.k1, x.k2, sum(x.n) FROM t "
+		  "x JOIN runs r ON r.id = x.run_id WHERE x.run_id IN (1) GROUP BY 2, 3");
 	CHECK_EQ(columns_fleet(&column_histograms, "(1)", sql, sizeof(sql)), -ENOENT);
 	CHECK_EQ(columns_fleet(&column_syscalls, "(1)", sql, sizeof(sql)), -ENOENT);
 	for (size_t k = 0; k < column_ntables; k++) {
