@@ -2,9 +2,11 @@
  *
  * Streams the log once through the reader and the resolver, so memory does
  * not grow with the number of events. */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,158 +192,379 @@ static const char *bound_name(const struct info *in)
 	return in->in_calls_ns >= in->between_ns ? "io" : "think";
 }
 
-static void print_bound(const struct info *in)
+/* ---- the facts, once; the text and JSON printers read them ---- */
+
+/* When a fact is there: in JSON, and each text line that shows it. */
+enum info_when {
+	IW_ALWAYS,
+	IW_SEGMENT,	/* a segment of a rotated capture, or several */
+	IW_SEGMENTS,	/* several segments read as one */
+	IW_ONE_SEGMENT,
+	IW_PROBE,	/* format 1.7: the probe time */
+	IW_FALLBACKS,	/* format 1.8 */
+	IW_TARGET,
+	IW_COUNT
+};
+
+/* Every fact of `riot info` but its per-type and per-syscall counts. */
+struct info_row {
+	bool when[IW_COUNT];
+	const char *file;
+	uint64_t format_major, format_minor;
+	const char *host, *kernel, *arch, *riot_version, *cmdline, *options, *target;
+	char start[64];
+	const char *capture_id;
+	uint64_t segment, segment_last, segments;
+	uint64_t probe_ns, probe_calls, probe_untraced_ns, probe_recorded_ns;
+	const char *fallbacks;
+	bool complete;
+	const char *incomplete_reason;
+	uint64_t events, syscalls, proc_events, drops, duration_ns, file_bytes, blocks;
+	double bytes_per_event;
+	uint64_t bytes_read, bytes_written, errors;
+	uint64_t processes, threads, paths, files, unresolved_fds, nonfile_fd_ops, unknown_cwd;
+	uint64_t truncated_paths, time_in_calls_ns, time_between_calls_ns;
+	const char *bound;
+};
+
+enum info_kind {
+	IK_U64, IK_DOUBLE, IK_BOOL, IK_STR,	/* uint64_t, double, bool, const char * */
+	IK_STR_BUF,				/* char [] */
+	IK_OBJ, IK_END,				/* a JSON object opened, closed */
+};
+
+struct info_field {
+	const char *key;	/* its JSON member and its name in text_lines[] */
+	enum info_kind kind;
+	size_t off;		/* in struct info_row */
+	enum info_when when;
+	bool text_only;		/* not in JSON */
+};
+
+#define IF(key, kind, when) { #key, kind, offsetof(struct info_row, key), when, false }
+#define IF_TEXT(key, kind) { #key, kind, offsetof(struct info_row, key), IW_ALWAYS, true }
+
+/* In JSON's order. */
+static const struct info_field info_fields[] = {
+	IF(file, IK_STR, IW_ALWAYS),
+	{ "header", IK_OBJ, 0, IW_ALWAYS, false },
+	IF(format_major, IK_U64, IW_ALWAYS),
+	IF(format_minor, IK_U64, IW_ALWAYS),
+	IF(host, IK_STR, IW_ALWAYS),
+	IF(kernel, IK_STR, IW_ALWAYS),
+	IF(arch, IK_STR, IW_ALWAYS),
+	IF(riot_version, IK_STR, IW_ALWAYS),
+	IF(cmdline, IK_STR, IW_ALWAYS),
+	IF(options, IK_STR, IW_ALWAYS),
+	IF(target, IK_STR, IW_ALWAYS),
+	IF(start, IK_STR_BUF, IW_ALWAYS),
+	IF(capture_id, IK_STR, IW_SEGMENT),
+	IF(segment, IK_U64, IW_SEGMENT),
+	IF(probe_ns, IK_U64, IW_PROBE),
+	IF(probe_calls, IK_U64, IW_PROBE),
+	IF(probe_untraced_ns, IK_U64, IW_PROBE),
+	IF(probe_recorded_ns, IK_U64, IW_PROBE),
+	IF(fallbacks, IK_STR, IW_FALLBACKS),
+	{ "header", IK_END, 0, IW_ALWAYS, false },
+	IF(segments, IK_U64, IW_SEGMENT),
+	IF(complete, IK_BOOL, IW_ALWAYS),
+	IF(incomplete_reason, IK_STR, IW_ALWAYS),
+	IF(events, IK_U64, IW_ALWAYS),
+	IF(syscalls, IK_U64, IW_ALWAYS),
+	IF(drops, IK_U64, IW_ALWAYS),
+	IF(duration_ns, IK_U64, IW_ALWAYS),
+	IF(file_bytes, IK_U64, IW_ALWAYS),
+	IF(blocks, IK_U64, IW_ALWAYS),
+	IF(bytes_per_event, IK_DOUBLE, IW_ALWAYS),
+	IF(bytes_read, IK_U64, IW_ALWAYS),
+	IF(bytes_written, IK_U64, IW_ALWAYS),
+	IF(errors, IK_U64, IW_ALWAYS),
+	IF(processes, IK_U64, IW_ALWAYS),
+	IF(threads, IK_U64, IW_ALWAYS),
+	IF(paths, IK_U64, IW_ALWAYS),
+	IF(files, IK_U64, IW_ALWAYS),
+	IF(unresolved_fds, IK_U64, IW_ALWAYS),
+	IF(nonfile_fd_ops, IK_U64, IW_ALWAYS),
+	IF(unknown_cwd, IK_U64, IW_ALWAYS),
+	IF(truncated_paths, IK_U64, IW_ALWAYS),
+	IF(time_in_calls_ns, IK_U64, IW_ALWAYS),
+	IF(time_between_calls_ns, IK_U64, IW_ALWAYS),
+	IF(bound, IK_STR, IW_ALWAYS),
+	IF_TEXT(segment_last, IK_U64),
+	IF_TEXT(proc_events, IK_U64),
+};
+
+/* The text output's lines, in order: each {key} (or {key:how}) is a
+ * field's value, as text_value() writes it; a line is printed when its
+ * condition holds. */
+static const struct info_line {
+	enum info_when when;
+	const char *text;
+} text_lines[] = {
+	{ IW_ALWAYS, "file:        {file:safe} ({file_bytes:bytes}, {blocks} blocks)" },
+	{ IW_ALWAYS, "format:      {format_major}.{format_minor}" },
+	{ IW_SEGMENTS, "segments:    {segment} to {segment_last} of capture {capture_id:safe}" },
+	{ IW_ONE_SEGMENT, "segment:     {segment} of capture {capture_id:safe}" },
+	{ IW_ALWAYS, "complete:    {complete}{incomplete_reason:after}" },
+	{ IW_ALWAYS, "host:        {host:safe?} ({kernel:safe?}, {arch:safe?})" },
+	{ IW_ALWAYS, "written by:  riot {riot_version:safe?}: {cmdline:put?}" },
+	{ IW_TARGET, "target:      {target:put?}" },
+	{ IW_FALLBACKS, "fallbacks:   {fallbacks:put_none}" },
+	{ IW_ALWAYS, "start:       {start}" },
+	{ IW_ALWAYS, "duration:    {duration_ns:s} s" },
+	{ IW_PROBE, "probe time:  {probe_ns} ns a call, taken off durations by riot report "
+		    "({probe_calls} newfstatat: {probe_untraced_ns} ns untraced, "
+		    "{probe_recorded_ns} ns recorded)" },
+	{ IW_ALWAYS, "events:      {events} ({syscalls} syscalls, {proc_events} process events)" },
+	{ IW_ALWAYS, "drops:       {drops}{drops:lost}" },
+	{ IW_ALWAYS, "size:        {bytes_per_event} bytes per event" },
+	{ IW_ALWAYS, "processes:   {processes} ({threads} threads)" },
+	{ IW_ALWAYS, "paths:       {paths} distinct, {files} files opened" },
+	{ IW_ALWAYS, "bytes:       {bytes_read} read, {bytes_written} written" },
+	{ IW_ALWAYS, "unresolved:  {unresolved_fds} fd operations, {unknown_cwd} relative "
+		     "paths with unknown cwd, {truncated_paths} truncated paths" },
+	{ IW_ALWAYS, "non-files:   {nonfile_fd_ops} fd operations on pipes, sockets and the like" },
+	{ IW_ALWAYS, "workload:    {bound:workload}" },
+};
+
+static void fill_row(struct info_row *r, const struct info_view *v)
 {
-	const char *b = bound_name(in);
-	double all = (double)in->in_calls_ns + (double)in->between_ns;
+	const struct riot_log_header *h = v->h;
+	const struct info *in = v->in;
+
+	memset(r, 0, sizeof(*r));
+	r->when[IW_ALWAYS] = true;
+	r->when[IW_SEGMENT] = h->segment != 0;
+	r->when[IW_SEGMENTS] = h->segment && v->files > 1;
+	r->when[IW_ONE_SEGMENT] = h->segment && v->files <= 1;
+	r->when[IW_PROBE] = h->probe_calls != 0;
+	r->when[IW_FALLBACKS] = h->fallbacks_known;
+	r->when[IW_TARGET] = h->target != NULL;
+	r->file = v->file;
+	r->format_major = h->major;
+	r->format_minor = h->minor;
+	r->host = h->host;
+	r->kernel = h->kernel;
+	r->arch = h->arch;
+	r->riot_version = h->riot_version;
+	r->cmdline = h->cmdline;
+	r->options = h->options;
+	r->target = h->target;
+	wall_time(h, r->start, sizeof(r->start));
+	r->capture_id = h->capture_id;
+	r->segment = h->segment;
+	r->segment_last = h->segment + v->files - 1;
+	r->segments = v->files;
+	r->probe_ns = h->probe_ns;
+	r->probe_calls = h->probe_calls;
+	r->probe_untraced_ns = h->probe_untraced_ns;
+	r->probe_recorded_ns = h->probe_recorded_ns;
+	r->fallbacks = h->fallbacks;
+	r->complete = v->complete;
+	r->incomplete_reason = v->incomplete;
+	r->events = in->events;
+	r->syscalls = in->records[RIOT_REC_SYSCALL];
+	r->proc_events = in->records[RIOT_REC_PROC];
+	r->drops = in->drops;
+	r->duration_ns = view_duration(v);
+	r->file_bytes = v->file_bytes;
+	r->blocks = v->blocks;
+	r->bytes_per_event = view_bytes_per_event(v);
+	r->bytes_read = in->bytes_read;
+	r->bytes_written = in->bytes_written;
+	r->errors = in->errors_total;
+	r->processes = v->ms->processes;
+	r->threads = v->ms->threads;
+	r->paths = v->ms->paths;
+	r->files = v->ms->files;
+	r->unresolved_fds = v->ms->unresolved_fd;
+	r->nonfile_fd_ops = v->ms->nonfile_fd;
+	r->unknown_cwd = v->ms->unknown_cwd;
+	r->truncated_paths = in->truncated_paths;
+	r->time_in_calls_ns = in->in_calls_ns;
+	r->time_between_calls_ns = in->between_ns;
+	r->bound = bound_name(in);
+}
+
+static uint64_t row_u64(const struct info_row *r, const struct info_field *f)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)r + f->off, sizeof(v));
+	return v;
+}
+
+static const char *row_str(const struct info_row *r, const struct info_field *f)
+{
+	const char *v;
+
+	if (f->kind == IK_STR_BUF)
+		return (const char *)r + f->off;
+	memcpy(&v, (const char *)r + f->off, sizeof(v));
+	return v;
+}
+
+static double row_double(const struct info_row *r, const struct info_field *f)
+{
+	double v;
+
+	memcpy(&v, (const char *)r + f->off, sizeof(v));
+	return v;
+}
+
+static bool row_bool(const struct info_row *r, const struct info_field *f)
+{
+	bool v;
+
+	memcpy(&v, (const char *)r + f->off, sizeof(v));
+	return v;
+}
+
+/* The workload line: how much of the threads' time was in their calls. */
+static void put_bound(const struct info_row *r)
+{
+	double all = (double)r->time_in_calls_ns + (double)r->time_between_calls_ns;
 	char t1[32], t2[32];
 
-	if (!b) {
-		printf("workload:    no time in or between calls\n");
+	if (!r->bound) {
+		printf("no time in or between calls");
 		return;
 	}
-	printf("workload:    %s: %.1f %% of thread time in calls (%s), %.1f %% between "
-	       "them (%s)\n", strcmp(b, "io") == 0 ? "I/O-bound" : "think-bound",
-	       100.0 * (double)in->in_calls_ns / all,
-	       riot_fmt_ns(in->in_calls_ns, t1, sizeof(t1)),
-	       100.0 * (double)in->between_ns / all, riot_fmt_ns(in->between_ns, t2, sizeof(t2)));
+	printf("%s: %.1f %% of thread time in calls (%s), %.1f %% between them (%s)",
+	       strcmp(r->bound, "io") == 0 ? "I/O-bound" : "think-bound",
+	       100.0 * (double)r->time_in_calls_ns / all,
+	       riot_fmt_ns(r->time_in_calls_ns, t1, sizeof(t1)),
+	       100.0 * (double)r->time_between_calls_ns / all,
+	       riot_fmt_ns(r->time_between_calls_ns, t2, sizeof(t2)));
 }
 
-static void print_json(const struct info_view *v)
+/* A field's value in a text line, as how says: safe (escaped; safe? and
+ * put? "?" for none), put (written escaped; put_none "none" when empty),
+ * bytes ("1.2 KiB"), s (ns as seconds), after (": " and the text, when
+ * any), lost (the drops' warning, when any), workload (the line's words);
+ * none: as its kind is. */
+static void text_value(const struct info_row *r, const struct info_field *f, const char *how,
+		       size_t howlen)
 {
-	const struct info *in = v->in;
-	char when[64];
-	struct json j;
+	char buf[512];
+	const char *s = f->kind == IK_STR || f->kind == IK_STR_BUF ? row_str(r, f) : NULL;
 
-	wall_time(v->h, when, sizeof(when));
-	json_init(&j, stdout, true);
-	json_obj_open(&j, NULL);
-	json_str(&j, "file", v->file);
-	json_obj_open(&j, "header");
-	json_u64(&j, "format_major", v->h->major);
-	json_u64(&j, "format_minor", v->h->minor);
-	json_str(&j, "host", v->h->host);
-	json_str(&j, "kernel", v->h->kernel);
-	json_str(&j, "arch", v->h->arch);
-	json_str(&j, "riot_version", v->h->riot_version);
-	json_str(&j, "cmdline", v->h->cmdline);
-	json_str(&j, "options", v->h->options);
-	json_str(&j, "target", v->h->target);
-	json_str(&j, "start", when);
-	if (v->h->segment) {	/* a segment of a rotated capture, or several */
-		json_str(&j, "capture_id", v->h->capture_id);
-		json_u64(&j, "segment", v->h->segment);
+#define HOW(name) (howlen == sizeof(name) - 1 && strncmp(how, name, howlen) == 0)
+	if (HOW("safe") || HOW("safe?"))
+		fputs(text_safe(!s && HOW("safe?") ? "?" : s, buf, sizeof(buf)), stdout);
+	else if (HOW("put?"))
+		text_put(stdout, s ? s : "?");
+	else if (HOW("put_none"))
+		text_put(stdout, s[0] ? s : "none");
+	else if (HOW("bytes"))
+		fputs(riot_fmt_bytes(row_u64(r, f), buf, sizeof(buf)), stdout);
+	else if (HOW("s"))
+		printf("%.6f", (double)row_u64(r, f) / 1e9);
+	else if (HOW("after"))
+		printf("%s%s", s ? ": " : "", s ? s : "");
+	else if (HOW("lost"))
+		fputs(row_u64(r, f) ? " events lost: counts are lower bounds" : "", stdout);
+	else if (HOW("workload"))
+		put_bound(r);
+	else if (f->kind == IK_U64)
+		printf("%" PRIu64, row_u64(r, f));
+	else if (f->kind == IK_DOUBLE)
+		printf("%.2f", row_double(r, f));
+	else if (f->kind == IK_BOOL)
+		fputs(row_bool(r, f) ? "yes" : "no", stdout);
+	else
+		fputs(s ? s : "", stdout);
+#undef HOW
+}
+
+static const struct info_field *field_named(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(info_fields) / sizeof(info_fields[0]); i++)
+		if (strlen(info_fields[i].key) == len && strncmp(info_fields[i].key, name, len) == 0 &&
+		    info_fields[i].kind < IK_OBJ)
+			return &info_fields[i];
+	return NULL;
+}
+
+/* One of text_lines[], its {fields} filled in. */
+static void text_line(const struct info_row *r, const char *t)
+{
+	while (*t) {
+		const char *open = strchr(t, '{'), *close, *colon;
+		const struct info_field *f;
+
+		if (!open) {
+			fputs(t, stdout);
+			break;
+		}
+		fwrite(t, 1, (size_t)(open - t), stdout);
+		close = strchr(open, '}');
+		colon = memchr(open, ':', (size_t)(close - open));
+		f = field_named(open + 1, (size_t)((colon ? colon : close) - open - 1));
+		assert(f);	/* text_lines[] names only info_fields[] */
+		if (colon)
+			text_value(r, f, colon + 1, (size_t)(close - colon - 1));
+		else
+			text_value(r, f, "", 0);
+		t = close + 1;
 	}
-	if (v->h->probe_calls) {	/* format 1.7 */
-		json_u64(&j, "probe_ns", v->h->probe_ns);
-		json_u64(&j, "probe_calls", v->h->probe_calls);
-		json_u64(&j, "probe_untraced_ns", v->h->probe_untraced_ns);
-		json_u64(&j, "probe_recorded_ns", v->h->probe_recorded_ns);
+	putchar('\n');
+}
+
+static void json_fields(struct json *j, const struct info_row *r)
+{
+	for (size_t i = 0; i < sizeof(info_fields) / sizeof(info_fields[0]); i++) {
+		const struct info_field *f = &info_fields[i];
+
+		if (f->text_only || !r->when[f->when])
+			continue;
+		switch (f->kind) {
+		case IK_U64:
+			json_u64(j, f->key, row_u64(r, f));
+			break;
+		case IK_DOUBLE:
+			json_double(j, f->key, row_double(r, f));
+			break;
+		case IK_BOOL:
+			json_bool(j, f->key, row_bool(r, f));
+			break;
+		case IK_STR:
+		case IK_STR_BUF:
+			json_str(j, f->key, row_str(r, f));
+			break;
+		case IK_OBJ:
+			json_obj_open(j, f->key);
+			break;
+		case IK_END:
+			json_obj_close(j);
+			break;
+		}
 	}
-	if (v->h->fallbacks_known)	/* format 1.8 */
-		json_str(&j, "fallbacks", v->h->fallbacks);
-	json_obj_close(&j);
-	if (v->h->segment)
-		json_u64(&j, "segments", v->files);
-	json_bool(&j, "complete", v->complete);
-	json_str(&j, "incomplete_reason", v->incomplete);
-	json_u64(&j, "events", in->events);
-	json_u64(&j, "syscalls", in->records[RIOT_REC_SYSCALL]);
-	json_u64(&j, "drops", in->drops);
-	json_u64(&j, "duration_ns", view_duration(v));
-	json_u64(&j, "file_bytes", v->file_bytes);
-	json_u64(&j, "blocks", v->blocks);
-	json_double(&j, "bytes_per_event", view_bytes_per_event(v));
-	json_u64(&j, "bytes_read", in->bytes_read);
-	json_u64(&j, "bytes_written", in->bytes_written);
-	json_u64(&j, "errors", in->errors_total);
-	json_u64(&j, "processes", v->ms->processes);
-	json_u64(&j, "threads", v->ms->threads);
-	json_u64(&j, "paths", v->ms->paths);
-	json_u64(&j, "files", v->ms->files);
-	json_u64(&j, "unresolved_fds", v->ms->unresolved_fd);
-	json_u64(&j, "nonfile_fd_ops", v->ms->nonfile_fd);
-	json_u64(&j, "unknown_cwd", v->ms->unknown_cwd);
-	json_u64(&j, "truncated_paths", in->truncated_paths);
-	json_u64(&j, "time_in_calls_ns", in->in_calls_ns);
-	json_u64(&j, "time_between_calls_ns", in->between_ns);
-	json_str(&j, "bound", bound_name(in));
-	json_obj_open(&j, "records");
+}
+
+/* The counts per record type and per syscall ("records", "ops",
+ * "op_errors"), whose keys are the log's. */
+static void json_counts(struct json *j, const struct info *in)
+{
+	json_obj_open(j, "records");
 	for (unsigned t = 1; t <= RIOT_REC_TYPE_MAX; t++)
 		if (in->records[t])
-			json_u64(&j, rec_names[t], in->records[t]);
-	json_obj_close(&j);
-	json_obj_open(&j, "ops");
+			json_u64(j, rec_names[t], in->records[t]);
+	json_obj_close(j);
+	json_obj_open(j, "ops");
 	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++)
 		if (in->ops[s])
-			json_u64(&j, riot_sys_info(s)->name, in->ops[s]);
-	json_obj_close(&j);
-	json_obj_open(&j, "op_errors");
+			json_u64(j, riot_sys_info(s)->name, in->ops[s]);
+	json_obj_close(j);
+	json_obj_open(j, "op_errors");
 	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++)
 		if (in->errors[s])
-			json_u64(&j, riot_sys_info(s)->name, in->errors[s]);
-	json_obj_close(&j);
-	json_obj_close(&j);
-	json_end_line(&j);
+			json_u64(j, riot_sys_info(s)->name, in->errors[s]);
+	json_obj_close(j);
 }
 
-static void print_text(const struct info_view *v)
+static void text_counts(const struct info *in)
 {
-	const struct info *in = v->in;
-	char when[64], size[32], b[6][512];
-
-	wall_time(v->h, when, sizeof(when));
-	printf("file:        %s (%s, %" PRIu64 " blocks)\n", text_safe(v->file, b[0], 512),
-	       riot_fmt_bytes(v->file_bytes, size, sizeof(size)), v->blocks);
-	printf("format:      %u.%u\n", v->h->major, v->h->minor);
-	if (v->h->segment && v->files > 1)
-		printf("segments:    %" PRIu64 " to %" PRIu64 " of capture %s\n", v->h->segment,
-		       v->h->segment + v->files - 1, text_safe(v->h->capture_id, b[0], 512));
-	else if (v->h->segment)
-		printf("segment:     %" PRIu64 " of capture %s\n", v->h->segment,
-		       text_safe(v->h->capture_id, b[0], 512));
-	printf("complete:    %s%s%s\n", v->complete ? "yes" : "no",
-	       v->incomplete ? ": " : "", v->incomplete ? v->incomplete : "");
-	printf("host:        %s (%s, %s)\n", text_safe(v->h->host ? v->h->host : "?", b[1], 512),
-	       text_safe(v->h->kernel ? v->h->kernel : "?", b[2], 512),
-	       text_safe(v->h->arch ? v->h->arch : "?", b[3], 512));
-	printf("written by:  riot %s: ", text_safe(v->h->riot_version ? v->h->riot_version : "?",
-						   b[4], 512));
-	text_put(stdout, v->h->cmdline ? v->h->cmdline : "?");
-	printf("\n");
-	if (v->h->target) {
-		printf("target:      ");
-		text_put(stdout, v->h->target);
-		printf("\n");
-	}
-	if (v->h->fallbacks_known) {	/* format 1.8 */
-		printf("fallbacks:   ");
-		text_put(stdout, v->h->fallbacks[0] ? v->h->fallbacks : "none");
-		printf("\n");
-	}
-	printf("start:       %s\n", when);
-	printf("duration:    %.6f s\n", (double)view_duration(v) / 1e9);
-	if (v->h->probe_calls)
-		printf("probe time:  %" PRIu64 " ns a call, taken off durations by riot report "
-		       "(%" PRIu64 " newfstatat: %" PRIu64 " ns untraced, %" PRIu64 " ns recorded)\n",
-		       v->h->probe_ns, v->h->probe_calls, v->h->probe_untraced_ns,
-		       v->h->probe_recorded_ns);
-	printf("events:      %" PRIu64 " (%" PRIu64 " syscalls, %" PRIu64 " process events)\n",
-	       in->events, in->records[RIOT_REC_SYSCALL], in->records[RIOT_REC_PROC]);
-	printf("drops:       %" PRIu64 "%s\n", in->drops,
-	       in->drops ? " events lost: counts are lower bounds" : "");
-	printf("size:        %.2f bytes per event\n", view_bytes_per_event(v));
-	printf("processes:   %" PRIu64 " (%" PRIu64 " threads)\n", v->ms->processes, v->ms->threads);
-	printf("paths:       %" PRIu64 " distinct, %" PRIu64 " files opened\n",
-	       v->ms->paths, v->ms->files);
-	printf("bytes:       %" PRIu64 " read, %" PRIu64 " written\n",
-	       in->bytes_read, in->bytes_written);
-	printf("unresolved:  %" PRIu64 " fd operations, %" PRIu64
-	       " relative paths with unknown cwd, %" PRIu64 " truncated paths\n",
-	       v->ms->unresolved_fd, v->ms->unknown_cwd, in->truncated_paths);
-	printf("non-files:   %" PRIu64 " fd operations on pipes, sockets and the like\n",
-	       v->ms->nonfile_fd);
-	print_bound(in);
 	printf("records:    ");
 	for (unsigned t = 1; t <= RIOT_REC_TYPE_MAX; t++)
 		if (in->records[t])
@@ -351,6 +574,27 @@ static void print_text(const struct info_view *v)
 		if (in->ops[s])
 			printf("%-20s %12" PRIu64 " %10" PRIu64 "\n", riot_sys_info(s)->name,
 			       in->ops[s], in->errors[s]);
+}
+
+static void print_info(const struct info_view *v, bool as_json)
+{
+	struct info_row r;
+	struct json j;
+
+	fill_row(&r, v);
+	if (as_json) {
+		json_init(&j, stdout, true);
+		json_obj_open(&j, NULL);
+		json_fields(&j, &r);
+		json_counts(&j, v->in);
+		json_obj_close(&j);
+		json_end_line(&j);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(text_lines) / sizeof(text_lines[0]); i++)
+		if (r.when[text_lines[i].when])
+			text_line(&r, text_lines[i].text);
+	text_counts(v->in);
 }
 
 /* Reads the whole log into *in and the model. 0, or -errno with the reason
@@ -417,10 +661,7 @@ int cmd_info(int argc, char **argv)
 			.files = logs.n,
 		};
 
-		if (as_json)
-			print_json(&v);
-		else
-			print_text(&v);
+		print_info(&v, as_json);
 		status = RIOT_EXIT_OK;
 	}
 out:

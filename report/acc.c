@@ -8,6 +8,7 @@
 
 #include "formats/log.h"
 #include "lib/grow.h"
+#include "report/columns.h"
 #include "report/report_int.h"
 
 const char *const tl_class_names[TL_COUNT] = {
@@ -379,19 +380,11 @@ static void event_insert(struct run_acc *a, const struct run_op *op)
 	sqlite3_stmt *st = a->ins_event;
 	int rc;
 
-	sqlite3_bind_int64(st, 1, a->run_id);
-	sqlite3_bind_int64(st, 2, (int64_t)op->t_ns);
-	sqlite3_bind_int64(st, 3, (int64_t)op->lat_ns);
-	sqlite3_bind_int(st, 4, op->sys);
-	sqlite3_bind_int64(st, 5, op->pid);
-	sqlite3_bind_int64(st, 6, op->tid);
-	sqlite3_bind_int64(st, 7, (int64_t)op->file);
-	sqlite3_bind_int64(st, 8, op->path_id);
-	sqlite3_bind_int64(st, 9, op->ret);
-	if (op->issue_delay_ns >= 0)
-		sqlite3_bind_int64(st, 10, op->issue_delay_ns);
-	else
-		sqlite3_bind_null(st, 10);
+	int64_t run = a->run_id;
+	int col = 0;
+
+	sqlite3_clear_bindings(st);
+	EVENT_COLUMNS(COLUMN_BIND)
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE && !a->events_err)
@@ -477,10 +470,11 @@ void run_acc_divergence(struct run_acc *a, unsigned sys, enum run_divergence kin
 
 int run_acc_keep_events(struct run_acc *a, const char *db_path, char *err, size_t errlen)
 {
-	static const char ins[] =
-		"INSERT INTO events (run_id, t_ns, lat_ns, sys, pid, tid, file, path_id, "
-		"ret, issue_delay_ns) VALUES (?,?,?,?,?,?,?,?,?,?)";
-	int rc;
+	char ins[512];
+	int rc = columns_insert(&column_events, ins, sizeof(ins));
+
+	if (rc)
+		return rc;
 
 	if (a->db || a->ops)
 		return -EINVAL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/text.h"
+#include "report/columns.h"
 #include "report/report_int.h"
 #include "lib/cli.h"
 #include "lib/json.h"
@@ -86,59 +87,31 @@ static int step(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errlen)
 	return rc;
 }
 
-static void bind_opt(sqlite3_stmt *st, int col, uint64_t v, bool known)
-{
-	if (known)
-		sqlite3_bind_int64(st, col, (int64_t)v);
-	else
-		sqlite3_bind_null(st, col);
-}
-
+/* The devices row of d (DEVICE_COLUMNS). */
 static int store_device(sqlite3 *db, sqlite3_stmt *st, int64_t run, const struct run_device *d,
 			const struct run_block *b, char *err, size_t errlen)
 {
-	struct dev_row r;
-	int c = 1;
+	struct dev_row row, *r = &row;
+	int col = 0;
 
-	row_of_device(d, b, &r);
-	sqlite3_bind_int64(st, c++, run);
-	sqlite3_bind_int64(st, c++, (int64_t)d->dev);
-	sqlite3_bind_text(st, c++, r.name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, c++, r.kind, -1, SQLITE_TRANSIENT);
-	if (r.note[0])
-		sqlite3_bind_text(st, c++, r.note, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, c++);
-	sqlite3_bind_int64(st, c++, (int64_t)r.window_ns);
-	bind_opt(st, c++, b->flush_ns, b->synced);
-	for (unsigned k = 0; k < RUN_DEV_OPS; k++) {
-		sqlite3_bind_int64(st, c++, (int64_t)r.reqs[k]);
-		if (k != RUN_DEV_FLUSH)
-			sqlite3_bind_int64(st, c++, (int64_t)r.bytes[k]);
-	}
-	for (unsigned k = 0; k < 2; k++) {
-		bind_opt(st, c++, r.p50[k], d->lat[k].count > 0);
-		bind_opt(st, c++, r.p99[k], d->lat[k].count > 0);
-		bind_opt(st, c++, r.max[k], d->lat[k].count > 0);
-	}
-	sqlite3_bind_double(st, c++, r.depth_mean);
-	sqlite3_bind_int64(st, c++, (int64_t)r.depth_peak);
-	sqlite3_bind_int64(st, c++, (int64_t)r.untimed);
+	row_of_device(d, b, r);
+	sqlite3_clear_bindings(st);
+	DEVICE_COLUMNS(COLUMN_BIND)
 	return step(db, st, err, errlen);
 }
 
+/* The device_depth rows of d (DEVICE_DEPTH_COLUMNS). */
 static int store_depth(sqlite3 *db, sqlite3_stmt *st, int64_t run, const struct run_device *d,
 		       char *err, size_t errlen)
 {
 	int rc = 0;
 
 	for (unsigned i = 0; i < d->ndepth && !rc; i++) {
-		sqlite3_bind_int64(st, 1, run);
-		sqlite3_bind_int64(st, 2, (int64_t)d->dev);
-		sqlite3_bind_int64(st, 3, (int64_t)d->depth[i].t_ns);
-		sqlite3_bind_int64(st, 4, (int64_t)d->depth_step_ns);
-		sqlite3_bind_double(st, 5, d->depth[i].depth);
-		sqlite3_bind_int64(st, 6, d->depth[i].depth_max);
+		const struct run_depth_point *p = &d->depth[i];
+		int col = 0;
+
+		sqlite3_clear_bindings(st);
+		DEVICE_DEPTH_COLUMNS(COLUMN_BIND)
 		rc = step(db, st, err, errlen);
 	}
 	return rc;
@@ -165,18 +138,18 @@ int device_amplification(sqlite3 *db, int64_t run, char *err, size_t errlen)
 
 int device_store(sqlite3 *db, int64_t run, const struct run_block *b, char *err, size_t errlen)
 {
-	static const char dev_sql[] =
-		"INSERT INTO devices (run_id, dev, name, kind, note, window_ns, flush_ns, "
-		"read_reqs, read_bytes, write_reqs, write_bytes, discard_reqs, discard_bytes, "
-		"flush_reqs, read_p50_ns, read_p99_ns, read_max_ns, write_p50_ns, write_p99_ns, "
-		"write_max_ns, depth_mean, depth_peak, untimed) "
-		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	sqlite3_stmt *dev = NULL, *depth = NULL, *wa = NULL;
-	int rc = 0;
+	char dev_sql[1024], depth_sql[256];
+	int rc = columns_insert(&column_devices, dev_sql, sizeof(dev_sql));
 
+	if (!rc)
+		rc = columns_insert(&column_device_depth, depth_sql, sizeof(depth_sql));
+	if (rc) {
+		snprintf(err, errlen, "the devices tables have too many columns");
+		return rc;
+	}
 	if (sqlite3_prepare_v2(db, dev_sql, -1, &dev, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO device_depth VALUES (?,?,?,?,?,?)", -1, &depth,
-			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, depth_sql, -1, &depth, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, wa_sql, -1, &wa, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
 		rc = -EIO;
@@ -214,40 +187,38 @@ static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
  * none. Returns how many. */
 static unsigned load_devices(sqlite3 *db, int64_t id, struct dev_row *rows, unsigned max)
 {
-	static const char sql[] =
-		"SELECT name, kind, note, window_ns, flush_ns, read_reqs, read_bytes, write_reqs, "
-		"write_bytes, discard_reqs, discard_bytes, flush_reqs, read_p50_ns, read_p99_ns, "
-		"read_max_ns, write_p50_ns, write_p99_ns, write_max_ns, depth_mean, depth_peak, "
-		"untimed FROM devices WHERE run_id = ? ORDER BY write_bytes + read_bytes DESC, dev";
 	sqlite3_stmt *st;
 	unsigned n = 0;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (columns_prepare(db, &column_devices, "WHERE run_id = ? ORDER BY write_bytes + "
+			    "read_bytes DESC, dev", &st))
 		return 0;
 	sqlite3_bind_int64(st, 1, id);
 	while (n < max && sqlite3_step(st) == SQLITE_ROW) {
 		struct dev_row *r = &rows[n++];
-		int c = 3;
 
 		memset(r, 0, sizeof(*r));
-		col_text(st, 0, r->name, sizeof(r->name));
-		col_text(st, 1, r->kind, sizeof(r->kind));
-		col_text(st, 2, r->note, sizeof(r->note));
-		r->window_ns = col_u64(st, c++);
-		r->flush_ns = col_u64(st, c++);
-		for (unsigned k = 0; k < RUN_DEV_OPS; k++) {
-			r->reqs[k] = col_u64(st, c++);
-			if (k != RUN_DEV_FLUSH)
-				r->bytes[k] = col_u64(st, c++);
-		}
-		for (unsigned k = 0; k < 2; k++) {
-			r->p50[k] = col_u64(st, c++);
-			r->p99[k] = col_u64(st, c++);
-			r->max[k] = col_u64(st, c++);
-		}
-		r->depth_mean = sqlite3_column_double(st, c++);
-		r->depth_peak = col_u64(st, c++);
-		r->untimed = col_u64(st, c++);
+		col_text(st, DEVICE_COL_name, r->name, sizeof(r->name));
+		col_text(st, DEVICE_COL_kind, r->kind, sizeof(r->kind));
+		col_text(st, DEVICE_COL_note, r->note, sizeof(r->note));
+		r->window_ns = col_u64(st, DEVICE_COL_window_ns);
+		r->flush_ns = col_u64(st, DEVICE_COL_flush_ns);
+		r->reqs[RUN_DEV_READ] = col_u64(st, DEVICE_COL_read_reqs);
+		r->bytes[RUN_DEV_READ] = col_u64(st, DEVICE_COL_read_bytes);
+		r->reqs[RUN_DEV_WRITE] = col_u64(st, DEVICE_COL_write_reqs);
+		r->bytes[RUN_DEV_WRITE] = col_u64(st, DEVICE_COL_write_bytes);
+		r->reqs[RUN_DEV_DISCARD] = col_u64(st, DEVICE_COL_discard_reqs);
+		r->bytes[RUN_DEV_DISCARD] = col_u64(st, DEVICE_COL_discard_bytes);
+		r->reqs[RUN_DEV_FLUSH] = col_u64(st, DEVICE_COL_flush_reqs);
+		r->p50[0] = col_u64(st, DEVICE_COL_read_p50_ns);
+		r->p99[0] = col_u64(st, DEVICE_COL_read_p99_ns);
+		r->max[0] = col_u64(st, DEVICE_COL_read_max_ns);
+		r->p50[1] = col_u64(st, DEVICE_COL_write_p50_ns);
+		r->p99[1] = col_u64(st, DEVICE_COL_write_p99_ns);
+		r->max[1] = col_u64(st, DEVICE_COL_write_max_ns);
+		r->depth_mean = sqlite3_column_double(st, DEVICE_COL_depth_mean);
+		r->depth_peak = col_u64(st, DEVICE_COL_depth_peak);
+		r->untimed = col_u64(st, DEVICE_COL_untimed);
 	}
 	sqlite3_finalize(st);
 	return n;
@@ -616,17 +587,18 @@ static void html_depth(FILE *f, const struct run_view *v)
 		"fill=\"none\" stroke=\"#999\"/>\n", top, (double)span / 1e9, DEPTH_W, DEPTH_H,
 		DEPTH_W, DEPTH_H);
 	for (int pass = 0; pass < 2; pass++) {
-		if (sqlite3_prepare_v2(v->db, "SELECT t_ns, step_ns, depth, depth_max FROM "
-				       "device_depth WHERE run_id = ?1 AND dev = (SELECT dev FROM "
-				       "devices WHERE run_id = ?1 ORDER BY write_bytes + read_bytes "
-				       "DESC, dev LIMIT 1) ORDER BY t_ns", -1, &st, NULL) != SQLITE_OK)
+		if (columns_prepare(v->db, &column_device_depth, "WHERE run_id = ?1 AND dev = "
+				    "(SELECT dev FROM devices WHERE run_id = ?1 ORDER BY write_bytes "
+				    "+ read_bytes DESC, dev LIMIT 1) ORDER BY t_ns", &st))
 			return;
 		sqlite3_bind_int64(st, 1, v->id);
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" points=\"",
 			pass ? "#d62728" : "#1f77b4");
 		while (sqlite3_step(st) == SQLITE_ROW) {
-			double x = (double)(col_u64(st, 0) + col_u64(st, 1) / 2) / (double)span;
-			double y = sqlite3_column_double(st, pass ? 3 : 2) / top;
+			double x = (double)(col_u64(st, DEVICE_DEPTH_COL_t_ns) +
+					    col_u64(st, DEVICE_DEPTH_COL_step_ns) / 2) / (double)span;
+			double y = sqlite3_column_double(st, pass ? DEVICE_DEPTH_COL_depth_max :
+							 DEVICE_DEPTH_COL_depth) / top;
 
 			fprintf(f, "%.1f,%.1f ", x * DEPTH_W, DEPTH_H - y * (DEPTH_H - 4));
 		}

@@ -403,43 +403,6 @@ static int fleet_syscalls(struct merge *m, struct run_acc *a, uint64_t *delay_p9
 	return m->rc;
 }
 
-/* The per-second, per-errno... tables of the fleet run: sums. ?1
- * the fleet's id, ?2 its start (ns since the epoch; NULL: runs are not
- * shifted), ?3 the width of its rate buckets. */
-static const char *const fleet_sums[] = {
-	"INSERT INTO timeline SELECT ?1, t.second + coalesce((r.start_unix_ns - ?2) / "
-	"1000000000, 0) AS s, t.class, sum(t.ops), sum(t.bytes), max(t.lat_p99_ns) FROM "
-	"timeline t JOIN runs r ON r.id = t.run_id WHERE t.run_id IN " FLEET_SET
-	" GROUP BY s, t.class",
-	"INSERT INTO rates SELECT ?1, (x.t_ns + coalesce(r.start_unix_ns - ?2, 0)) / ?3 * ?3 "
-	"AS s, ?3, sum(x.ops), sum(x.bytes) FROM rates x JOIN runs r ON r.id = x.run_id "
-	"WHERE x.run_id IN " FLEET_SET " GROUP BY s",
-	"INSERT INTO errors SELECT ?1, sys, errno, min(name), sum(count) FROM errors WHERE "
-	"run_id IN " FLEET_SET " GROUP BY sys, errno",
-	"INSERT INTO divergences SELECT ?1, sys, kind, sum(count) FROM divergences WHERE "
-	"run_id IN " FLEET_SET " GROUP BY sys, kind",
-	/* each run's stacks are capped already: theirs, summed */
-	"INSERT INTO stacks SELECT ?1, stack, sum(count), sum(time_ns), sum(bytes) FROM stacks "
-	"WHERE run_id IN " FLEET_SET " GROUP BY stack",
-	"INSERT INTO filesystems SELECT ?1, dev, fs_type, device, mount_point, mount_options, "
-	"sum(ops) FROM filesystems WHERE run_id IN " FLEET_SET " GROUP BY dev, fs_type, "
-	"device, mount_point, mount_options",
-	/* once per device: the runs of one host that recorded one device saw
-	 * the same requests in windows that overlap, so a device's traffic is
-	 * the most one of them saw (its window's; at least the fleet's), not
-	 * their sum; hosts' devices are their own and add */
-	"INSERT INTO devices (run_id, dev, name, kind, note, window_ns, read_reqs, read_bytes, "
-	"write_reqs, write_bytes, discard_reqs, discard_bytes, flush_reqs, depth_mean, "
-	"depth_peak, untimed) SELECT ?1, dev, min(name), min(kind), 'fleet: on each of ' || "
-	"count(*) || ' host(s), the most one run saw (their windows overlap), not their sum', "
-	"max(window_ns), sum(read_reqs), sum(read_bytes), sum(write_reqs), sum(write_bytes), "
-	"sum(discard_reqs), sum(discard_bytes), sum(flush_reqs), max(depth_mean), "
-	"max(depth_peak), sum(untimed) FROM (SELECT d.*, row_number() OVER (PARTITION BY "
-	"coalesce(r.host, ''), d.dev ORDER BY d.write_bytes DESC, d.read_bytes DESC, d.run_id) "
-	"AS k FROM devices d JOIN runs r ON r.id = d.run_id WHERE d.run_id IN " FLEET_SET ") "
-	"WHERE k = 1 GROUP BY dev",
-};
-
 /* Appends fmt's text to sql[len] at *n; false once it no longer fits. */
 __attribute__((format(printf, 4, 5)))
 static bool add(char *sql, size_t len, size_t *n, const char *fmt, ...)
@@ -519,6 +482,26 @@ static uint64_t rate_width(uint64_t span_ns)
 	return w;
 }
 
+/* Runs sql, columns_fleet()'s statement of the fleet's rows of a table: ?1
+ * the fleet's id, ?2 its start (ns since the epoch; NULL: runs are not
+ * shifted), ?3 the width of its rate buckets. */
+static void fleet_sum(struct merge *m, const char *sql, int64_t fleet, const int64_t *start,
+		      int64_t span)
+{
+	sqlite3_stmt *st = prep(m, sql);
+
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, fleet);
+	if (start)
+		sqlite3_bind_int64(st, 2, *start);
+	else
+		sqlite3_bind_null(st, 2);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_int64(st, 3, (int64_t)rate_width(span > 0 ? (uint64_t)span : 0));
+	run_stmt(m, st);
+}
+
 static int fleet_tables(struct merge *m, int64_t fleet)
 {
 	sqlite3_stmt *st = prep(m, "SELECT start_unix_ns, duration_ns FROM runs WHERE id = ?1");
@@ -535,17 +518,17 @@ static int fleet_tables(struct merge *m, int64_t fleet)
 		sqlite3_finalize(st);
 	}
 	fleet_usage(m, fleet);
-	for (size_t i = 0; !m->rc && i < sizeof(fleet_sums) / sizeof(fleet_sums[0]); i++) {
-		if (!(st = prep(m, fleet_sums[i])))
-			break;
-		sqlite3_bind_int64(st, 1, fleet);
-		if (start_known)
-			sqlite3_bind_int64(st, 2, start);
-		else
-			sqlite3_bind_null(st, 2);
-		if (sqlite3_bind_parameter_count(st) >= 3)
-			sqlite3_bind_int64(st, 3, (int64_t)rate_width(span > 0 ? (uint64_t)span : 0));
-		run_stmt(m, st);
+	for (size_t i = 0; !m->rc && i < column_ntables; i++) {
+		char sql[2048];
+		int rc = columns_fleet(column_tables[i], FLEET_SET, sql, sizeof(sql));
+
+		if (rc == -E2BIG) {
+			snprintf(m->err, sizeof(m->err), "the %s table has too many columns",
+				 column_tables[i]->name);
+			m->rc = rc;
+		} else if (!rc) {
+			fleet_sum(m, sql, fleet, start_known ? &start : NULL, span);
+		}
 	}
 	return m->rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report/columns.h"
 #include "report/report_int.h"
 #include "lib/cli.h"
 #include "lib/fields.h"
@@ -342,15 +343,14 @@ static void json_errors(struct json *j, const struct run_view *v)
 	sqlite3_stmt *st;
 
 	json_arr_open(j, "errors");
-	if (sqlite3_prepare_v2(v->db, "SELECT sys, errno, name, count FROM errors WHERE run_id = ? "
-			       "ORDER BY sys, errno", -1, &st, NULL) == SQLITE_OK) {
+	if (!columns_prepare(v->db, &column_errors, "WHERE run_id = ? ORDER BY sys, errno", &st)) {
 		sqlite3_bind_int64(st, 1, v->id);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			json_obj_open(j, NULL);
-			json_str(j, "sys", (const char *)sqlite3_column_text(st, 0));
-			json_i64(j, "errno", sqlite3_column_int64(st, 1));
-			json_str(j, "name", (const char *)sqlite3_column_text(st, 2));
-			json_i64(j, "count", sqlite3_column_int64(st, 3));
+			json_str(j, "sys", (const char *)sqlite3_column_text(st, ERROR_COL_sys));
+			json_i64(j, "errno", sqlite3_column_int64(st, ERROR_COL_errno));
+			json_str(j, "name", (const char *)sqlite3_column_text(st, ERROR_COL_name));
+			json_i64(j, "count", sqlite3_column_int64(st, ERROR_COL_count));
 			json_obj_close(j);
 		}
 		sqlite3_finalize(st);

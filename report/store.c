@@ -82,45 +82,23 @@ static const char *sys_name(unsigned sys)
 
 /* ---- per syscall and class ---- */
 
+/* The histograms rows of h (HISTOGRAM_COLUMNS): its buckets that hold
+ * values. */
 static void store_hist(struct store *s, sqlite3_stmt *st, const char *sys, const char *metric,
 		       const struct hist *h)
 {
-	for (unsigned b = 0; b < HIST_BUCKETS && !s->rc; b++)
-		if (h->b[b])
-			row(s, st, "ittiuuu", s->run, sys, metric, (int64_t)b,
-			    hist_bucket_low(b), hist_bucket_high(b), h->b[b]);
+	int64_t run = s->run;
+
+	for (unsigned b = 0; b < HIST_BUCKETS && !s->rc; b++) {
+		int col = 0;
+
+		if (!h->b[b])
+			continue;
+		sqlite3_clear_bindings(st);
+		HISTOGRAM_COLUMNS(COLUMN_BIND)
+		row(s, st, "");
+	}
 }
-
-/* Binding a column's value by its type (columns.h); one not bound (when
- * does not hold) is NULL, as every row starts with cleared bindings. */
-static void bind_CT_ID(sqlite3_stmt *st, int col, int64_t v)
-{
-	sqlite3_bind_int64(st, col, v);
-}
-
-static void bind_CT_TEXT(sqlite3_stmt *st, int col, const char *v)
-{
-	sqlite3_bind_text(st, col, v, -1, SQLITE_TRANSIENT);
-}
-
-static void bind_CT_U64(sqlite3_stmt *st, int col, uint64_t v)
-{
-	sqlite3_bind_int64(st, col, (int64_t)v);
-}
-
-static void bind_CT_REAL(sqlite3_stmt *st, int col, double v)
-{
-	sqlite3_bind_double(st, col, v);
-}
-
-#define bind_CT_KEY bind_CT_ID
-#define bind_CT_U64_NULL bind_CT_U64
-#define bind_CT_TEXT_NULL bind_CT_TEXT
-
-#define BIND_COLUMN(name, type, when, value) \
-	col++; \
-	if (when) \
-		bind_##type(st, col, (value));
 
 /* The INSERT of every column of table t. */
 static sqlite3_stmt *prep_insert(struct store *s, const struct column_table *t)
@@ -146,14 +124,14 @@ static void store_syscall_row(struct store *s, sqlite3_stmt *st, unsigned i,
 	if (s->rc)
 		return;
 	sqlite3_clear_bindings(st);
-	SYSCALL_COLUMNS(BIND_COLUMN)
+	SYSCALL_COLUMNS(COLUMN_BIND)
 	row(s, st, "");
 }
 
 static void store_syscalls(struct store *s, const struct run_acc *a)
 {
 	sqlite3_stmt *st = prep_insert(s, &column_syscalls);
-	sqlite3_stmt *hs = prep(s, "INSERT INTO histograms VALUES (?,?,?,?,?,?,?)");
+	sqlite3_stmt *hs = prep_insert(s, &column_histograms);
 
 	for (unsigned i = 0; i < RIOT_SYS_COUNT && !s->rc; i++) {
 		const struct sys_acc *x = a->sys[i];
@@ -186,7 +164,7 @@ static void store_class_row(struct store *s, sqlite3_stmt *st, const char *name,
 	if (s->rc || !h->count)
 		return;
 	sqlite3_clear_bindings(st);
-	CLASS_COLUMNS(BIND_COLUMN)
+	CLASS_COLUMNS(COLUMN_BIND)
 	row(s, st, "");
 }
 
@@ -245,7 +223,7 @@ static void store_file_row(struct store *s, sqlite3_stmt *st, int64_t id, const 
 	if (s->rc)
 		return;
 	sqlite3_clear_bindings(st);
-	FILE_COLUMNS(BIND_COLUMN)
+	FILE_COLUMNS(COLUMN_BIND)
 	row(s, st, "");
 }
 
@@ -274,7 +252,7 @@ static void store_process_row(struct store *s, sqlite3_stmt *st, const struct pr
 	if (s->rc)
 		return;
 	sqlite3_clear_bindings(st);
-	PROCESS_COLUMNS(BIND_COLUMN)
+	PROCESS_COLUMNS(COLUMN_BIND)
 	row(s, st, "");
 }
 
@@ -302,6 +280,7 @@ static int tl_row_cmp(const void *x, const void *y)
 /* Rows in order of second; only seconds that hold operations exist. */
 static void store_timeline(struct store *s, const struct run_acc *a)
 {
+	int64_t run = s->run;
 	sqlite3_stmt *st;
 	const struct tl_row **rows = malloc(sizeof(*rows) * (a->tl_used ? a->tl_used : 1));
 	uint64_t n = 0;
@@ -313,19 +292,18 @@ static void store_timeline(struct store *s, const struct run_acc *a)
 	for (uint64_t i = 0; i < a->tl_used; i++)
 		rows[n++] = &a->tl[i];
 	qsort(rows, n, sizeof(*rows), tl_row_cmp);
-	st = prep(s, "INSERT INTO timeline VALUES (?,?,?,?,?,?)");
+	st = prep_insert(s, &column_timeline);
 	for (uint64_t i = 0; i < n && !s->rc; i++) {
 		const struct tl_row *r = rows[i];
 
 		for (unsigned c = 0; c < TL_COUNT; c++) {
+			int col = 0;
+
 			if (!r->ops[c])
 				continue;
-			if (r->p99[c] == UINT64_MAX)
-				row(s, st, "iituun", s->run, r->sec, tl_class_names[c], r->ops[c],
-				    r->bytes[c]);
-			else
-				row(s, st, "iituuu", s->run, r->sec, tl_class_names[c], r->ops[c],
-				    r->bytes[c], r->p99[c]);
+			sqlite3_clear_bindings(st);
+			TIMELINE_COLUMNS(COLUMN_BIND)
+			row(s, st, "");
 		}
 	}
 	sqlite3_finalize(st);
@@ -334,28 +312,41 @@ static void store_timeline(struct store *s, const struct run_acc *a)
 
 static void store_rates(struct store *s, const struct run_acc *a)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO rates VALUES (?,?,?,?,?)");
+	sqlite3_stmt *st = prep_insert(s, &column_rates);
+	int64_t run = s->run;
 
-	for (unsigned i = 0; i < RUN_RATE_BUCKETS && !s->rc; i++)
-		if (a->rate_ops[i])
-			row(s, st, "iuuuu", s->run, (uint64_t)i * a->rate_width, a->rate_width,
-			    a->rate_ops[i], a->rate_bytes[i]);
+	for (unsigned i = 0; i < RUN_RATE_BUCKETS && !s->rc; i++) {
+		int col = 0;
+
+		if (!a->rate_ops[i])
+			continue;
+		sqlite3_clear_bindings(st);
+		RATE_COLUMNS(COLUMN_BIND)
+		row(s, st, "");
+	}
 	sqlite3_finalize(st);
 }
 
 static void store_errors(struct store *s, const struct run_acc *a)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO errors VALUES (?,?,?,?,?)");
+	sqlite3_stmt *st = prep_insert(s, &column_errors);
+	int64_t run = s->run;
 
 	for (unsigned i = 0; i < RIOT_SYS_COUNT && !s->rc; i++) {
 		const struct sys_acc *x = a->sys[i];
+		const char *sys = sys_name(i);
 
-		for (unsigned e = 0; x && x->errnos && e < RUN_ERRNO_MAX; e++) {
+		for (unsigned e = 0; x && x->errnos && e < RUN_ERRNO_MAX && !s->rc; e++) {
 			const char *name = e ? strerrorname_np((int)e) : NULL;
+			uint64_t n = x->errnos[e];
+			int col = 0;
 
-			if (x->errnos[e])
-				row(s, st, "ititu", s->run, sys_name(i), (int64_t)e,
-				    name ? name : "unknown", x->errnos[e]);
+			if (!n)
+				continue;
+			name = name ? name : "unknown";
+			sqlite3_clear_bindings(st);
+			ERROR_COLUMNS(COLUMN_BIND)
+			row(s, st, "");
 		}
 	}
 	sqlite3_finalize(st);
@@ -368,22 +359,41 @@ static const char *const div_names[RUN_DIV_COUNT] = {
 
 static void store_divergences(struct store *s, const struct run_acc *a)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO divergences VALUES (?,?,?,?)");
-	sqlite3_stmt *ss = prep(s, "INSERT INTO divergence_samples VALUES (?,?,?,?,?,?,?)");
+	sqlite3_stmt *st = prep_insert(s, &column_divergences);
+	int64_t run = s->run;
 
-	for (unsigned i = 0; i < RIOT_SYS_COUNT && !s->rc; i++)
-		for (unsigned k = RUN_DIV_RESULT; a->sys[i] && k < RUN_DIV_COUNT; k++)
-			if (a->sys[i]->div[k])
-				row(s, st, "ittu", s->run, sys_name(i), div_names[k],
-				    a->sys[i]->div[k]);
-	for (unsigned n = 0; n < a->nsamples && !s->rc; n++) {
-		const struct div_sample *d = &a->samples[n];
+	for (unsigned i = 0; i < RIOT_SYS_COUNT && !s->rc; i++) {
+		const char *sys = sys_name(i);
 
-		row(s, ss, "iittiit", s->run, (int64_t)n, sys_name(d->sys), div_names[d->kind],
-		    d->captured_ret, d->replay_ret, d->path);
+		for (unsigned k = RUN_DIV_RESULT; a->sys[i] && k < RUN_DIV_COUNT; k++) {
+			const char *kind = div_names[k];
+			uint64_t n = a->sys[i]->div[k];
+			int col = 0;
+
+			if (!n)
+				continue;
+			sqlite3_clear_bindings(st);
+			DIVERGENCE_COLUMNS(COLUMN_BIND)
+			row(s, st, "");
+		}
 	}
 	sqlite3_finalize(st);
-	sqlite3_finalize(ss);
+}
+
+static void store_div_samples(struct store *s, const struct run_acc *a)
+{
+	sqlite3_stmt *st = prep_insert(s, &column_divergence_samples);
+	int64_t run = s->run;
+
+	for (unsigned seq = 0; seq < a->nsamples && !s->rc; seq++) {
+		const struct div_sample *d = &a->samples[seq];
+		int col = 0;
+
+		sqlite3_clear_bindings(st);
+		DIVERGENCE_SAMPLE_COLUMNS(COLUMN_BIND)
+		row(s, st, "");
+	}
+	sqlite3_finalize(st);
 }
 
 /* The stacks, capped by each weight (run_acc_stacks_max()). */
@@ -400,10 +410,16 @@ static void store_stacks(struct store *s, const struct run_acc *a, const struct 
 		s->rc = -ENOMEM;
 		return;
 	}
-	st = prep(s, "INSERT INTO stacks VALUES (?,?,?,?,?)");
-	for (size_t i = 0; i < n && !s->rc; i++)
-		row(s, st, "ituuu", s->run, v[i].stack, v[i].w[STACK_COUNT], v[i].w[STACK_TIME],
-		    v[i].w[STACK_BYTES]);
+	st = prep_insert(s, &column_stacks);
+	for (size_t i = 0; i < n && !s->rc; i++) {
+		const struct stack_folded *f = &v[i];
+		int64_t run = s->run;
+		int col = 0;
+
+		sqlite3_clear_bindings(st);
+		STACK_COLUMNS(COLUMN_BIND)
+		row(s, st, "");
+	}
 	sqlite3_finalize(st);
 	stacks_folded_free(v, n);
 }
@@ -653,14 +669,19 @@ int run_store_syscalls(sqlite3 *db, int64_t run, const struct run_acc *a, char *
 
 static void store_filesystems(struct store *s, const struct run_meta *m, const struct run_facts *f)
 {
-	sqlite3_stmt *st = prep(s, "INSERT INTO filesystems VALUES (?,?,?,?,?,?,?)");
+	sqlite3_stmt *st = prep_insert(s, &column_filesystems);
 	const struct run_fs *list = m->nfs ? m->fs : f->fs;
 	unsigned n = m->nfs ? m->nfs : f->fs ? 1 : 0;
+	int64_t run = s->run;
 
-	for (unsigned i = 0; i < n && !s->rc; i++)
-		row(s, st, "iuttttu", s->run, list[i].dev,
-		    or_null(list[i].fs_type), or_null(list[i].device), or_null(list[i].mount_point),
-		    or_null(list[i].mount_options), list[i].ops);
+	for (unsigned i = 0; i < n && !s->rc; i++) {
+		const struct run_fs *fs = &list[i];
+		int col = 0;
+
+		sqlite3_clear_bindings(st);
+		FILESYSTEM_COLUMNS(COLUMN_BIND)
+		row(s, st, "");
+	}
 	sqlite3_finalize(st);
 }
 
@@ -685,6 +706,7 @@ static int store_all(struct store *s, struct run_acc *a, const struct run_meta *
 	store_rates(s, a);
 	store_errors(s, a);
 	store_divergences(s, a);
+	store_div_samples(s, a);
 	store_filesystems(s, meta, f);
 	if (!s->rc && meta->block)
 		s->rc = device_store(s->db, s->run, meta->block, s->err, s->errlen);

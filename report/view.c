@@ -293,19 +293,20 @@ int view_stacks(const struct run_view *v, struct stack_folded **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(v->db, "SELECT stack, count, time_ns, bytes FROM stacks WHERE "
-			       "run_id = ? ORDER BY count DESC, stack", -1, &st, NULL) != SQLITE_OK)
+	if (columns_prepare(v->db, &column_stacks, "WHERE run_id = ? ORDER BY count DESC, stack",
+			    &st))
 		return 0;	/* an older report: no stacks */
 	sqlite3_bind_int64(st, 1, v->id);
 	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
-		const char *s = (const char *)sqlite3_column_text(st, 0);
+		const char *s = (const char *)sqlite3_column_text(st, STACK_COL_stack);
 
 		if (GROW(a, cap, len + 1, 64) < 0 || !(a[len].stack = strdup(s ? s : ""))) {
 			rc = -ENOMEM;
 			break;
 		}
-		for (unsigned k = 0; k < STACK_WEIGHTS; k++)
-			a[len].w[k] = col_u64(st, 1 + (int)k);
+		a[len].w[STACK_COUNT] = col_u64(st, STACK_COL_count);
+		a[len].w[STACK_TIME] = col_u64(st, STACK_COL_time_ns);
+		a[len].w[STACK_BYTES] = col_u64(st, STACK_COL_bytes);
 		len++;
 	}
 	sqlite3_finalize(st);
@@ -442,15 +443,15 @@ int view_hist(const struct run_view *v, const char *sys, const char *metric, str
 	sqlite3_stmt *st;
 
 	hist_init(h);
-	if (sqlite3_prepare_v2(v->db, "SELECT bucket, count FROM histograms WHERE run_id = ? "
-			       "AND sys = ? AND metric = ?", -1, &st, NULL) != SQLITE_OK)
+	if (columns_prepare(v->db, &column_histograms, "WHERE run_id = ? AND sys = ? AND "
+			    "metric = ?", &st))
 		return -EIO;
 	sqlite3_bind_int64(st, 1, v->id);
 	sqlite3_bind_text(st, 2, sys, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, metric, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t b = sqlite3_column_int64(st, 0);
-		uint64_t n = col_u64(st, 1);
+		int64_t b = sqlite3_column_int64(st, HISTOGRAM_COL_bucket);
+		uint64_t n = col_u64(st, HISTOGRAM_COL_count);
 
 		if (b < 0 || b >= HIST_BUCKETS)
 			continue;
@@ -489,18 +490,17 @@ int view_timeline(const struct run_view *v, uint64_t **ops, uint64_t **bytes,
 	if (!*ops || !*bytes || !*p99)
 		goto fail;
 	rc = -EIO;
-	if (sqlite3_prepare_v2(v->db, "SELECT second, ops, bytes, lat_p99_ns FROM timeline "
-			       "WHERE run_id = ?", -1, &st, NULL) != SQLITE_OK)
+	if (columns_prepare(v->db, &column_timeline, "WHERE run_id = ?", &st))
 		goto fail;
 	sqlite3_bind_int64(st, 1, v->id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t s = sqlite3_column_int64(st, 0);
-		uint64_t p = col_u64(st, 3);
+		int64_t s = sqlite3_column_int64(st, TIMELINE_COL_second);
+		uint64_t p = col_u64(st, TIMELINE_COL_lat_p99_ns);
 
 		if (s < 0 || (uint64_t)s >= secs)
 			continue;
-		(*ops)[(uint64_t)s / w] += col_u64(st, 1);
-		(*bytes)[(uint64_t)s / w] += col_u64(st, 2);
+		(*ops)[(uint64_t)s / w] += col_u64(st, TIMELINE_COL_ops);
+		(*bytes)[(uint64_t)s / w] += col_u64(st, TIMELINE_COL_bytes);
 		if (p > (*p99)[(uint64_t)s / w])
 			(*p99)[(uint64_t)s / w] = p;
 	}
@@ -643,8 +643,7 @@ int view_rates(const struct run_view *v, double **ops, double **bytes, unsigned 
 
 	*ops = *bytes = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(v->db, "SELECT t_ns, width_ns, ops, bytes FROM rates WHERE "
-			       "run_id = ? ORDER BY t_ns", -1, &st, NULL) != SQLITE_OK)
+	if (columns_prepare(v->db, &column_rates, "WHERE run_id = ? ORDER BY t_ns", &st))
 		return rates_of_timeline(v, ops, bytes, n, width_ns);
 	sqlite3_bind_int64(st, 1, v->id);
 	*ops = calloc(RUN_RATE_BUCKETS, sizeof(**ops));
@@ -657,14 +656,14 @@ int view_rates(const struct run_view *v, double **ops, double **bytes, unsigned 
 		return -ENOMEM;
 	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint64_t t = col_u64(st, 0), rw = col_u64(st, 1);
+		uint64_t t = col_u64(st, RATE_COL_t_ns), rw = col_u64(st, RATE_COL_width_ns);
 
 		if (!w)
 			w = rw;
 		if (!rw || rw != w || t / w >= RUN_RATE_BUCKETS)
 			continue;	/* not written by riot */
-		(*ops)[t / w] = (double)col_u64(st, 2) * 1e9 / (double)w;
-		(*bytes)[t / w] = (double)col_u64(st, 3) * 1e9 / (double)w;
+		(*ops)[t / w] = (double)col_u64(st, RATE_COL_ops) * 1e9 / (double)w;
+		(*bytes)[t / w] = (double)col_u64(st, RATE_COL_bytes) * 1e9 / (double)w;
 		if (t + w > end)
 			end = t + w;
 	}

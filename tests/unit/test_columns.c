@@ -1,6 +1,7 @@
 /* test_columns: the column lists of report/columns.h are report/schema.sql's
- * tables (the same columns, in the same order, of the same types), and a
- * new report says the schema version schema.sql names. */
+ * tables (the same columns, in the same order, of the same types), the
+ * fleet's rows of `report merge` are made from them, and a new report says
+ * the schema version schema.sql names. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -21,20 +22,25 @@ static int schema_ddl(const char *schema, const char *t, char *out, size_t len)
 
 	snprintf(head, sizeof(head), "CREATE TABLE %s (\n", t);
 	p = strstr(schema, head);
+	if (!p) {	/* a table a later version added */
+		snprintf(head, sizeof(head), "CREATE TABLE IF NOT EXISTS %s (\n", t);
+		p = strstr(schema, head);
+	}
 	if (!p)
 		return -1;
 	p += strlen(head);
 	end = strstr(p, "\n);");
 	if (!end)
 		return -1;
-	/* the body without comments */
-	while (p < end && b + 1 < sizeof(body)) {
+	/* the body without comments, a CHECK's commas hidden (';') */
+	for (int depth = 0; p < end && b + 1 < sizeof(body); p++) {
 		if (p[0] == '-' && p[1] == '-') {
-			while (p < end && *p != '\n')
+			while (p + 1 < end && p[1] != '\n')
 				p++;
 			continue;
 		}
-		body[b++] = *p++;
+		depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+		body[b++] = *p == ',' && depth > 0 ? ';' : *p;
 	}
 	body[b] = '\0';
 	*out = '\0';
@@ -45,7 +51,7 @@ static int schema_ddl(const char *schema, const char *t, char *out, size_t len)
 		while (isspace((unsigned char)*def))
 			def++;
 		if (strncmp(def, "PRIMARY KEY", 11) == 0)
-			break;	/* the key's own commas end the columns */
+			break;	/* the table's key ends the columns */
 		if (sscanf(def, "%63s %31s", name, type) != 2)
 			return -1;
 		n += (size_t)snprintf(out + n, len - n, "%s%s %s%s", n ? ", " : "", name, type,
@@ -85,6 +91,39 @@ static void test_insert(void)
 		  "?, ?, ?)");
 	CHECK_EQ(columns_insert(&column_syscalls, small, sizeof(small)), -E2BIG);
 	CHECK_EQ(columns_ddl(&column_syscalls, small, sizeof(small)), -E2BIG);
+}
+
+static void test_fleet(void)
+{
+	static const struct column cols[] = {
+		{ .name = "run_id", .type = CT_ID, FLEET("?1") },
+		{ .name = "k1", .type = CT_TEXT, FLEET_KEY("x.k1") },
+		{ .name = "note", .type = CT_TEXT_NULL },	/* none: NULL */
+		{ .name = "k2", .type = CT_KEY, FLEET_KEY("x.k2") },
+		{ .name = "n", .type = CT_U64, FLEET("sum(x.n)") },
+	};
+	static const struct column_table example = { .name = "t", .cols = cols, .n = 5 };
+	char sql[1024];
+
+	CHECK_EQ(columns_fleet(&example, "(1)", sql, sizeof(sql)), 0);
+	CHECK_STR(sql, "INSERT INTO t (run_id, k1, k2, n) SELECT ?1, x.k1, x.k2, sum(x.n) FROM t "
+		  "x JOIN runs r ON r.id = x.run_id WHERE x.run_id IN (1) GROUP BY 2, 3");
+	CHECK_EQ(columns_fleet(&column_histograms, "(1)", sql, sizeof(sql)), -ENOENT);
+	CHECK_EQ(columns_fleet(&column_syscalls, "(1)", sql, sizeof(sql)), -ENOENT);
+	for (size_t k = 0; k < column_ntables; k++) {
+		int rc = columns_fleet(column_tables[k], "(1)", sql, sizeof(sql));
+
+		CHECK(rc == 0 || rc == -ENOENT);
+		/* a fleet's rows are its own (run_id ?1); none, no fleet value */
+		if (rc == 0)
+			CHECK_STR(column_tables[k]->cols[0].fleet, "?1");
+		for (size_t i = 0; rc && i < column_tables[k]->n; i++)
+			CHECK(column_tables[k]->cols[i].fleet == NULL);
+	}
+	/* the devices: the rows its fleet_from picks, grouped by device */
+	CHECK_EQ(columns_fleet(&column_devices, "(1)", sql, sizeof(sql)), 0);
+	CHECK(strstr(sql, "WHERE d.run_id IN (1)) x WHERE x.k = 1 GROUP BY 2") != NULL);
+	CHECK(strstr(sql, "flush_ns") == NULL);
 }
 
 /* A new report: the version schema.sql names, every column selectable; a
@@ -152,6 +191,7 @@ int main(void)
 {
 	test_tables_match_schema();
 	test_insert();
+	test_fleet();
 	test_report_db();
 	return unit_done();
 }
