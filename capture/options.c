@@ -21,6 +21,10 @@
 #include "lib/cli.h"
 
 #define DEFAULT_RING_MIB 16
+/* zstd's fastest level: the drain's compressor is a tenth to a fifth of
+ * riot's CPU per event at level 3, for logs 1-3 % smaller (benchmarks/
+ * README.md, "Capture: riot's own CPU") */
+#define DEFAULT_ZSTD_LEVEL 1
 /* riot's priority while it drains: on a busy host the ring buffer fills
  * while riot waits for a CPU, and what does not fit is lost. */
 #define DEFAULT_NICE -10
@@ -390,6 +394,7 @@ int capture_parse_args(int argc, char **argv, struct capture_opts *o, struct cap
 
 	o->ring_bytes = (uint64_t)DEFAULT_RING_MIB << 20;
 	o->nice = DEFAULT_NICE;
+	o->zstd_level = DEFAULT_ZSTD_LEVEL;
 	o->all_ops = true;
 	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++)
 		enable_sys(o, s);

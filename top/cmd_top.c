@@ -45,7 +45,7 @@ const char cmd_top_help[] =
 "                      stop watching after SECONDS (the view stays until q)\n"
 "      --ring-size MIB ring buffer size, a power of 2 up to 2048 (default 16)\n"
 "      --nice N        riot's nice value while it watches (default -10)\n"
-"      --zstd-level N  compression level of the log written with -o\n"
+"      --zstd-level N  compression level of the log written with -o (default 1)\n"
 "  -q, --quiet         no summary of the log after quitting\n"
 "  -h, --help          this text\n"
 "\n"
