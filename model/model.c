@@ -1128,6 +1128,13 @@ static void note_gap(struct task *k, const struct riot_syscall *sc,
 	k->has_end = true;
 }
 
+bool model_changes_tables(const struct riot_syscall *sc)
+{
+	const struct riot_sys_info *si = riot_sys_info(sc->sys);
+
+	return !si || sys_changes_tables(sc, si);
+}
+
 static int apply_syscall(struct model *m, const struct riot_syscall *sc, struct model_op *op)
 {
 	const struct riot_sys_info *si = riot_sys_info(sc->sys);

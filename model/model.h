@@ -197,6 +197,11 @@ void model_free(struct model *m);
  * model does not know are ignored. 0, -ENOMEM, or -E2BIG when the log's
  * distinct paths exceed MODEL_PATH_BYTES_MAX. */
 int model_apply(struct model *m, const struct riot_rec *r, struct model_op *op);
+/* Whether a syscall may change what the resolver keeps (fd tables, cwds,
+ * rings' registered files): a reader that feeds the model only some of
+ * the calls (riot top, sampling) must still feed it these, and every
+ * record that is not a syscall. The others resolve against it. */
+bool model_changes_tables(const struct riot_syscall *sc);
 /* The message for an error of model_apply(). */
 const char *model_strerror(int err);
 

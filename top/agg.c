@@ -36,10 +36,24 @@ static uint64_t bucket_high(unsigned b)
 	return ((uint64_t)(TOP_HIST_SUB + sub + 1) << (e - 2)) - 1;
 }
 
-void top_hist_add(struct top_hist *h, uint64_t v)
+static inline void hist_add(struct top_hist *h, uint64_t v)
 {
 	h->n++;
 	h->b[bucket(v)]++;
+	if (v > h->max)
+		h->max = v;
+}
+
+void top_hist_add(struct top_hist *h, uint64_t v)
+{
+	hist_add(h, v);
+}
+
+/* v, counted w times (a sampled call). */
+static void hist_addn(struct top_hist *h, uint64_t v, uint32_t w)
+{
+	h->n += w;
+	h->b[bucket(v)] += w;
 	if (v > h->max)
 		h->max = v;
 }
@@ -113,6 +127,39 @@ unsigned top_class_of(unsigned sys)
 	default:
 		return TOP_OTHER;
 	}
+}
+
+/* What the path every call takes needs of a syscall, looked up once per
+ * syscall rather than per call: its top_class in the low bits, and: */
+enum {
+	FACT_BYTES = 1u << 3,	/* its result counts bytes moved */
+	FACT_ASYNC = 1u << 4,	/* an asynchronous request */
+	FACT_TABLES = 1u << 5,	/* it may change the resolver's tables */
+	FACT_CLASS = 7u,
+};
+static uint8_t sys_facts[RIOT_SYS_COUNT + 1];	/* [RIOT_SYS_COUNT]: unknown */
+
+static void facts_init(void)
+{
+	for (unsigned s = 0; s <= RIOT_SYS_COUNT; s++) {
+		const struct riot_sys_info *si = s < RIOT_SYS_COUNT ? riot_sys_info(s) : NULL;
+		struct riot_syscall sc = { .sys = (uint16_t)s };
+		unsigned f = top_class_of(s);
+
+		if (si && (si->cls == RIOT_CLASS_DATA_READ || si->cls == RIOT_CLASS_DATA_WRITE ||
+			   si->cls == RIOT_CLASS_DATA_COPY))
+			f |= FACT_BYTES;
+		if (si && (si->flags & RIOT_SF_ASYNC))
+			f |= FACT_ASYNC;
+		if (!si || model_changes_tables(&sc))
+			f |= FACT_TABLES;
+		sys_facts[s] = (uint8_t)f;
+	}
+}
+
+static unsigned facts_of(unsigned sys)
+{
+	return sys_facts[sys < RIOT_SYS_COUNT ? sys : RIOT_SYS_COUNT];
 }
 
 /* ---- heavy hitters ---- */
@@ -243,12 +290,15 @@ int top_agg_init(struct top_agg *a)
 	uint64_t seed = map_seed();
 
 	memset(a, 0, sizeof(*a));
+	facts_init();	/* the same facts each time */
 	a->m = model_new();
 	a->ev = calloc(TOP_EVENTS, sizeof(*a->ev));
 	a->comms = calloc(TOP_COMMS, sizeof(*a->comms));
+	a->tid_end = calloc(TOP_TIDS, sizeof(*a->tid_end));
+	a->every = a->countdown = 1;
 	map_init(&a->comm_of, seed);
 	map_init(&a->comm_idx, seed);
-	if (!a->m || !a->ev || !a->comms || hh_init(&a->files, TOP_FILES, seed) ||
+	if (!a->m || !a->ev || !a->comms || !a->tid_end || hh_init(&a->files, TOP_FILES, seed) ||
 	    hh_init(&a->procs_hh, TOP_PROCS, seed + 1) || hh_init(&a->stacks, TOP_STACKS, seed + 2)) {
 		top_agg_fini(a);
 		return -ENOMEM;
@@ -267,7 +317,13 @@ void top_agg_fini(struct top_agg *a)
 	map_fini(&a->comm_idx);
 	free(a->ev);
 	free(a->comms);
+	free(a->tid_end);
 	memset(a, 0, sizeof(*a));
+}
+
+void top_agg_sample(struct top_agg *a)
+{
+	a->sampling = true;
 }
 
 void top_agg_reset(struct top_agg *a)
@@ -283,7 +339,52 @@ void top_agg_reset(struct top_agg *a)
 	a->ev_total = 0;
 	a->records = a->syscalls = a->procs = a->drops = a->malformed = 0;
 	a->think_ns = a->busy_ns = 0;
+	a->sampled_calls = 0;
 	a->t0 = a->t_last;
+	a->sec_lo = 0;
+}
+
+static void note_second(struct top_agg *a, uint64_t t, unsigned cls, uint64_t n,
+			uint64_t bytes);
+
+void top_agg_settle(struct top_agg *a)
+{
+	uint64_t ops[TOP_NCLASS], bytes[TOP_NCLASS];
+
+	for (unsigned c = 0; c < TOP_NCLASS; c++) {
+		ops[c] = a->cls[c].count;
+		bytes[c] = a->cls[c].bytes;
+	}
+	memset(a->cls, 0, sizeof(a->cls));
+	a->think_ns = a->busy_ns = 0;
+	for (unsigned s = 0; s < RIOT_SYS_COUNT; s++) {
+		const struct top_row *r = &a->sys[s];
+		struct top_row *c;
+
+		if (!r->count)
+			continue;
+		a->think_ns += r->gap_ns;
+		if (!(facts_of(s) & FACT_ASYNC))
+			a->busy_ns += r->time_ns;
+		c = &a->cls[top_class_of(s)];
+		c->count += r->count;
+		c->errors += r->errors;
+		c->bytes += r->bytes;
+		c->time_ns += r->time_ns;
+		c->gap_ns += r->gap_ns;
+		c->gaps += r->gaps;
+		top_hist_merge(&c->lat, &r->lat);
+		top_hist_merge(&c->gap, &r->gap);
+	}
+	/* sampling: what the classes gained since the last settle, in the
+	 * second of the latest call */
+	for (unsigned c = 0; a->sampling && a->t_last && c < TOP_NCLASS; c++) {
+		uint64_t n = a->cls[c].count - ops[c], b = a->cls[c].bytes - bytes[c];
+
+		if (!n)
+			continue;
+		note_second(a, a->t_last, c, n, b);
+	}
 }
 
 /* The comm's index + 1, interned; 0 past TOP_COMMS. */
@@ -374,10 +475,18 @@ static void note_proc(struct top_agg *a, const struct riot_rec *rec)
 }
 
 /* The second of completion t in the history ring. */
-static void note_second(struct top_agg *a, uint64_t t, unsigned cls, uint64_t bytes)
+static void note_second(struct top_agg *a, uint64_t t, unsigned cls, uint64_t n,
+			uint64_t bytes)
 {
-	uint64_t s = t > a->t0 ? (t - a->t0) / 1000000000ull : 0;
+	uint64_t s;
 
+	/* most calls end in the second the last one did: no division */
+	if (t - a->sec_lo < 1000000000ull && a->sec_lo && t >= a->sec_lo) {
+		a->sec_ops[cls] += n;
+		a->sec_bytes[cls] += bytes;
+		return;
+	}
+	s = t > a->t0 ? (t - a->t0) / 1000000000ull : 0;
 	if (s + TOP_SECONDS <= a->sec_last)
 		return;	/* older than the history */
 	while (a->sec_last < s) {
@@ -387,33 +496,53 @@ static void note_second(struct top_agg *a, uint64_t t, unsigned cls, uint64_t by
 	}
 	if (a->sec_last >= TOP_SECONDS && a->sec_first < a->sec_last - TOP_SECONDS + 1)
 		a->sec_first = a->sec_last - TOP_SECONDS + 1;
-	a->ops_s[s % TOP_SECONDS][cls]++;
+	if (s == a->sec_last) {
+		a->sec_lo = a->t0 + s * 1000000000ull;
+		a->sec_ops = a->ops_s[s % TOP_SECONDS];
+		a->sec_bytes = a->bytes_s[s % TOP_SECONDS];
+	}
+	a->ops_s[s % TOP_SECONDS][cls] += n;
 	a->bytes_s[s % TOP_SECONDS][cls] += bytes;
 }
 
+/* A call into row r, counted w times; gap: its think time, or
+ * UINT64_MAX when it has none. */
 static void row_add(struct top_row *r, const struct riot_syscall *sc, uint64_t bytes,
-		    const struct model_op *op)
+		    uint64_t gap, uint32_t w)
 {
-	r->count++;
-	r->errors += sc->ret < 0;
-	r->bytes += bytes;
-	r->time_ns += sc->dur;
-	top_hist_add(&r->lat, sc->dur);
-	if (op && op->has_gap) {
-		r->gap_ns += op->gap_ns;
-		r->gaps++;
-		top_hist_add(&r->gap, op->gap_ns);
+	r->count += w;
+	r->errors += sc->ret < 0 ? w : 0;
+	r->bytes += bytes * w;
+	r->time_ns += sc->dur * w;
+	hist_addn(&r->lat, sc->dur, w);
+	if (gap != UINT64_MAX) {
+		r->gap_ns += gap * w;
+		r->gaps += w;
+		hist_addn(&r->gap, gap, w);
 	}
+}
+
+/* The think time before sc (since its thread's previous call ended), or
+ * UINT64_MAX: none (the thread's first call seen, an asynchronous
+ * request, which neither has a gap nor ends one, as the resolver counts
+ * them). */
+static uint64_t tid_gap(struct top_agg *a, const struct riot_syscall *sc, bool async)
+{
+	struct top_tid_end *e = &a->tid_end[sc->tid % TOP_TIDS];
+	uint64_t gap = UINT64_MAX;
+
+	if (async)
+		return gap;
+	if (e->tid == sc->tid && e->end)
+		gap = sc->t > e->end ? sc->t - e->end : 0;
+	e->tid = sc->tid;
+	e->end = sc->t + sc->dur;
+	return gap;
 }
 
 static uint64_t bytes_of(const struct riot_syscall *sc)
 {
-	const struct riot_sys_info *si = riot_sys_info(sc->sys);
-
-	if (!si || sc->ret <= 0)
-		return 0;
-	return si->cls == RIOT_CLASS_DATA_READ || si->cls == RIOT_CLASS_DATA_WRITE ||
-	       si->cls == RIOT_CLASS_DATA_COPY ? (uint64_t)sc->ret : 0;
+	return (facts_of(sc->sys) & FACT_BYTES) && sc->ret > 0 ? (uint64_t)sc->ret : 0;
 }
 
 /* The path a call names as the view shows it: resolved by the model, else
@@ -441,14 +570,14 @@ static void copy_tail(char *dst, size_t len, const char *s)
 	dst[len - 1] = 0;
 }
 
-static void note_event(struct top_agg *a, const struct riot_syscall *sc,
-		       const struct model_op *op, const char *path)
+static void note_event(struct top_agg *a, const struct riot_syscall *sc, uint64_t gap,
+		       const char *path)
 {
 	struct top_event *e = &a->ev[a->ev_total++ % TOP_EVENTS];
 
 	e->t = sc->t;
 	e->dur = sc->dur;
-	e->gap = op && op->has_gap ? op->gap_ns : UINT64_MAX;
+	e->gap = gap;
 	e->ret = sc->ret;
 	e->pid = sc->pid;
 	e->tid = sc->tid;
@@ -458,27 +587,48 @@ static void note_event(struct top_agg *a, const struct riot_syscall *sc,
 	copy_tail(e->path, sizeof(e->path), path);
 }
 
-static int note_syscall(struct top_agg *a, const struct riot_syscall *sc,
-			const struct model_op *op)
+/* A call to its syscall's row (its count and bytes; its errors, time,
+ * think time and histograms counted w times: a call of the sample stands
+ * for w calls) and the rates. facts: facts_of(its syscall). */
+static void note_call(struct top_agg *a, const struct riot_syscall *sc, uint64_t bytes,
+		      uint64_t gap, unsigned facts, uint32_t w)
 {
-	unsigned cls = top_class_of(sc->sys);
-	uint64_t bytes = bytes_of(sc), end = sc->t + sc->dur;
-	const char *path = path_of(sc, op);
-	struct top_row *r;
-	bool fresh;
+	uint64_t end = sc->t + sc->dur;
 
 	a->syscalls++;
 	if (end > a->t_last)
 		a->t_last = end;
-	if (sc->sys < RIOT_SYS_COUNT)
-		row_add(&a->sys[sc->sys], sc, bytes, op);
-	row_add(&a->cls[cls], sc, bytes, op);
-	if (op && op->has_gap)
-		a->think_ns += op->gap_ns;
-	if (!(riot_sys_info(sc->sys) && riot_sys_info(sc->sys)->flags & RIOT_SF_ASYNC))
-		a->busy_ns += sc->dur;
-	note_second(a, end, cls, bytes);
-	note_event(a, sc, op, path);
+	if (sc->sys < RIOT_SYS_COUNT) {
+		struct top_row *r = &a->sys[sc->sys];
+
+		r->count++;
+		r->bytes += bytes;
+		r->errors += sc->ret < 0 ? w : 0;
+		r->time_ns += sc->dur * w;
+		hist_addn(&r->lat, sc->dur, w);
+		if (gap != UINT64_MAX) {
+			r->gap_ns += gap * w;
+			r->gaps += w;
+			hist_addn(&r->gap, gap, w);
+		}
+	}
+	/* sampling, the rates are counted a few times a second instead
+	 * (top_agg_settle()) */
+	if (!a->sampling)
+		note_second(a, end, facts & FACT_CLASS, 1, bytes);
+}
+
+/* What a call adds to the details, counted w times: the stream, files,
+ * processes and stacks. */
+static int note_detail(struct top_agg *a, const struct riot_syscall *sc,
+		       const struct model_op *op, uint64_t bytes, uint64_t gap, uint32_t w)
+{
+	const char *path = path_of(sc, op);
+	struct top_row *r;
+	bool fresh;
+
+	a->sampled_calls++;
+	note_event(a, sc, gap, path);
 	/* files: by path (a file's id would split a path opened twice) */
 	if (path[0]) {
 		uint64_t key = op && op->path_id ? op->path_id : hash_bytes(path, strlen(path), 1);
@@ -488,7 +638,7 @@ static int note_syscall(struct top_agg *a, const struct riot_syscall *sc,
 			return -ENOMEM;
 		if (fresh && !(r->text = strdup(path)))
 			return -ENOMEM;
-		row_add(r, sc, bytes, op);
+		row_add(r, sc, bytes, gap, w);
 	}
 	r = hh_row(&a->procs_hh, sc->pid, 0, &fresh);
 	if (!r)
@@ -497,7 +647,7 @@ static int note_syscall(struct top_agg *a, const struct riot_syscall *sc,
 		r->pid = sc->pid;
 		copy_comm(r->comm, comm_name(a, sc->pid));
 	}
-	row_add(r, sc, bytes, op);
+	row_add(r, sc, bytes, gap, w);
 	/* stacks: comm, syscall, path */
 	{
 		uint64_t ci = comm_idx(a, sc->pid);
@@ -513,33 +663,115 @@ static int note_syscall(struct top_agg *a, const struct riot_syscall *sc,
 			if (!(r->text = strdup(path)))
 				return -ENOMEM;
 		}
-		row_add(r, sc, bytes, op);
+		row_add(r, sc, bytes, gap, w);
 	}
 	return 0;
 }
 
-int top_agg_add(struct top_agg *a, const struct riot_rec *rec)
+/* Sampling, at a call the sample takes (one in `every`): it stands for
+ * the `every` calls since the one before; each tenth of a second,
+ * `every` is set anew from the calls of the one before. */
+static void resample(struct top_agg *a, uint64_t t)
 {
-	struct model_op op, *opp = NULL;
+	a->win_n += a->every;
+	if (t < a->win_lo || t - a->win_lo >= 100000000ull) {
+		uint64_t want = a->win_n / (TOP_DETAIL_RATE / 10);
+		uint32_t every = 1;
+
+		while (every < want && every < 1024)
+			every *= 2;
+		a->every = every;
+		a->win_lo = t;
+		a->win_n = 0;
+	}
+	a->countdown = a->every;
+}
+
+/* The resolver's view of rec, into *op; false when it has none (it
+ * failed, or was not fed this call). -ENOMEM. */
+static int model_feed(struct top_agg *a, const struct riot_rec *rec, struct model_op *op,
+		      bool *have)
+{
 	int err;
 
+	*have = false;
+	if (!a->m)
+		return 0;
+	err = model_apply(a->m, rec, op);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {	/* -E2BIG: paths as recorded from now on */
+		a->model_err = err;
+		model_free(a->m);
+		a->m = NULL;
+		return 0;
+	}
+	*have = true;
+	return 0;
+}
+
+/* Sampling, a call the sample skips: what must count every call (its
+ * syscall's count and bytes, its thread's end for the next call's think
+ * time, the resolver's tables), the least work a call can cost. */
+static int skip_call(struct top_agg *a, const struct riot_rec *rec)
+{
+	const struct riot_syscall *sc = &rec->sc;
+	unsigned facts = facts_of(sc->sys);
+	struct model_op op;
+	bool have;
+
+	/* t_last moves with the sample: a call of it is at most `every`
+	 * calls behind */
+	a->syscalls++;
+	if (sc->sys < RIOT_SYS_COUNT) {
+		a->sys[sc->sys].count++;
+		if ((facts & FACT_BYTES) && sc->ret > 0)
+			a->sys[sc->sys].bytes += (uint64_t)sc->ret;
+	}
+	if (!(facts & FACT_ASYNC)) {
+		struct top_tid_end *e = &a->tid_end[sc->tid % TOP_TIDS];
+
+		e->tid = sc->tid;
+		e->end = sc->t + sc->dur;
+	}
+	return facts & FACT_TABLES ? model_feed(a, rec, &op, &have) : 0;
+}
+
+static int add_syscall(struct top_agg *a, const struct riot_rec *rec)
+{
+	const struct riot_syscall *sc = &rec->sc;
+	unsigned facts = facts_of(sc->sys);
+	uint32_t w = a->every;	/* the calls this one stands for */
+	bool have = false;
+	uint64_t bytes, gap;
+	struct model_op op;
+	int err;
+
+	if (a->sampling)
+		resample(a, sc->t + sc->dur);
+	bytes = (facts & FACT_BYTES) && sc->ret > 0 ? (uint64_t)sc->ret : 0;
+	gap = tid_gap(a, sc, facts & FACT_ASYNC);
+	note_call(a, sc, bytes, gap, facts, w);
+	if ((err = model_feed(a, rec, &op, &have)))
+		return err;
+	return note_detail(a, sc, have ? &op : NULL, bytes, gap, w);
+}
+
+int top_agg_add(struct top_agg *a, const struct riot_rec *rec)
+{
+	struct model_op op;
+	bool have;
+	int err;
+
+	if (rec->type == RIOT_REC_SYSCALL && a->sampling && --a->countdown)
+		return skip_call(a, rec);	/* the most frequent path */
 	if (!a->records++ || !a->t0)
 		a->t0 = rec->type == RIOT_REC_SYSCALL ? rec->sc.t : a->t0;
-	if (a->m) {
-		err = model_apply(a->m, rec, &op);
-		if (err == -ENOMEM)
-			return err;
-		if (err) {	/* -E2BIG: paths as recorded from now on */
-			a->model_err = err;
-			model_free(a->m);
-			a->m = NULL;
-		} else {
-			opp = &op;
-		}
-	}
+	if (rec->type == RIOT_REC_SYSCALL)
+		return add_syscall(a, rec);
+	if ((err = model_feed(a, rec, &op, &have)))
+		return err;
 	switch (rec->type) {
-	case RIOT_REC_SYSCALL:
-		return note_syscall(a, &rec->sc, opp);
 	case RIOT_REC_PROC:
 	case RIOT_REC_SNAP_PROC:
 		note_proc(a, rec);
@@ -557,13 +789,14 @@ int top_agg_add_op(struct top_agg *a, const struct riot_syscall *sc, const char 
 {
 	struct model_op op;
 
+	uint64_t gap = gap_ns >= 0 ? (uint64_t)gap_ns : UINT64_MAX, bytes = bytes_of(sc);
+
 	memset(&op, 0, sizeof(op));
 	op.path = path && path[0] ? path : NULL;
-	op.has_gap = gap_ns >= 0;
-	op.gap_ns = gap_ns >= 0 ? (uint64_t)gap_ns : 0;
 	if (!a->records++ || !a->t0)
 		a->t0 = sc->t;
-	return note_syscall(a, sc, &op);
+	note_call(a, sc, bytes, gap, facts_of(sc->sys), 1);
+	return note_detail(a, sc, &op, bytes, gap, 1);
 }
 
 void top_agg_name(struct top_agg *a, uint32_t pid, const char *comm)

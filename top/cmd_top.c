@@ -222,6 +222,7 @@ static int run_live(struct capture_opts *o, int argc, char **argv)
 		riot_err("out of memory");
 		return RIOT_EXIT_FAIL;
 	}
+	top_agg_sample(&l.agg);	/* the view's cost must not grow with the rate */
 	title_of(o, l.title, sizeof(l.title));
 	l.cmd = o->cmd != NULL;
 	l.src.agg = &l.agg;

@@ -372,6 +372,7 @@ static void csv_field(FILE *f, const char *s)
 
 void view_write_csv(struct top_view *v, struct top_src *src)
 {
+	top_agg_settle(src->agg);
 	char name[128], stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;

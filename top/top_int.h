@@ -101,6 +101,14 @@ struct top_event {
 
 struct model;
 
+/* A thread's last call's end, for think time without the resolver: slot
+ * tid % TOP_TIDS (a thread whose slot another took has no gap that call). */
+#define TOP_TIDS 4096
+struct top_tid_end {
+	uint32_t tid;
+	uint64_t end;
+};
+
 struct top_agg {
 	struct model *m;	/* the resolver; NULL once it failed */
 	int model_err;		/* why it failed (model_strerror()) */
@@ -125,13 +133,35 @@ struct top_agg {
 	uint32_t ncomms;
 	uint32_t memo_pid, memo_comm;	/* the last pid looked up, its comm's
 					 * index + 1 (0: none); memo_pid 0: none */
+	struct top_tid_end *tid_end;	/* TOP_TIDS */
+	uint64_t sec_lo;	/* boot ns where second sec_last begins */
+	uint64_t *sec_ops, *sec_bytes;	/* its slots (valid while sec_lo) */
+	/* Sampling (top_agg_sample()): above TOP_DETAIL_RATE calls a second
+	 * one call in `every` is taken whole and counted `every` times: in
+	 * the details (files, processes, stacks, the stream) and in the
+	 * errors, times, think time and histograms of the syscall and class
+	 * rows. Their calls and bytes, and the rates, count every call; the
+	 * resolver is fed every call that may change its tables. */
+	bool sampling;
+	uint32_t every, countdown;
+	uint64_t win_lo, win_n;	/* the current tenth of a second, its calls */
+	uint64_t sampled_calls;	/* calls the details saw */
 };
+
+/* Live views (riot top with a capture) sample past this rate. */
+#define TOP_DETAIL_RATE 20000
 
 /* 0 or -ENOMEM. */
 int top_agg_init(struct top_agg *a);
 void top_agg_fini(struct top_agg *a);
 /* Forgets every count (the view's reset); the resolver's state stays. */
 void top_agg_reset(struct top_agg *a);
+/* From now on, sample the details when calls come faster than
+ * TOP_DETAIL_RATE a second (a live capture: what the view costs must not
+ * grow with the rate). */
+void top_agg_sample(struct top_agg *a);
+/* The class rows, from the syscall rows: call before reading a->cls. */
+void top_agg_settle(struct top_agg *a);
 /* One record, in log order. 0, or -ENOMEM. A resolver error (too many
  * distinct paths) is kept in model_err and paths are then shown as
  * recorded. */

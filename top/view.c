@@ -117,6 +117,9 @@ static void draw_status(struct top_view *v, struct top_src *src)
 	n += snprintf(t + n, sizeof(t) - n, " | %llu calls | drops %llu%s",
 		      (unsigned long long)a->syscalls, (unsigned long long)(a->drops + cc.drops),
 		      v->paused ? " | paused" : "");
+	/* files, processes, flame and events from a sample: said */
+	if (a->sampling && a->every > 1)
+		n += snprintf(t + n, sizeof(t) - n, " | 1 in %u", a->every);
 	if (cc.log_path)
 		snprintf(t + n, sizeof(t) - n, " | log %s %s", cc.log_path,
 			 view_fmt_bytes(cc.log_bytes, sz, sizeof(sz)));
@@ -407,6 +410,7 @@ static enum top_action key(struct top_view *v, struct top_src *src, int k)
 
 static void draw(struct top_view *v, struct top_src *src)
 {
+	top_agg_settle(src->agg);
 	erase();
 	if (LINES < 10 || COLS < 40) {
 		view_put(v, 0, 0, COLS, "riot top: the terminal is too small (40x10 at least)", false,

@@ -2,7 +2,8 @@
  * heavy hitters that keep the rows counted most exactly while thousands of
  * others come and go (and find a kept row again after evictions); the
  * events ring, newest first, with long paths cut at their start; the
- * compact histogram's quantiles against the truth; reset. */
+ * compact histogram's quantiles against the truth; reset; a live view's
+ * sampling of the details, with exact syscall rows and think time. */
 #include <stdlib.h>
 
 #include "bpf/syscalls.h"
@@ -65,6 +66,7 @@ int main(void)
 	CHECK_U64(a.sys[RIOT_SYS_pread64].bytes, 5000ull * 4096);
 	CHECK_U64(a.sys[RIOT_SYS_newfstatat].count, 5000);
 	CHECK_U64(a.sys[RIOT_SYS_newfstatat].errors, 5000);
+	top_agg_settle(&a);
 	CHECK_U64(a.cls[TOP_READ].count, 5000);
 	CHECK_U64(a.cls[TOP_READ].bytes, 5000ull * 4096);
 	CHECK_U64(a.cls[TOP_META].count, 5000);
@@ -131,6 +133,106 @@ int main(void)
 	err = add(&a, t++, RIOT_SYS_pread64, 100, 10, 1000, "/hot/0");
 	CHECK(err == 0 && file_row(&a, "/hot/0") && file_row(&a, "/hot/0")->count == 1);
 	top_agg_fini(&a);
+
+	/* sampling (a live view): 200,000 preads of one fd in 0.2 s, 1 us
+	 * apart, 400 ns each, after the open that names its file. The
+	 * syscall and class rows count every call and its bytes; the rest
+	 * takes one call in 64 (the rate is 50 times TOP_DETAIL_RATE) and
+	 * counts it 64 times; the resolver, fed an open the sample skipped,
+	 * names the file of the sampled reads after it. */
+	{
+		static struct riot_rec r;
+		uint64_t t0 = 5000000000ull, sampled;
+		const struct top_row *f;
+
+		CHECK_EQ(top_agg_init(&a), 0);
+		top_agg_sample(&a);
+		err = add(&a, t0 - 3000, RIOT_SYS_getdents64, 9, 0, 100, "/d");
+		memset(&r, 0, sizeof(r));
+		r.type = RIOT_REC_SYSCALL;
+		r.sc.t = t0 - 2000;
+		r.sc.dur = 1000;
+		r.sc.pid = r.sc.tid = 42;
+		r.sc.sys = RIOT_SYS_openat;
+		r.sc.ret = 3;
+		r.sc.dirfd = -100;
+		r.sc.path.s = "/data/table";
+		r.sc.has = RIOT_HAS_PATH | RIOT_HAS_DIRFD;
+		err |= top_agg_add(&a, &r);
+		for (int i = 0; i < 200000; i++) {
+			memset(&r.sc, 0, sizeof(r.sc));
+			r.sc.t = t0 + (uint64_t)i * 1000;
+			r.sc.dur = 400;
+			r.sc.pid = r.sc.tid = 42;
+			r.sc.sys = RIOT_SYS_pread64;
+			r.sc.fd = 3;
+			r.sc.ret = 4096;
+			r.sc.has = RIOT_HAS_FD;
+			err |= top_agg_add(&a, &r);
+		}
+		CHECK_EQ(err, 0);
+		top_agg_settle(&a);
+		CHECK_U64(a.sys[RIOT_SYS_pread64].count, 200000);
+		CHECK_U64(a.sys[RIOT_SYS_pread64].bytes, 200000ull * 4096);
+		CHECK_U64(a.cls[TOP_READ].count, 200000);
+		/* every read but the first follows the previous read's end by
+		 * 600 ns, sampled reads too; the first (of the first tenth of
+		 * a second, taken whole) follows the open's end by 1000 */
+		{
+			const struct top_row *r = &a.sys[RIOT_SYS_pread64];
+
+			CHECK(r->gaps >= 200000 - 128 && r->gaps <= 200000 + 128);
+			CHECK_U64(r->gap_ns, r->gaps * 600 + 400);
+			CHECK_U64(r->gap.n, r->gaps);
+			CHECK_U64(r->lat.n, r->gaps);
+			CHECK_U64(r->time_ns, r->gaps * 400);
+			CHECK_U64(a.think_ns, r->gap_ns);
+		}
+		CHECK_U64(a.every, 64);
+		sampled = a.sampled_calls;
+		/* the first tenth of a second in full (the rate is not known
+		 * yet), the second at 1 in 64 */
+		CHECK(sampled >= 100000 + 100000 / 64 - 2 && sampled <= 100000 + 100000 / 64 + 2);
+		f = file_row(&a, "/data/table");
+		CHECK(f != NULL);
+		if (f)	/* each sampled read counted 64 times */
+			CHECK(f->count >= 200000 - 128 && f->count <= 200000 + 128);
+		CHECK(a.ev_total == sampled);
+		/* an open the sample skips still names the file of the reads
+		 * that follow it */
+		if (a.countdown == 1) {	/* the next call would be sampled */
+			r.sc.t += 1000;
+			err |= top_agg_add(&a, &r);
+		}
+		memset(&r.sc, 0, sizeof(r.sc));
+		r.sc.t = t0 + 200000ull * 1000;
+		r.sc.dur = 500;
+		r.sc.pid = r.sc.tid = 42;
+		r.sc.sys = RIOT_SYS_openat;
+		r.sc.ret = 5;
+		r.sc.dirfd = -100;
+		r.sc.path.s = "/data/late";
+		r.sc.has = RIOT_HAS_PATH | RIOT_HAS_DIRFD;
+		sampled = a.sampled_calls;
+		err |= top_agg_add(&a, &r);
+		CHECK_U64(a.sampled_calls, sampled);
+		for (int i = 0; i < 6400; i++) {
+			memset(&r.sc, 0, sizeof(r.sc));
+			r.sc.t = t0 + 200001ull * 1000 + (uint64_t)i * 1000;
+			r.sc.dur = 400;
+			r.sc.pid = r.sc.tid = 42;
+			r.sc.sys = RIOT_SYS_read;
+			r.sc.fd = 5;
+			r.sc.ret = 100;
+			r.sc.has = RIOT_HAS_FD;
+			err |= top_agg_add(&a, &r);
+		}
+		CHECK_EQ(err, 0);
+		CHECK_U64(a.sampled_calls - sampled, 100);
+		f = file_row(&a, "/data/late");
+		CHECK(f != NULL && f->count == 6400);
+		top_agg_fini(&a);
+	}
 
 	/* the compact histogram: a quantile is never below the truth, and
 	 * at most 19 % above it (four buckets per power of two) */
