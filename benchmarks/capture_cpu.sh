@@ -2,12 +2,14 @@
 # benchmarks/capture_cpu.sh: what recording costs the host in the
 # recorder's own CPU, each figure apart. Runs as root in a few minutes.
 #
-# 1. Steady state: the recorder's CPU (user+sys of the recorder and its
-#    child, less the child's own as tests/bin/sysloop reports it) per
-#    recorded event, as the difference of an N-call and a 4N-call run of
-#    the pread, open/close and stat loops, so start-up cancels out; riot,
-#    bpftrace (benchmarks/peers.bt) and `perf trace` (NSLOW calls) record
-#    the same loops. Median of ROUNDS, with the spread (min-max).
+# 1. Steady state: the recorder's CPU per recorded event, as the
+#    difference of an N-call and a 4N-call run of the pread, open/close
+#    and stat loops, so start-up and fixed costs cancel out. riot: its
+#    CPU while recording, as its summary states it; bpftrace
+#    (benchmarks/peers.bt): user+sys of it and its child, less the
+#    child's own as tests/bin/sysloop reports it; `perf trace` (NSLOW
+#    calls): its own CPU, attached with -p to the loop. Median of ROUNDS,
+#    with the spread (min-max).
 # 2. Start-up: riot's CPU for `riot capture -- /bin/true`, and the load
 #    time of each BPF program alone (build/bench/bpf_load: the kernel's
 #    verifier, the maps, libbpf's relocations).
@@ -19,8 +21,9 @@
 #    reorder across CPUs, convert, encode, compress, copies (libc's memcpy),
 #    kernel (syscalls, page faults), start-up (libbpf, BTF).
 # 5. tar -xf of TAR_FILES and 4 x TAR_FILES files: riot's CPU per event in
-#    steady state (their difference, the traced tar's own CPU taken off
-#    each), with start-up included, and bytes per event.
+#    steady state (the difference of its recording CPU, as its summary
+#    states it, over the two), with starting and stopping included, and
+#    bytes per event.
 #
 # Environment: RIOT, BIN, BENCH (build/bench); N (default 1000000), NSLOW
 # (perf trace, default 100000), ROUNDS (3), TAR_FILES (20000).
@@ -58,18 +61,35 @@ per_event() { # cpu1 ev1 cpu2 ev2; n/a where the recorder's CPU came out
 	awk -v a="$1" -v e="$2" -v b="$3" -v f="$4" 'BEGIN {if (f > e && b > a && a > 0) printf "%.1f\n", (b - a) / (f - e); else print "n/a"}'
 }
 
-# riot_run MODE CALLS: "cpu-ns events" of one riot capture of the loop.
+# riot_run MODE CALLS: "cpu-ns events" of one riot capture of the loop:
+# riot's CPU while it recorded, as its summary states it (its own threads'
+# user+sys from the start of the drain to its end, less detaching the
+# programs: start-up and the traced loop's CPU are not in it).
 riot_run() {
-	local r
-	r=$(cpu_ns "$RIOT" capture -o "$work/l.riot" -- "$BIN/sysloop" "$1" "$2" "$target")
-	echo "${r% *} $(riot_events)"
+	"$RIOT" capture -o "$work/l.riot" -- "$BIN/sysloop" "$1" "$2" "$target" \
+		>"$work/out" 2>"$work/err"
+	awk '/riot CPU/ {printf "%.0f ", $3 * 1e9} $1 == "events" {e = $2} END {print e}' "$work/err" |
+		awk 'NF == 2 {print; ok = 1} END {if (!ok) print "n/a"}'
 }
 bt_run() { # events: the loop's calls (one line per syscall, plus a few)
 	cpu_ns bpftrace -o "$work/bt.out" -c "$BIN/sysloop $1 $2 $target" "$(dirname "$0")/peers.bt"
 }
+# perf trace's own CPU: it attaches (-p) to a shell that waits on a fifo,
+# then execs the loop, so the loop is no child of perf's and perf's
+# rusage is its own; the loop's syscalls are "calls" (a few of the
+# shell's are in both run lengths and cancel).
 perf_run() {
-	# perf trace prints the loop's output to its own stdout
-	cpu_ns perf trace -o "$work/perf.out" -- "$BIN/sysloop" "$1" "$2" "$target"
+	local TIMEFORMAT='%U %S' pid
+	rm -f "$work/gate"
+	mkfifo "$work/gate"
+	sh -c 'read -r _ <"$1"; exec "$2" "$3" "$4" "$5"' sh "$work/gate" "$BIN/sysloop" "$1" "$2" \
+		"$target" >"$work/out" &
+	pid=$!
+	{ time perf trace -p "$pid" -o "$work/perf.out" 2>"$work/err"; } 2>"$work/time" &
+	sleep 3	# perf trace attached (it reads the syscall tables first)
+	echo go >"$work/gate"
+	wait
+	awk -v k="$2" '{printf "%.0f %d\n", ($1 + $2) * 1e9, k}' "$work/time"
 }
 
 printf 'capture CPU benchmark: N=%d (perf trace %d), median (min-max) of %d rounds, %s, %s CPUs, load %s\n' \
@@ -196,29 +216,20 @@ echo
 echo "5. tar -xf of $TAR_FILES and $((TAR_FILES * 4)) files"
 make_big_tar "$work/big.tar" "$TAR_FILES"
 make_big_tar "$work/big4.tar" $((TAR_FILES * 4))
-tar_cpu() { # the CPU of a command (user+sys, its children's included), ns
-	local TIMEFORMAT='%U %S'
-	rm -rf "$work/u"; mkdir "$work/u"
-	{ time "$@" >/dev/null 2>"$work/err"; } 2>&1 | awk '{printf "%.0f\n", ($1 + $2) * 1e9}'
-}
-# riot's CPU with one tarball: "ns events", less the traced tar's own
-# (bash's `times` after it: what the probes cost inside tar's syscalls is
-# tar's, as sysloop's own CPU is in section 1)
+# riot's CPU with one tarball, as its summary states it: "recording-ns
+# events all-ns" (all: with starting and stopping)
 tar_riot() {
-	local r
-	r=$(tar_cpu "$RIOT" capture -o "$work/t.riot" -- bash -c \
-		'tar -xf "$1" -C "$2"; times >"$3"' tar "$1" "$work/u" "$work/times")
-	awk -v r="$r" -v e="$(riot_events)" 'NR == 2 {
-		split($1 " " $2, f, " "); c = 0
-		for (i = 1; i <= 2; i++) { split(f[i], x, "m"); sub("s", "", x[2]); c += x[1] * 60 + x[2] }
-		printf "%.0f %d\n", r - c * 1e9, e }' "$work/times"
+	rm -rf "$work/u"; mkdir "$work/u"
+	"$RIOT" capture -o "$work/t.riot" -- tar -xf "$1" -C "$work/u" >/dev/null 2>"$work/err"
+	awk '/riot CPU/ {r = $3; a = $3 + $(NF - 5)} $1 == "events" {e = $2}
+		END {printf "%.0f %d %.0f\n", r * 1e9, e, a * 1e9}' "$work/err"
 }
 rm -f "$work/tr" "$work/ts" "$work/tb"
 for _ in $(seq "$ROUNDS"); do
-	read -r c1 e1 < <(tar_riot "$work/big.tar")
+	read -r c1 e1 a1 < <(tar_riot "$work/big.tar")
 	awk '/log size/ {for (i = 1; i < NF; i++) if ($(i+1) == "bytes/event") print $i}' "$work/err" >>"$work/tb"
-	read -r c4 e4 < <(tar_riot "$work/big4.tar")
-	awk -v c="$c1" -v e="$e1" 'BEGIN {printf "%.1f\n", c / e}' >>"$work/tr"
+	read -r c4 e4 _ < <(tar_riot "$work/big4.tar")
+	awk -v c="$a1" -v e="$e1" 'BEGIN {printf "%.1f\n", c / e}' >>"$work/tr"
 	per_event "$c1" "$e1" "$c4" "$e4" >>"$work/ts"
 done
 t=$(spread <"$work/tr") s=$(spread <"$work/ts") b=$(spread <"$work/tb")
