@@ -3,7 +3,9 @@
 # golden log's exact counts in the syscalls, files and processes tabs and
 # their CSV; the events tab's filters, and its CSV of what they let
 # through; a live capture of a command of known counts (the view's table
-# equals the log written beside it); the process picker finding a process
+# equals the log written beside it), and one fast enough to be sampled
+# (every call in its syscall's row, the file's count from the sample
+# within 2 %); the process picker finding a process
 # by its pid; q during a capture leaves a complete log and stops the
 # command; riot replay --top shows the replay's operations, its issue
 # delay, then its summary; NO_COLOR draws without colour; a resize keeps the figures; the C
@@ -155,6 +157,27 @@ wait_for live "think time"
 [ "$(quit live)" = 0 ] || fail "riot top -- sysloop exited $(cat "$IT_TMP/live.rc")"
 "$RIOT" dump --format jsonl "$IT_TMP/live.riot" >"$IT_TMP/live.jsonl" || fail "the log riot top wrote does not read"
 [ "$(grep -c '"op":"openat"' "$IT_TMP/live.jsonl")" = 501 ] || fail "the log's openat calls: $(grep -c '"op":"openat"' "$IT_TMP/live.jsonl")"
+
+# --- live past TOP_DETAIL_RATE: 400,000 preads at full speed, sampled.
+# Every call still counts in its syscall's row (the log's count); the
+# status says the details are a sample; the file's count is the sample's,
+# each call counted N times: within 2 % of the calls. ---
+start fast -- -o "$IT_TMP/fast.riot" --path "$W" -- "$BIN/sysloop" pread 400000 "$W/f"
+wait_for fast "exited 0; q quits" 120
+wait_for fast "\| 1 in [0-9]+"
+keys fast 2
+wait_for fast "^SYSCALL +COUNT"
+expect_count fast pread64 400000
+keys fast 3
+wait_for fast "^FILE +COUNT"
+fc=$(row fast "$W/f" | awk '{print $1}')
+case $fc in
+*k) fc=$((${fc%k} * 1000)) ;;
+esac
+[ "$fc" -ge 392000 ] && [ "$fc" -le 408000 ] || fail "sampled: $W/f's count is $(row fast "$W/f"), not within 2 % of 400000"
+[ "$(quit fast)" = 0 ] || fail "riot top -- a fast sysloop exited $(cat "$IT_TMP/fast.rc")"
+[ "$("$RIOT" dump --format jsonl "$IT_TMP/fast.riot" | grep -c '"op":"pread64"')" = 400000 ] ||
+	fail "the log riot top wrote while sampling misses calls"
 
 # --- riot replay --top: the replay's own operations, then its summary ---
 "$RIOT" replay "$IT_TMP/live.riot" --root "$IT_TMP/rr0" --top </dev/null >"$IT_TMP/rt.out" 2>"$IT_TMP/rt.err"
