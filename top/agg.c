@@ -505,14 +505,15 @@ static void note_second(struct top_agg *a, uint64_t t, unsigned cls, uint64_t n,
 	a->bytes_s[s % TOP_SECONDS][cls] += bytes;
 }
 
-/* A call into row r, counted w times; gap: its think time, or
- * UINT64_MAX when it has none. */
+/* A call into row r: its count and bytes n times, the rest w times (a
+ * sampled call stands for w calls; a syscall's row counts every call
+ * itself); gap: its think time, or UINT64_MAX when it has none. */
 static void row_add(struct top_row *r, const struct riot_syscall *sc, uint64_t bytes,
-		    uint64_t gap, uint32_t w)
+		    uint64_t gap, uint32_t n, uint32_t w)
 {
-	r->count += w;
+	r->count += n;
+	r->bytes += bytes * n;
 	r->errors += sc->ret < 0 ? w : 0;
-	r->bytes += bytes * w;
 	r->time_ns += sc->dur * w;
 	hist_addn(&r->lat, sc->dur, w);
 	if (gap != UINT64_MAX) {
@@ -598,20 +599,8 @@ static void note_call(struct top_agg *a, const struct riot_syscall *sc, uint64_t
 	a->syscalls++;
 	if (end > a->t_last)
 		a->t_last = end;
-	if (sc->sys < RIOT_SYS_COUNT) {
-		struct top_row *r = &a->sys[sc->sys];
-
-		r->count++;
-		r->bytes += bytes;
-		r->errors += sc->ret < 0 ? w : 0;
-		r->time_ns += sc->dur * w;
-		hist_addn(&r->lat, sc->dur, w);
-		if (gap != UINT64_MAX) {
-			r->gap_ns += gap * w;
-			r->gaps += w;
-			hist_addn(&r->gap, gap, w);
-		}
-	}
+	if (sc->sys < RIOT_SYS_COUNT)
+		row_add(&a->sys[sc->sys], sc, bytes, gap, 1, w);
 	/* sampling, the rates are counted a few times a second instead
 	 * (top_agg_settle()) */
 	if (!a->sampling)
@@ -638,7 +627,7 @@ static int note_detail(struct top_agg *a, const struct riot_syscall *sc,
 			return -ENOMEM;
 		if (fresh && !(r->text = strdup(path)))
 			return -ENOMEM;
-		row_add(r, sc, bytes, gap, w);
+		row_add(r, sc, bytes, gap, w, w);
 	}
 	r = hh_row(&a->procs_hh, sc->pid, 0, &fresh);
 	if (!r)
@@ -647,7 +636,7 @@ static int note_detail(struct top_agg *a, const struct riot_syscall *sc,
 		r->pid = sc->pid;
 		copy_comm(r->comm, comm_name(a, sc->pid));
 	}
-	row_add(r, sc, bytes, gap, w);
+	row_add(r, sc, bytes, gap, w, w);
 	/* stacks: comm, syscall, path */
 	{
 		uint64_t ci = comm_idx(a, sc->pid);
@@ -663,7 +652,7 @@ static int note_detail(struct top_agg *a, const struct riot_syscall *sc,
 			if (!(r->text = strdup(path)))
 				return -ENOMEM;
 		}
-		row_add(r, sc, bytes, gap, w);
+		row_add(r, sc, bytes, gap, w, w);
 	}
 	return 0;
 }

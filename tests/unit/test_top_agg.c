@@ -32,6 +32,25 @@ static int add(struct top_agg *a, uint64_t t, unsigned sys, uint32_t pid, int64_
 	return top_agg_add_op(a, &sc, path, -1);
 }
 
+/* A call of thread 42 on fd to the aggregate, as a record (the resolver
+ * sees it). */
+static int add_fd_rec(struct top_agg *a, uint64_t t, unsigned sys, int32_t fd, int64_t ret,
+		      uint64_t dur)
+{
+	static struct riot_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = RIOT_REC_SYSCALL;
+	r.sc.t = t;
+	r.sc.dur = dur;
+	r.sc.pid = r.sc.tid = 42;
+	r.sc.sys = (uint16_t)sys;
+	r.sc.fd = fd;
+	r.sc.ret = ret;
+	r.sc.has = RIOT_HAS_FD;
+	return top_agg_add(a, &r);
+}
+
 static const struct top_row *file_row(const struct top_agg *a, const char *path)
 {
 	for (uint32_t i = 0; i < a->files.n; i++)
@@ -159,17 +178,8 @@ int main(void)
 		r.sc.path.s = "/data/table";
 		r.sc.has = RIOT_HAS_PATH | RIOT_HAS_DIRFD;
 		err |= top_agg_add(&a, &r);
-		for (int i = 0; i < 200000; i++) {
-			memset(&r.sc, 0, sizeof(r.sc));
-			r.sc.t = t0 + (uint64_t)i * 1000;
-			r.sc.dur = 400;
-			r.sc.pid = r.sc.tid = 42;
-			r.sc.sys = RIOT_SYS_pread64;
-			r.sc.fd = 3;
-			r.sc.ret = 4096;
-			r.sc.has = RIOT_HAS_FD;
-			err |= top_agg_add(&a, &r);
-		}
+		for (int i = 0; i < 200000; i++)
+			err |= add_fd_rec(&a, t0 + (uint64_t)i * 1000, RIOT_SYS_pread64, 3, 4096, 400);
 		CHECK_EQ(err, 0);
 		top_agg_settle(&a);
 		CHECK_U64(a.sys[RIOT_SYS_pread64].count, 200000);
@@ -200,10 +210,8 @@ int main(void)
 		CHECK(a.ev_total == sampled);
 		/* an open the sample skips still names the file of the reads
 		 * that follow it */
-		if (a.countdown == 1) {	/* the next call would be sampled */
-			r.sc.t += 1000;
-			err |= top_agg_add(&a, &r);
-		}
+		if (a.countdown == 1)	/* the next call would be sampled */
+			err |= add_fd_rec(&a, t0 + 199999ull * 1000 + 500, RIOT_SYS_pread64, 3, 4096, 100);
 		memset(&r.sc, 0, sizeof(r.sc));
 		r.sc.t = t0 + 200000ull * 1000;
 		r.sc.dur = 500;
@@ -216,17 +224,9 @@ int main(void)
 		sampled = a.sampled_calls;
 		err |= top_agg_add(&a, &r);
 		CHECK_U64(a.sampled_calls, sampled);
-		for (int i = 0; i < 6400; i++) {
-			memset(&r.sc, 0, sizeof(r.sc));
-			r.sc.t = t0 + 200001ull * 1000 + (uint64_t)i * 1000;
-			r.sc.dur = 400;
-			r.sc.pid = r.sc.tid = 42;
-			r.sc.sys = RIOT_SYS_read;
-			r.sc.fd = 5;
-			r.sc.ret = 100;
-			r.sc.has = RIOT_HAS_FD;
-			err |= top_agg_add(&a, &r);
-		}
+		for (int i = 0; i < 6400; i++)
+			err |= add_fd_rec(&a, t0 + 200001ull * 1000 + (uint64_t)i * 1000, RIOT_SYS_read, 5,
+					  100, 400);
 		CHECK_EQ(err, 0);
 		CHECK_U64(a.sampled_calls - sampled, 100);
 		f = file_row(&a, "/data/late");
