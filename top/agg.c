@@ -699,15 +699,24 @@ static int model_feed(struct top_agg *a, const struct riot_rec *rec, struct mode
 	return 0;
 }
 
+/* The resolver fed a call it must see though the sample skips it: apart,
+ * so that the skip itself saves no registers. */
+static __attribute__((noinline, cold)) int skip_tables(struct top_agg *a,
+						       const struct riot_rec *rec)
+{
+	struct model_op op;
+	bool have;
+
+	return model_feed(a, rec, &op, &have);
+}
+
 /* Sampling, a call the sample skips: what must count every call (its
- * syscall's count and bytes, its thread's end for the next call's think
+ * syscall's calls and bytes, its thread's end for the next call's think
  * time, the resolver's tables), the least work a call can cost. */
 static int skip_call(struct top_agg *a, const struct riot_rec *rec)
 {
 	const struct riot_syscall *sc = &rec->sc;
 	unsigned facts = facts_of(sc->sys);
-	struct model_op op;
-	bool have;
 
 	/* t_last moves with the sample: a call of it is at most `every`
 	 * calls behind */
@@ -723,7 +732,7 @@ static int skip_call(struct top_agg *a, const struct riot_rec *rec)
 		e->tid = sc->tid;
 		e->end = sc->t + sc->dur;
 	}
-	return facts & FACT_TABLES ? model_feed(a, rec, &op, &have) : 0;
+	return facts & FACT_TABLES ? skip_tables(a, rec) : 0;
 }
 
 static int add_syscall(struct top_agg *a, const struct riot_rec *rec)
@@ -746,14 +755,14 @@ static int add_syscall(struct top_agg *a, const struct riot_rec *rec)
 	return note_detail(a, sc, have ? &op : NULL, bytes, gap, w);
 }
 
-int top_agg_add(struct top_agg *a, const struct riot_rec *rec)
+/* A record taken whole: apart, so that a skipped call saves none of the
+ * registers this path needs. */
+static __attribute__((noinline)) int add_whole(struct top_agg *a, const struct riot_rec *rec)
 {
 	struct model_op op;
 	bool have;
 	int err;
 
-	if (rec->type == RIOT_REC_SYSCALL && a->sampling && --a->countdown)
-		return skip_call(a, rec);	/* the most frequent path */
 	if (!a->records++ || !a->t0)
 		a->t0 = rec->type == RIOT_REC_SYSCALL ? rec->sc.t : a->t0;
 	if (rec->type == RIOT_REC_SYSCALL)
@@ -771,6 +780,13 @@ int top_agg_add(struct top_agg *a, const struct riot_rec *rec)
 	default:
 		return 0;
 	}
+}
+
+int top_agg_add(struct top_agg *a, const struct riot_rec *rec)
+{
+	if (rec->type == RIOT_REC_SYSCALL && a->sampling && --a->countdown)
+		return skip_call(a, rec);	/* the most frequent path */
+	return add_whole(a, rec);
 }
 
 int top_agg_add_op(struct top_agg *a, const struct riot_syscall *sc, const char *path,
