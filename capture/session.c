@@ -374,12 +374,7 @@ static void drain_priority(const struct capture_opts *o)
  * own), ns. */
 static uint64_t own_cpu_ns(void)
 {
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
-	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+	return riot_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /* The longest wait of the drain: a viewer ticks every POLL_MS, and a

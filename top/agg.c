@@ -541,9 +541,10 @@ static uint64_t tid_gap(struct top_agg *a, const struct riot_syscall *sc, bool a
 	return gap;
 }
 
-static uint64_t bytes_of(const struct riot_syscall *sc)
+/* The bytes sc moved; facts: facts_of(its syscall). */
+static uint64_t bytes_moved(const struct riot_syscall *sc, unsigned facts)
 {
-	return (facts_of(sc->sys) & FACT_BYTES) && sc->ret > 0 ? (uint64_t)sc->ret : 0;
+	return (facts & FACT_BYTES) && sc->ret > 0 ? (uint64_t)sc->ret : 0;
 }
 
 /* The path a call names as the view shows it: resolved by the model, else
@@ -723,15 +724,9 @@ static int skip_call(struct top_agg *a, const struct riot_rec *rec)
 	a->syscalls++;
 	if (sc->sys < RIOT_SYS_COUNT) {
 		a->sys[sc->sys].count++;
-		if ((facts & FACT_BYTES) && sc->ret > 0)
-			a->sys[sc->sys].bytes += (uint64_t)sc->ret;
+		a->sys[sc->sys].bytes += bytes_moved(sc, facts);
 	}
-	if (!(facts & FACT_ASYNC)) {
-		struct top_tid_end *e = &a->tid_end[sc->tid % TOP_TIDS];
-
-		e->tid = sc->tid;
-		e->end = sc->t + sc->dur;
-	}
+	tid_gap(a, sc, facts & FACT_ASYNC);	/* the thread's end, for the next call */
 	return facts & FACT_TABLES ? skip_tables(a, rec) : 0;
 }
 
@@ -747,7 +742,7 @@ static int add_syscall(struct top_agg *a, const struct riot_rec *rec)
 
 	if (a->sampling)
 		resample(a, sc->t + sc->dur);
-	bytes = (facts & FACT_BYTES) && sc->ret > 0 ? (uint64_t)sc->ret : 0;
+	bytes = bytes_moved(sc, facts);
 	gap = tid_gap(a, sc, facts & FACT_ASYNC);
 	note_call(a, sc, bytes, gap, facts, w);
 	if ((err = model_feed(a, rec, &op, &have)))
@@ -794,7 +789,8 @@ int top_agg_add_op(struct top_agg *a, const struct riot_syscall *sc, const char 
 {
 	struct model_op op;
 
-	uint64_t gap = gap_ns >= 0 ? (uint64_t)gap_ns : UINT64_MAX, bytes = bytes_of(sc);
+	uint64_t gap = gap_ns >= 0 ? (uint64_t)gap_ns : UINT64_MAX;
+	uint64_t bytes = bytes_moved(sc, facts_of(sc->sys));
 
 	memset(&op, 0, sizeof(op));
 	op.path = path && path[0] ? path : NULL;

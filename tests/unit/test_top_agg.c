@@ -32,10 +32,10 @@ static int add(struct top_agg *a, uint64_t t, unsigned sys, uint32_t pid, int64_
 	return top_agg_add_op(a, &sc, path, -1);
 }
 
-/* A call of thread 42 on fd to the aggregate, as a record (the resolver
- * sees it). */
-static int add_fd_rec(struct top_agg *a, uint64_t t, unsigned sys, int32_t fd, int64_t ret,
-		      uint64_t dur)
+/* A call of thread 42 to the aggregate, as a record (the resolver sees
+ * it): on fd, or (path not NULL) an openat of path that returned ret. */
+static int add_rec(struct top_agg *a, uint64_t t, uint64_t dur, unsigned sys, int32_t fd,
+		   int64_t ret, const char *path)
 {
 	static struct riot_rec r;
 
@@ -45,9 +45,15 @@ static int add_fd_rec(struct top_agg *a, uint64_t t, unsigned sys, int32_t fd, i
 	r.sc.dur = dur;
 	r.sc.pid = r.sc.tid = 42;
 	r.sc.sys = (uint16_t)sys;
-	r.sc.fd = fd;
 	r.sc.ret = ret;
-	r.sc.has = RIOT_HAS_FD;
+	if (path) {
+		r.sc.dirfd = -100;
+		r.sc.path.s = path;
+		r.sc.has = RIOT_HAS_PATH | RIOT_HAS_DIRFD;
+	} else {
+		r.sc.fd = fd;
+		r.sc.has = RIOT_HAS_FD;
+	}
 	return top_agg_add(a, &r);
 }
 
@@ -160,26 +166,15 @@ int main(void)
 	 * counts it 64 times; the resolver, fed an open the sample skipped,
 	 * names the file of the sampled reads after it. */
 	{
-		static struct riot_rec r;
 		uint64_t t0 = 5000000000ull, sampled;
 		const struct top_row *f;
 
 		CHECK_EQ(top_agg_init(&a), 0);
 		top_agg_sample(&a);
 		err = add(&a, t0 - 3000, RIOT_SYS_getdents64, 9, 0, 100, "/d");
-		memset(&r, 0, sizeof(r));
-		r.type = RIOT_REC_SYSCALL;
-		r.sc.t = t0 - 2000;
-		r.sc.dur = 1000;
-		r.sc.pid = r.sc.tid = 42;
-		r.sc.sys = RIOT_SYS_openat;
-		r.sc.ret = 3;
-		r.sc.dirfd = -100;
-		r.sc.path.s = "/data/table";
-		r.sc.has = RIOT_HAS_PATH | RIOT_HAS_DIRFD;
-		err |= top_agg_add(&a, &r);
+		err |= add_rec(&a, t0 - 2000, 1000, RIOT_SYS_openat, -1, 3, "/data/table");
 		for (int i = 0; i < 200000; i++)
-			err |= add_fd_rec(&a, t0 + (uint64_t)i * 1000, RIOT_SYS_pread64, 3, 4096, 400);
+			err |= add_rec(&a, t0 + (uint64_t)i * 1000, 400, RIOT_SYS_pread64, 3, 4096, NULL);
 		CHECK_EQ(err, 0);
 		top_agg_settle(&a);
 		CHECK_U64(a.sys[RIOT_SYS_pread64].count, 200000);
@@ -211,22 +206,13 @@ int main(void)
 		/* an open the sample skips still names the file of the reads
 		 * that follow it */
 		if (a.countdown == 1)	/* the next call would be sampled */
-			err |= add_fd_rec(&a, t0 + 199999ull * 1000 + 500, RIOT_SYS_pread64, 3, 4096, 100);
-		memset(&r.sc, 0, sizeof(r.sc));
-		r.sc.t = t0 + 200000ull * 1000;
-		r.sc.dur = 500;
-		r.sc.pid = r.sc.tid = 42;
-		r.sc.sys = RIOT_SYS_openat;
-		r.sc.ret = 5;
-		r.sc.dirfd = -100;
-		r.sc.path.s = "/data/late";
-		r.sc.has = RIOT_HAS_PATH | RIOT_HAS_DIRFD;
+			err |= add_rec(&a, t0 + 199999ull * 1000 + 500, 100, RIOT_SYS_pread64, 3, 4096, NULL);
 		sampled = a.sampled_calls;
-		err |= top_agg_add(&a, &r);
+		err |= add_rec(&a, t0 + 200000ull * 1000, 500, RIOT_SYS_openat, -1, 5, "/data/late");
 		CHECK_U64(a.sampled_calls, sampled);
 		for (int i = 0; i < 6400; i++)
-			err |= add_fd_rec(&a, t0 + 200001ull * 1000 + (uint64_t)i * 1000, RIOT_SYS_read, 5,
-					  100, 400);
+			err |= add_rec(&a, t0 + 200001ull * 1000 + (uint64_t)i * 1000, 400, RIOT_SYS_read,
+				       5, 100, NULL);
 		CHECK_EQ(err, 0);
 		CHECK_U64(a.sampled_calls - sampled, 100);
 		f = file_row(&a, "/data/late");
