@@ -123,13 +123,17 @@ const struct capture_load *tracer_load(const struct tracer *t);
 /* Waits up to timeout_ms for records, or for wake_fd (if >= 0) to be
  * readable, or for a signal, then hands each record there is to fn;
  * returns how many, or -errno (the callback's error included). A
- * malformed record is handed over with size 0. */
+ * malformed record is handed over with size 0. A CPU whose batch it finds
+ * idle has progressed to the time it looked (where riot can tell: x86). */
 int tracer_poll(struct tracer *t, int timeout_ms, int wake_fd);
 /* Whether some CPU's batch holds events a kick would hand over (true
  * when capture cannot tell). */
 bool tracer_batched(const struct tracer *t);
-/* Starts a new flush generation and visits every CPU, so no event waits
- * in a CPU's batch longer than the interval between two kicks. */
+/* Starts a new flush generation, so a CPU that runs traced events hands
+ * its batch over at the next one, and visits each CPU whose batch has held
+ * events since the kick before: no event waits in a batch longer than
+ * twice the interval between two kicks. Where riot cannot read the
+ * batches (or tell an idle CPU's progress from them), visits every CPU. */
 void tracer_kick(struct tracer *t);
 /* Every event timed before the returned boot time has been handed to the
  * event callback: the least progress over the CPUs (0 until each visited

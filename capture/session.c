@@ -25,11 +25,14 @@
 #include "model/model.h"
 #include "report/report.h"
 
-/* The drain waits POLL_MS for more while events come, and twice as long
- * after each wait that brought none, up to POLL_IDLE_MS: an idle target
- * costs riot ten wake-ups a second, not a hundred. The BPF side wakes it
- * early when the ring buffer fills (wakeup_bytes), and the command's exit
- * does through a pidfd. */
+/* The drain waits POLL_IDLE_MS between looks at the ring: the BPF side
+ * wakes it early once a sixteenth of the ring has filled (wakeup_bytes),
+ * and the command's exit does through a pidfd. A wake-up is a switch of
+ * riot's thread in and out, which on a virtual machine costs tens of
+ * microseconds: waking every POLL_MS while events trickle in cost a
+ * 20,000-call/s program's capture 40 % of riot's CPU. A viewer (riot top)
+ * draws every POLL_MS, and without a pidfd a command's exit is looked for
+ * as often. */
 #define POLL_MS 10
 #define POLL_IDLE_MS 100
 #define LOSS_POLL_NS 100000000ull	/* drop records every 100 ms */
@@ -39,11 +42,11 @@
  * so after this delay. */
 #define REORDER_NS 300000000ull
 #define REORDER_MAX_BYTES (256ull << 20)
-/* A CPU that runs nothing traced hands over its progress only when riot
- * kicks it, so the events of busy CPUs wait for the kick. Waiting 100 ms
- * at a million events a second holds 10-30 MB, which has left the cache
- * by the time it is logged: kick as soon as that much is waiting, at
- * most this often (a kick is a syscall of riot on every CPU). */
+/* A CPU's batch is handed over when it fills, or at the CPU's first event
+ * after a kick (a new flush generation); meanwhile what other CPUs handed
+ * over waits to be ordered. Waiting 100 ms at a million events a second
+ * holds 10-30 MB, which has left the cache by the time it is logged: kick
+ * as soon as that much is waiting, at most this often. */
 #define KICK_BACKLOG (1u << 20)
 #define KICK_MIN_NS 10000000ull
 
@@ -384,12 +387,11 @@ static int wait_max_ms(const struct capture *c, const struct run *r, int wake_fd
 	return c->hooks || (r->child && wake_fd < 0) ? POLL_MS : POLL_IDLE_MS;
 }
 
-/* The next wait after one that brought n records: short while they come,
- * doubling while none do; never past --duration's end. */
-static int next_wait_ms(int ms, int n, int max_ms, const struct run *r, uint64_t start,
-			uint64_t now)
+/* The next wait: max_ms, never past --duration's end. */
+static int next_wait_ms(int max_ms, const struct run *r, uint64_t start, uint64_t now)
 {
-	ms = n > 0 ? POLL_MS : ms * 2 > max_ms ? max_ms : ms * 2;
+	int ms = max_ms;
+
 	if (r->o->duration > 0) {
 		double left = r->o->duration * 1e3 - (double)(now - start) / 1e6;
 
@@ -404,7 +406,7 @@ static int drain(struct capture *c, struct run *r, int wake_fd)
 {
 	uint64_t start = riot_now_ns(CLOCK_MONOTONIC), last_loss = start,
 		 last_flush = start, last_kick = start, now;
-	int n, err, wait_ms = POLL_MS, max_ms = wait_max_ms(c, r, wake_fd);
+	int n, err, max_ms = wait_max_ms(c, r, wake_fd), wait_ms = max_ms;
 
 	struct capture_watch watch = { c, r, true };
 
@@ -419,12 +421,11 @@ static int drain(struct capture *c, struct run *r, int wake_fd)
 		if (n < 0)
 			return c->err ? c->err : n;
 		now = riot_now_ns(CLOCK_MONOTONIC);
-		wait_ms = next_wait_ms(wait_ms, n, max_ms, r, start, now);
+		wait_ms = next_wait_ms(max_ms, r, start, now);
 		bool tick = now - last_loss >= LOSS_POLL_NS;
-		/* A kick hands over what sits in batches, and every CPU's
-		 * progress, which what waits to be ordered needs; with
-		 * neither, it would cost riot a syscall on each CPU for
-		 * nothing. */
+		/* A kick hands over what sits in batches, and the progress
+		 * of CPUs riot cannot tell idle, which what waits to be
+		 * ordered needs; with neither, it is not needed. */
 		if ((tick && (reorder_bytes(c->ro) || tracer_batched(r->t))) ||
 		    (now - last_kick >= KICK_MIN_NS &&
 		     reorder_bytes(c->ro) >= KICK_BACKLOG)) {

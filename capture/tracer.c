@@ -24,6 +24,7 @@
 #include "riot.skel.h"
 #include "capture/capture.h"
 #include "capture/capture_int.h"
+#include "lib/clock.h"
 
 struct tracer {
 	struct riot_bpf *skel;
@@ -37,8 +38,12 @@ struct tracer {
 	void *batch;			/* one CPU's batch, read at the end */
 	size_t batch_size;
 	uint64_t *upto;			/* per CPU: its progress, as handed over */
+	uint8_t *idle;			/* per CPU: found idle (idle_sample()) */
 	cpu_set_t reach;		/* CPUs tracer_kick() visits */
 	const uint8_t *batches;		/* the batches map, mapped (NULL: not) */
+	/* the ring's consumer and producer positions, mapped (NULL: not) */
+	const unsigned long *cons_pos, *prod_pos;
+	unsigned long prod_at;		/* the producer's, at idle_sample() */
 	size_t batches_len, batch_stride;
 	bool detached;
 	struct capture_load load;	/* what loading found */
@@ -542,17 +547,97 @@ static void map_batches(struct tracer *t)
 	t->batch_stride = stride;
 }
 
+static const struct batch_view *batch_at(const struct tracer *t, int cpu)
+{
+	return (const void *)(t->batches + (size_t)cpu * t->batch_stride);
+}
+
+/* The ring's two positions, read-only: the consumer's page at offset 0,
+ * the producer's at the next page (the kernel's layout, as libbpf maps
+ * it). Without them riot visits CPUs for their progress. */
+static void map_ring_pos(struct tracer *t)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = bpf_map__fd(t->skel->maps.events);
+	void *c, *p;
+
+	if (page <= 0)
+		return;
+	c = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	if (c == MAP_FAILED)
+		return;
+	p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, page);
+	if (p == MAP_FAILED) {
+		munmap(c, (size_t)page);
+		return;
+	}
+	t->cons_pos = c;
+	t->prod_pos = p;
+}
+
 bool tracer_batched(const struct tracer *t)
 {
 	if (!t->batches)
 		return true;
-	for (int cpu = 0; cpu < t->ncpus; cpu++) {
-		const struct batch_view *b = (const void *)(t->batches + (size_t)cpu * t->batch_stride);
-
-		if (__atomic_load_n(&b->count, __ATOMIC_RELAXED))
+	for (int cpu = 0; cpu < t->ncpus; cpu++)
+		if (__atomic_load_n(&batch_at(t, cpu)->count, __ATOMIC_RELAXED))
 			return true;
-	}
 	return false;
+}
+
+/* Whether riot can tell a CPU's progress from its batch as mapped, without
+ * visiting it. The programs take an event's time after they hold the
+ * batch (busy) or count the event in direct, and let go of both once the
+ * event is in the batch or the ring (bpf/riot.bpf.c, batch_flush()). So a
+ * batch found empty, held by no program and with no record in flight, at
+ * a time taken before it was looked at, means that every event of that CPU
+ * timed before then is in the ring already, as long as what the CPU stored
+ * is seen in the order it stored it. x86's memory order guarantees that;
+ * elsewhere the programs' plain stores do not, and riot visits. */
+#if defined(__x86_64__) || defined(__i386__)
+#define IDLE_SAMPLE 1
+#else
+#define IDLE_SAMPLE 0
+#endif
+
+static bool batch_idle(const struct batch_view *b)
+{
+	return !__atomic_load_n(&b->busy, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&b->direct, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
+}
+
+/* Marks the CPUs whose batch is idle (batch_idle()) and returns the boot
+ * time taken before looking, or 0 when riot cannot tell. The ring is to
+ * be read after: what those CPUs timed before it is in the ring below the
+ * producer's position, read last. */
+static uint64_t idle_sample(struct tracer *t)
+{
+	uint64_t at;
+
+	if (!IDLE_SAMPLE || !t->batches || !t->prod_pos)
+		return 0;
+	at = riot_now_ns(CLOCK_BOOTTIME);
+#if IDLE_SAMPLE
+	/* the batches are read after the clock: no load runs ahead of it */
+	__asm__ __volatile__("lfence" ::: "memory");
+#endif
+	for (int cpu = 0; cpu < t->ncpus; cpu++)
+		t->idle[cpu] = batch_idle(batch_at(t, cpu));
+	t->prod_at = __atomic_load_n(t->prod_pos, __ATOMIC_ACQUIRE);
+	return at;
+}
+
+/* After the ring was read: the idle CPUs' progress is `at`, once every
+ * record reserved before idle_sample() looked has been read (the reader
+ * stops early at a record still being written). */
+static void idle_progress(struct tracer *t, uint64_t at)
+{
+	if (!at || __atomic_load_n(t->cons_pos, __ATOMIC_ACQUIRE) < t->prod_at)
+		return;
+	for (int cpu = 0; cpu < t->ncpus; cpu++)
+		if (t->idle[cpu] && t->upto[cpu] < at)
+			t->upto[cpu] = at;
 }
 
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
@@ -580,7 +665,8 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 	t->seen = calloc(t->ncpus, sizeof(*t->seen));
 	t->now = calloc(t->ncpus, sizeof(*t->now));
 	t->upto = calloc(t->ncpus, sizeof(*t->upto));
-	if (!t->seen || !t->now || !t->upto) {
+	t->idle = calloc(t->ncpus, sizeof(*t->idle));
+	if (!t->seen || !t->now || !t->upto || !t->idle) {
 		snprintf(why, len, "out of memory");
 		goto fail;
 	}
@@ -603,6 +689,7 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 	if (err)
 		goto fail;
 	map_batches(t);
+	map_ring_pos(t);
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record,
 				 t, NULL);
 	if (!t->rb) {
@@ -670,9 +757,16 @@ int tracer_poll(struct tracer *t, int timeout_ms, int wake_fd)
 
 	/* No wakeup is sent for most records: take what is there once the
 	 * wait ends, whatever ended it. */
+	uint64_t at;
+	int n;
+
 	if (poll(p, wake_fd >= 0 ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	return ring_buffer__consume(t->rb);
+	at = idle_sample(t);
+	n = ring_buffer__consume(t->rb);
+	if (n >= 0)
+		idle_progress(t, at);
+	return n;
 }
 
 void tracer_calib_begin(struct tracer *t)
@@ -693,27 +787,53 @@ unsigned tracer_calib_end(struct tracer *t, uint32_t *durs, unsigned max)
 	return n;
 }
 
+/* Whether a kick must visit cpu: the batches cannot be read, or riot
+ * cannot tell an idle CPU's progress from them (IDLE_SAMPLE), or the
+ * CPU's batch is not idle and has not been handed over since the kick
+ * before (generation gen): its events would wait for the next event
+ * there, which may never come. A CPU that runs traced events hands its
+ * batch over at the first one after the kick by itself. */
+static bool must_visit(const struct tracer *t, int cpu, uint64_t gen)
+{
+	const struct batch_view *b;
+
+	if (!IDLE_SAMPLE || !t->batches || !t->prod_pos)
+		return true;
+	b = batch_at(t, cpu);
+	return !batch_idle(b) && __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) != gen;
+}
+
 void tracer_kick(struct tracer *t)
 {
-	cpu_set_t all, one;
+	uint64_t gen = __atomic_load_n(&t->skel->bss->flush_gen, __ATOMIC_ACQUIRE);
+	cpu_set_t all, one, visit;
+	bool moved = false;
 
-	__atomic_add_fetch(&t->skel->bss->flush_gen, 1, __ATOMIC_RELEASE);
 	if (sched_getaffinity(0, sizeof(all), &all)) {
+		__atomic_add_fetch(&t->skel->bss->flush_gen, 1, __ATOMIC_RELEASE);
 		CPU_ZERO(&t->reach);
 		return;
 	}
 	t->reach = all;
-	/* A syscall of riot on each CPU makes that CPU hand over its batch
-	 * and its progress. */
+	CPU_ZERO(&visit);
+	for (int cpu = 0; cpu < t->ncpus && cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &all) && must_visit(t, cpu, gen))
+			CPU_SET(cpu, &visit);
+	__atomic_add_fetch(&t->skel->bss->flush_gen, 1, __ATOMIC_RELEASE);
+	/* A syscall of riot on each CPU visited makes that CPU hand over
+	 * its batch and its progress: a move of riot's thread there and
+	 * back, each a switch on both CPUs, the dearest thing a drain does. */
 	for (int cpu = 0; cpu < t->ncpus && cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &all))
+		if (!CPU_ISSET(cpu, &visit))
 			continue;
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		if (sched_setaffinity(0, sizeof(one), &one) == 0)
 			syscall(SYS_getppid);
+		moved = true;
 	}
-	sched_setaffinity(0, sizeof(all), &all);
+	if (moved)
+		sched_setaffinity(0, sizeof(all), &all);
 }
 
 uint64_t tracer_progress(const struct tracer *t, uint64_t fallback)
@@ -851,12 +971,17 @@ void tracer_destroy(struct tracer *t)
 	ring_buffer__free(t->rb);
 	if (t->batches)
 		munmap((void *)t->batches, t->batches_len);
+	if (t->cons_pos) {
+		munmap((void *)t->cons_pos, (size_t)sysconf(_SC_PAGESIZE));
+		munmap((void *)t->prod_pos, (size_t)sysconf(_SC_PAGESIZE));
+	}
 	riot_bpf__destroy(t->skel);
 	if (t->cgroup_fd >= 0)
 		close(t->cgroup_fd);
 	free(t->seen);
 	free(t->now);
 	free(t->upto);
+	free(t->idle);
 	free(t->batch);
 	free(t);
 }
