@@ -94,10 +94,14 @@ struct capture_hooks {
 	/* Every record as the log gets it (after --path), in log order, the
 	 * start state first; also without a log. */
 	int (*rec)(void *ctx, const struct riot_rec *rec);
-	/* About every 10 ms from the drain loop. */
+	/* From the drain loop: at least every 100 ms, and as soon as
+	 * input_fd has input. */
 	int (*tick)(void *ctx, struct capture_watch *w);
 	/* Once the drain has ended and before the log's summary. */
 	void (*end)(void *ctx, struct capture_watch *w);
+	/* The viewer's input (its terminal), which ends the drain's wait
+	 * for a tick; -1: none, and a tick comes every 10 ms. */
+	int input_fd;
 };
 /* The counts a viewer shows beside the records. */
 struct capture_counts {

@@ -120,12 +120,15 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 void verifier_verdict(const char *msg, char *prog, size_t plen, char *why, size_t wlen);
 /* What loading found: programs loaded, fallbacks taken. */
 const struct capture_load *tracer_load(const struct tracer *t);
-/* Waits up to timeout_ms for records, or for wake_fd (if >= 0) to be
- * readable, or for a signal, then hands each record there is to fn;
- * returns how many, or -errno (the callback's error included). A
+/* Waits up to timeout_ms for records, or for one of the nwake wake_fds (at
+ * most TRACER_WAKE_MAX; those < 0 are left out) to be readable, or for a
+ * signal, then hands each record there is to fn; a wake fd that reports
+ * an error or a hang-up is set to -1 there. Returns how many records,
+ * or -errno (the callback's error included). A
  * malformed record is handed over with size 0. A CPU whose batch it finds
  * idle has progressed to the time it looked (where riot can tell: x86). */
-int tracer_poll(struct tracer *t, int timeout_ms, int wake_fd);
+#define TRACER_WAKE_MAX 2
+int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake);
 /* Whether some CPU's batch holds events a kick would hand over (true
  * when capture cannot tell). */
 bool tracer_batched(const struct tracer *t);

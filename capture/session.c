@@ -31,8 +31,9 @@
  * riot's thread in and out, which on a virtual machine costs tens of
  * microseconds: waking every POLL_MS while events trickle in cost a
  * 20,000-call/s program's capture 40 % of riot's CPU. A viewer (riot top)
- * draws every POLL_MS, and without a pidfd a command's exit is looked for
- * as often. */
+ * is also woken by its terminal's input and draws on its own clock; one
+ * without an input to wait on ticks every POLL_MS, and without a pidfd a
+ * command's exit is looked for as often. */
 #define POLL_MS 10
 #define POLL_IDLE_MS 100
 #define LOSS_POLL_NS 100000000ull	/* drop records every 100 ms */
@@ -380,11 +381,13 @@ static uint64_t own_cpu_ns(void)
 	return riot_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
-/* The longest wait of the drain: a viewer ticks every POLL_MS, and a
- * command whose exit cannot wake riot is looked for as often. */
-static int wait_max_ms(const struct capture *c, const struct run *r, int wake_fd)
+/* The longest wait of the drain, given what can end it early (wake[0]:
+ * the command's exit, wake[1]: the viewer's input): a viewer without an
+ * input to wait on ticks every POLL_MS, and a command whose exit cannot
+ * wake riot is looked for as often. */
+static int wait_max_ms(const struct capture *c, const struct run *r, const int *wake)
 {
-	return c->hooks || (r->child && wake_fd < 0) ? POLL_MS : POLL_IDLE_MS;
+	return (c->hooks && wake[1] < 0) || (r->child && wake[0] < 0) ? POLL_MS : POLL_IDLE_MS;
 }
 
 /* The next wait: max_ms, never past --duration's end. */
@@ -406,7 +409,8 @@ static int drain(struct capture *c, struct run *r, int wake_fd)
 {
 	uint64_t start = riot_now_ns(CLOCK_MONOTONIC), last_loss = start,
 		 last_flush = start, last_kick = start, now;
-	int n, err, max_ms = wait_max_ms(c, r, wake_fd), wait_ms = max_ms;
+	int wake[TRACER_WAKE_MAX] = { wake_fd, c->hooks ? c->hooks->input_fd : -1 };
+	int n, err, max_ms = wait_max_ms(c, r, wake), wait_ms = max_ms;
 
 	struct capture_watch watch = { c, r, true };
 
@@ -417,10 +421,11 @@ static int drain(struct capture *c, struct run *r, int wake_fd)
 	for (;;) {
 		uint64_t boot = riot_now_ns(CLOCK_BOOTTIME);
 
-		n = tracer_poll(r->t, wait_ms, wake_fd);
+		n = tracer_poll(r->t, wait_ms, wake, TRACER_WAKE_MAX);
 		if (n < 0)
 			return c->err ? c->err : n;
 		now = riot_now_ns(CLOCK_MONOTONIC);
+		max_ms = wait_max_ms(c, r, wake);
 		wait_ms = next_wait_ms(max_ms, r, start, now);
 		bool tick = now - last_loss >= LOSS_POLL_NS;
 		/* A kick hands over what sits in batches, and the progress

@@ -748,22 +748,28 @@ int capture_check_load(struct capture_load *cl, char *why, size_t len)
 	return err;
 }
 
-int tracer_poll(struct tracer *t, int timeout_ms, int wake_fd)
+int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake)
 {
-	struct pollfd p[2] = {
+	struct pollfd p[1 + TRACER_WAKE_MAX] = {
 		{ .fd = ring_buffer__epoll_fd(t->rb), .events = POLLIN },
-		{ .fd = wake_fd, .events = POLLIN },
 	};
 
+	if (nwake > TRACER_WAKE_MAX)
+		nwake = TRACER_WAKE_MAX;
+	for (unsigned i = 0; i < nwake; i++)
+		p[1 + i] = (struct pollfd){ .fd = wake_fds[i], .events = POLLIN };
 	/* No wakeup is sent for most records: take what is there once the
 	 * wait ends, whatever ended it. */
-	uint64_t at;
-	int n;
-
-	if (poll(p, wake_fd >= 0 ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
+	if (poll(p, 1 + nwake, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	at = idle_sample(t);
-	n = ring_buffer__consume(t->rb);
+	/* a wake fd that can only ever be ready again would make every
+	 * wait end at once */
+	for (unsigned i = 0; i < nwake; i++)
+		if (p[1 + i].revents & (POLLERR | POLLHUP | POLLNVAL))
+			wake_fds[i] = -1;
+	uint64_t at = idle_sample(t);
+	int n = ring_buffer__consume(t->rb);
+
 	if (n >= 0)
 		idle_progress(t, at);
 	return n;

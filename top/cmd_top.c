@@ -214,7 +214,7 @@ static int pick(struct capture_opts *o)
 static int run_live(struct capture_opts *o, int argc, char **argv)
 {
 	static struct live l;
-	struct capture_hooks h = { &l, live_rec, live_tick, live_end };
+	struct capture_hooks h = { &l, live_rec, live_tick, live_end, STDIN_FILENO };
 	int rc;
 
 	memset(&l, 0, sizeof(l));
