@@ -658,21 +658,35 @@ static int note_detail(struct top_agg *a, const struct riot_syscall *sc,
 	return 0;
 }
 
+/* The power of two at least want, from `every` up to 1024. */
+static uint32_t every_for(uint64_t want, uint32_t every)
+{
+	while (every < want && every < 1024)
+		every *= 2;
+	return every;
+}
+
 /* Sampling, at a call the sample takes (one in `every`): it stands for
  * the `every` calls since the one before; each tenth of a second,
- * `every` is set anew from the calls of the one before. */
+ * `every` is set anew from the calls of the one before. A tenth that has
+ * taken TOP_BURST_WHOLE calls before its end sets `every` at once from
+ * its rate so far. */
 static void resample(struct top_agg *a, uint64_t t)
 {
+	const uint64_t share = TOP_DETAIL_RATE / 10;
+
 	a->win_n += a->every;
 	if (t < a->win_lo || t - a->win_lo >= 100000000ull) {
-		uint64_t want = a->win_n / (TOP_DETAIL_RATE / 10);
-		uint32_t every = 1;
-
-		while (every < want && every < 1024)
-			every *= 2;
-		a->every = every;
+		a->every = every_for(a->win_n / share, 1);
 		a->win_lo = t;
 		a->win_n = 0;
+		a->win_taken = 0;
+	} else if (++a->win_taken >= TOP_BURST_WHOLE && a->every < 1024) {
+		uint64_t dt = t - a->win_lo > 1000000 ? t - a->win_lo : 1000000;
+
+		/* the calls a tenth of a second brings at the rate so far */
+		a->every = every_for(a->win_n * 100000000ull / dt / share, a->every * 2);
+		a->win_taken = 0;
 	}
 	a->countdown = a->every;
 }
@@ -726,7 +740,12 @@ static int skip_call(struct top_agg *a, const struct riot_rec *rec)
 		a->sys[sc->sys].count++;
 		a->sys[sc->sys].bytes += bytes_moved(sc, facts);
 	}
-	tid_gap(a, sc, facts & FACT_ASYNC);	/* the thread's end, for the next call */
+	if (!(facts & FACT_ASYNC)) {	/* the thread's end, for its next call */
+		struct top_tid_end *e = &a->tid_end[sc->tid % TOP_TIDS];
+
+		e->tid = sc->tid;
+		e->end = sc->t + sc->dur;
+	}
 	return facts & FACT_TABLES ? skip_tables(a, rec) : 0;
 }
 

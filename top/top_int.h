@@ -145,11 +145,20 @@ struct top_agg {
 	bool sampling;
 	uint32_t every, countdown;
 	uint64_t win_lo, win_n;	/* the current tenth of a second, its calls */
+	uint32_t win_taken;	/* calls taken since win_lo or since `every`
+				 * last grew */
 	uint64_t sampled_calls;	/* calls the details saw */
 };
 
-/* Live views (riot top with a capture) sample past this rate. */
-#define TOP_DETAIL_RATE 20000
+/* Live views (riot top with a capture) sample past this rate: 5,000
+ * calls a second is over a thousand a refresh, and a call taken whole
+ * costs what 50-100 skipped ones do (a cost over capture's that grows
+ * with this rate: 20,000 made it a tenth of capture's at 1M calls/s). */
+#define TOP_DETAIL_RATE 5000
+/* A tenth of a second takes at most this many calls whole before its rate
+ * so far sets the sample (a capture's start, a burst): a short burst is
+ * seen whole, a long one costs no more than the rest. */
+#define TOP_BURST_WHOLE 4096
 
 /* 0 or -ENOMEM. */
 int top_agg_init(struct top_agg *a);
