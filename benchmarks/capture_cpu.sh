@@ -24,9 +24,14 @@
 #    steady state (the difference of its recording CPU, as its summary
 #    states it, over the two), with starting and stopping included, and
 #    bytes per event.
+# 6. A program that is not a full-speed loop: the pread loop paced at
+#    5,000 and 20,000 calls a second for PACED_S seconds, riot's
+#    recording CPU per event as its summary states it. What riot spends
+#    per second whatever comes (its wake-ups, its kicks of other CPUs)
+#    is spread over fewer events than at full speed.
 #
 # Environment: RIOT, BIN, BENCH (build/bench); N (default 1000000), NSLOW
-# (perf trace, default 100000), ROUNDS (3), TAR_FILES (20000).
+# (perf trace, default 100000), ROUNDS (3), TAR_FILES (20000), PACED_S (5).
 set -uo pipefail
 : "${RIOT:?set RIOT to the riot binary}" "${BIN:?set BIN to the tools directory}"
 BENCH=${BENCH:-$(dirname "$RIOT")/build/bench}
@@ -34,6 +39,7 @@ N=${N:-1000000}
 NSLOW=${NSLOW:-100000}
 ROUNDS=${ROUNDS:-3}
 TAR_FILES=${TAR_FILES:-20000}
+PACED_S=${PACED_S:-5}
 out=${BENCH_OUT:-/dev/null}
 
 . "$(dirname "$0")/_lib.sh"
@@ -237,3 +243,17 @@ echo "   riot CPU, steady state (the two tarballs' difference): $s ns/event"
 echo "   riot CPU, start-up included ($e1 events): $t ns/event; $b bytes/event"
 printf 'capture_tar_steady_ns_per_event %s\ncapture_tar_cpu_ns_per_event %s\ncapture_tar_bytes_per_event_median %s\n' \
 	"${s%% *}" "${t%% *}" "${b%% *}" >>"$out"
+
+echo
+echo "6. the pread loop paced for $PACED_S s: riot's recording CPU, ns/event"
+for rate in 5000 20000; do
+	rm -f "$work/pc"
+	for _ in $(seq "$ROUNDS"); do
+		"$RIOT" capture -o "$work/l.riot" -- "$BIN/sysloop" pread $((rate * PACED_S)) "$target" "$rate" \
+			>/dev/null 2>"$work/err"
+		awk '/riot CPU/ {x = $0; sub(/.*[(]/, "", x); sub(/ ns.*/, "", x); print x}' "$work/err" >>"$work/pc"
+	done
+	s=$(spread <"$work/pc")
+	printf '   %6d calls/s: %s\n' "$rate" "$s"
+	echo "capture_paced_${rate}_ns_per_event ${s%% *}" >>"$out"
+done

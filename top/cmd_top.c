@@ -214,7 +214,10 @@ static int pick(struct capture_opts *o)
 static int run_live(struct capture_opts *o, int argc, char **argv)
 {
 	static struct live l;
-	struct capture_hooks h = { &l, live_rec, live_tick, live_end, STDIN_FILENO };
+	/* keys end the drain's wait; input that is always ready (a file,
+	 * /dev/null) would end every wait at once */
+	struct capture_hooks h = { &l, live_rec, live_tick, live_end,
+				   isatty(STDIN_FILENO) ? STDIN_FILENO : -1 };
 	int rc;
 
 	memset(&l, 0, sizeof(l));
