@@ -31,7 +31,10 @@
 #    is spread over fewer events than at full speed.
 #
 # Environment: RIOT, BIN, BENCH (build/bench); N (default 1000000), NSLOW
-# (perf trace, default 100000), ROUNDS (3), TAR_FILES (20000), PACED_S (5).
+# (perf trace, default 100000), ROUNDS (3), TAR_FILES (20000), PACED_S (5);
+# PEERS=0 leaves bpftrace and perf trace out; BEFORE=ANOTHER_RIOT runs that
+# binary too in parts 1, 5 and 6, alternated with RIOT round by round, as
+# a "before" column (it writes no figures to BENCH_OUT).
 set -uo pipefail
 : "${RIOT:?set RIOT to the riot binary}" "${BIN:?set BIN to the tools directory}"
 BENCH=${BENCH:-$(dirname "$RIOT")/build/bench}
@@ -40,6 +43,8 @@ NSLOW=${NSLOW:-100000}
 ROUNDS=${ROUNDS:-3}
 TAR_FILES=${TAR_FILES:-20000}
 PACED_S=${PACED_S:-5}
+PEERS=${PEERS:-1}
+BEFORE=${BEFORE:-}
 out=${BENCH_OUT:-/dev/null}
 
 . "$(dirname "$0")/_lib.sh"
@@ -72,7 +77,7 @@ per_event() { # cpu1 ev1 cpu2 ev2; n/a where the recorder's CPU came out
 # user+sys from the start of the drain to its end, less detaching the
 # programs: start-up and the traced loop's CPU are not in it).
 riot_run() {
-	"$RIOT" capture -o "$work/l.riot" -- "$BIN/sysloop" "$1" "$2" "$target" \
+	"${RIOT_RUN:-$RIOT}" capture -o "$work/l.riot" -- "$BIN/sysloop" "$1" "$2" "$target" \
 		>"$work/out" 2>"$work/err"
 	awk '/riot CPU/ {printf "%.0f ", $3 * 1e9} $1 == "events" {e = $2} END {print e}' "$work/err" |
 		awk 'NF == 2 {print; ok = 1} END {if (!ok) print "n/a"}'
@@ -103,13 +108,19 @@ printf 'capture CPU benchmark: N=%d (perf trace %d), median (min-max) of %d roun
 echo
 echo "1. steady state: the recorder's own CPU per recorded event, ns"
 echo "   (from an N- and a 4N-call run: start-up cancels out)"
-printf '%-10s %22s %22s %22s\n' loop riot bpftrace 'perf trace'
+printf '%-10s %22s %22s %22s%s\n' loop riot bpftrace 'perf trace' "${BEFORE:+                 before}"
 for mode in pread openclose stat; do
 	rm -f "$work"/d-*
 	for _ in $(seq "$ROUNDS"); do
 		read -r a e < <(riot_run "$mode" "$N")
 		read -r b f < <(riot_run "$mode" $((N * 4)))
 		per_event "$a" "$e" "$b" "$f" >>"$work/d-riot"
+		if [ -n "$BEFORE" ]; then
+			read -r a e < <(RIOT_RUN=$BEFORE riot_run "$mode" "$N")
+			read -r b f < <(RIOT_RUN=$BEFORE riot_run "$mode" $((N * 4)))
+			per_event "$a" "$e" "$b" "$f" >>"$work/d-before"
+		fi
+		[ "$PEERS" = 1 ] || continue
 		if have bpftrace; then
 			read -r a e < <(bt_run "$mode" "$N")
 			read -r b f < <(bt_run "$mode" $((N * 4)))
@@ -124,7 +135,8 @@ for mode in pread openclose stat; do
 	r=$(spread <"$work/d-riot")
 	b=$(spread <"$work/d-bt" 2>/dev/null || echo n/a)
 	p=$(spread <"$work/d-perf" 2>/dev/null || echo n/a)
-	printf '%-10s %22s %22s %22s\n' "$mode" "$r" "$b" "$p"
+	printf '%-10s %22s %22s %22s%s\n' "$mode" "$r" "$b" "$p" \
+		"${BEFORE:+ $(printf '%22s' "$(spread <"$work/d-before")")}"
 	printf 'capture_%s_drain_ns_per_event %s\n' "$mode" "${r%% *}" >>"$out"
 	[ "${b%% *}" = n/a ] || printf 'capture_%s_bpftrace_cpu_ns_per_event %s\n' "$mode" "${b%% *}" >>"$out"
 	[ "${p%% *}" = n/a ] || printf 'capture_%s_perf_trace_cpu_ns_per_event %s\n' "$mode" "${p%% *}" >>"$out"
@@ -226,20 +238,26 @@ make_big_tar "$work/big4.tar" $((TAR_FILES * 4))
 # events all-ns" (all: with starting and stopping)
 tar_riot() {
 	rm -rf "$work/u"; mkdir "$work/u"
-	"$RIOT" capture -o "$work/t.riot" -- tar -xf "$1" -C "$work/u" >/dev/null 2>"$work/err"
+	"${RIOT_RUN:-$RIOT}" capture -o "$work/t.riot" -- tar -xf "$1" -C "$work/u" >/dev/null 2>"$work/err"
 	awk '/riot CPU/ {r = $3; a = $3 + $(NF - 5)} $1 == "events" {e = $2}
 		END {printf "%.0f %d %.0f\n", r * 1e9, e, a * 1e9}' "$work/err"
 }
-rm -f "$work/tr" "$work/ts" "$work/tb"
+rm -f "$work/tr" "$work/ts" "$work/tb" "$work/tsb"
 for _ in $(seq "$ROUNDS"); do
 	read -r c1 e1 a1 < <(tar_riot "$work/big.tar")
 	awk '/log size/ {for (i = 1; i < NF; i++) if ($(i+1) == "bytes/event") print $i}' "$work/err" >>"$work/tb"
 	read -r c4 e4 _ < <(tar_riot "$work/big4.tar")
 	awk -v c="$a1" -v e="$e1" 'BEGIN {printf "%.1f\n", c / e}' >>"$work/tr"
 	per_event "$c1" "$e1" "$c4" "$e4" >>"$work/ts"
+	if [ -n "$BEFORE" ]; then
+		read -r c1 e1 a1 < <(RIOT_RUN=$BEFORE tar_riot "$work/big.tar")
+		read -r c4 e4 _ < <(RIOT_RUN=$BEFORE tar_riot "$work/big4.tar")
+		per_event "$c1" "$e1" "$c4" "$e4" >>"$work/tsb"
+	fi
 done
 t=$(spread <"$work/tr") s=$(spread <"$work/ts") b=$(spread <"$work/tb")
 echo "   riot CPU, steady state (the two tarballs' difference): $s ns/event"
+[ -z "$BEFORE" ] || echo "   before: $(spread <"$work/tsb") ns/event"
 echo "   riot CPU, start-up included ($e1 events): $t ns/event; $b bytes/event"
 printf 'capture_tar_steady_ns_per_event %s\ncapture_tar_cpu_ns_per_event %s\ncapture_tar_bytes_per_event_median %s\n' \
 	"${s%% *}" "${t%% *}" "${b%% *}" >>"$out"
@@ -247,13 +265,16 @@ printf 'capture_tar_steady_ns_per_event %s\ncapture_tar_cpu_ns_per_event %s\ncap
 echo
 echo "6. the pread loop paced for $PACED_S s: riot's recording CPU, ns/event"
 for rate in 5000 20000; do
-	rm -f "$work/pc"
+	rm -f "$work/pc" "$work/pcb"
 	for _ in $(seq "$ROUNDS"); do
-		"$RIOT" capture -o "$work/l.riot" -- "$BIN/sysloop" pread $((rate * PACED_S)) "$target" "$rate" \
-			>/dev/null 2>"$work/err"
-		awk '/riot CPU/ {x = $0; sub(/.*[(]/, "", x); sub(/ ns.*/, "", x); print x}' "$work/err" >>"$work/pc"
+		for r in "$RIOT" ${BEFORE:+"$BEFORE"}; do
+			"$r" capture -o "$work/l.riot" -- "$BIN/sysloop" pread $((rate * PACED_S)) "$target" "$rate" \
+				>/dev/null 2>"$work/err"
+			awk '/riot CPU/ {x = $0; sub(/.*[(]/, "", x); sub(/ ns.*/, "", x); print x}' "$work/err" \
+				>>"$work/$([ "$r" = "$RIOT" ] && echo pc || echo pcb)"
+		done
 	done
 	s=$(spread <"$work/pc")
-	printf '   %6d calls/s: %s\n' "$rate" "$s"
+	printf '   %6d calls/s: %s%s\n' "$rate" "$s" "${BEFORE:+; before: $(spread <"$work/pcb")}"
 	echo "capture_paced_${rate}_ns_per_event ${s%% *}" >>"$out"
 done
