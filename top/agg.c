@@ -527,6 +527,13 @@ static void row_add(struct top_row *r, const struct riot_syscall *sc, uint64_t b
  * UINT64_MAX: none (the thread's first call seen, an asynchronous
  * request, which neither has a gap nor ends one, as the resolver counts
  * them). */
+/* Keeps sc's end as its thread's last (e: the thread's slot). */
+static inline void tid_end_note(struct top_tid_end *e, const struct riot_syscall *sc)
+{
+	e->tid = sc->tid;
+	e->end = sc->t + sc->dur;
+}
+
 static uint64_t tid_gap(struct top_agg *a, const struct riot_syscall *sc, bool async)
 {
 	struct top_tid_end *e = &a->tid_end[sc->tid % TOP_TIDS];
@@ -536,8 +543,7 @@ static uint64_t tid_gap(struct top_agg *a, const struct riot_syscall *sc, bool a
 		return gap;
 	if (e->tid == sc->tid && e->end)
 		gap = sc->t > e->end ? sc->t - e->end : 0;
-	e->tid = sc->tid;
-	e->end = sc->t + sc->dur;
+	tid_end_note(e, sc);
 	return gap;
 }
 
@@ -740,12 +746,8 @@ static int skip_call(struct top_agg *a, const struct riot_rec *rec)
 		a->sys[sc->sys].count++;
 		a->sys[sc->sys].bytes += bytes_moved(sc, facts);
 	}
-	if (!(facts & FACT_ASYNC)) {	/* the thread's end, for its next call */
-		struct top_tid_end *e = &a->tid_end[sc->tid % TOP_TIDS];
-
-		e->tid = sc->tid;
-		e->end = sc->t + sc->dur;
-	}
+	if (!(facts & FACT_ASYNC))	/* the thread's end, for its next call */
+		tid_end_note(&a->tid_end[sc->tid % TOP_TIDS], sc);
 	return facts & FACT_TABLES ? skip_tables(a, rec) : 0;
 }
 
