@@ -30,7 +30,7 @@
  * and the command's exit does through a pidfd. A wake-up is a switch of
  * riot's thread in and out, which on a virtual machine costs tens of
  * microseconds: waking every POLL_MS while events trickle in cost a
- * 20,000-call/s program's capture 40 % of riot's CPU. A viewer (riot top)
+ * 20,000-call/s program's capture about 30 % of riot's CPU. A viewer (riot top)
  * is also woken by its terminal's input and draws on its own clock; one
  * without an input to wait on ticks every POLL_MS, and without a pidfd a
  * command's exit is looked for as often. */

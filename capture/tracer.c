@@ -600,6 +600,12 @@ bool tracer_batched(const struct tracer *t)
 #define IDLE_SAMPLE 0
 #endif
 
+/* Whether riot can tell idle CPUs from their batches here. */
+static bool idle_readable(const struct tracer *t)
+{
+	return IDLE_SAMPLE && t->batches && t->prod_pos;
+}
+
 static bool batch_idle(const struct batch_view *b)
 {
 	return !__atomic_load_n(&b->busy, __ATOMIC_ACQUIRE) &&
@@ -615,7 +621,7 @@ static uint64_t idle_sample(struct tracer *t)
 {
 	uint64_t at;
 
-	if (!IDLE_SAMPLE || !t->batches || !t->prod_pos)
+	if (!idle_readable(t))
 		return 0;
 	at = riot_now_ns(CLOCK_BOOTTIME);
 #if IDLE_SAMPLE
@@ -803,7 +809,7 @@ static bool must_visit(const struct tracer *t, int cpu, uint64_t gen)
 {
 	const struct batch_view *b;
 
-	if (!IDLE_SAMPLE || !t->batches || !t->prod_pos)
+	if (!idle_readable(t))
 		return true;
 	b = batch_at(t, cpu);
 	return !batch_idle(b) && __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) != gen;

@@ -523,10 +523,6 @@ static void row_add(struct top_row *r, const struct riot_syscall *sc, uint64_t b
 	}
 }
 
-/* The think time before sc (since its thread's previous call ended), or
- * UINT64_MAX: none (the thread's first call seen, an asynchronous
- * request, which neither has a gap nor ends one, as the resolver counts
- * them). */
 /* Keeps sc's end as its thread's last (e: the thread's slot). */
 static inline void tid_end_note(struct top_tid_end *e, const struct riot_syscall *sc)
 {
@@ -534,6 +530,10 @@ static inline void tid_end_note(struct top_tid_end *e, const struct riot_syscall
 	e->end = sc->t + sc->dur;
 }
 
+/* The think time before sc (since its thread's previous call ended), or
+ * UINT64_MAX: none (the thread's first call seen, an asynchronous
+ * request, which neither has a gap nor ends one, as the resolver counts
+ * them). */
 static uint64_t tid_gap(struct top_agg *a, const struct riot_syscall *sc, bool async)
 {
 	struct top_tid_end *e = &a->tid_end[sc->tid % TOP_TIDS];
