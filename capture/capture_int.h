@@ -98,6 +98,27 @@ void capture_print_summary(const struct capture *c, const char *out, const struc
 
 /* ---- tracer.c: the BPF side's lifecycle ---- */
 
+/* ---- kbtf.c: what the kernel's BTF has ---- */
+
+/* One question: the first type called name of BTF kind `kind`. found:
+ * for a typedef (a raw tracepoint's btf_trace_NAME), the parameters of
+ * the prototype it points to, -1 if none; for an enum with a member
+ * named, 1 if it has that member; else 1 if the type is there; 0 or -1
+ * when absent. */
+struct kbtf_query {
+	const char *name;
+	unsigned kind;
+	const char *member;
+	int found;
+};
+
+#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+
+/* Answers the n questions from the BTF file at path (the kernel's:
+ * /sys/kernel/btf/vmlinux), read once in a small window: 0, or -errno
+ * for a file that cannot be read or is no BTF (every answer "absent"). */
+int kbtf_scan(const char *path, struct kbtf_query *q, unsigned n);
+
 struct tracer;
 /* data: one event, or a CPU's batch of events, each at an 8-byte
  * boundary (bpf/events.h). */

@@ -18,7 +18,7 @@
 #include <linux/capability.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
+#include <linux/btf.h>
 #include <bpf/libbpf.h>
 
 #include "riot.skel.h"
@@ -189,7 +189,7 @@ int tracer_check(char *why, size_t len)
 
 	if (err)
 		return err;
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+	if (access(VMLINUX_BTF, R_OK)) {
 		snprintf(why, len, "kernel BTF missing: /sys/kernel/btf/vmlinux "
 			 "(needs CONFIG_DEBUG_INFO_BTF)");
 		return -ENOTSUP;
@@ -338,57 +338,44 @@ static void add_fallback(struct capture_load *cl, const char *name)
 		 n ? "," : "", name);
 }
 
-/* Whether the running kernel's BTF has a function (a kfunc) or a value of
- * enum bpf_func_id (a helper) of this name. */
-static bool btf_has(const struct btf *btf, const char *func, const char *helper)
-{
-	const struct btf_type *t;
-	const struct btf_enum *e;
-	int id;
+/* What capture asks of the kernel's BTF: the raw tracepoints of the
+ * optional programs (btf_trace_NAME typedefs: their arguments, the
+ * context pointer first), a kfunc and a helper (a value of enum
+ * bpf_func_id). */
+enum {
+	Q_FAULT_USER, Q_FAULT_KERNEL, Q_FILEMAP_FAULT, Q_MAP_PAGES, Q_DIRTY_FOLIO,
+	Q_URING_CREATE, Q_URING_REQ, Q_URING_SQE, Q_URING_COMPLETE,
+	Q_RDONLY_CAST, Q_FIND_VMA, Q_COUNT
+};
 
-	if (func)
-		return btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0;
-	id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
-	if (id <= 0 || !(t = btf__type_by_id(btf, id)))
-		return false;
-	e = btf_enum(t);
-	for (int i = 0; i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, e[i].name_off), helper))
-			return true;
-	return false;
-}
-
-/* How many arguments the kernel's BTF gives a raw tracepoint (its
- * btf_trace_NAME typedef, the context pointer first); -1: no such one. */
-static int tp_nargs(const struct btf *btf, const char *tp)
-{
-	const struct btf_type *t;
-	char name[128];
-	int id;
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
-	if (id <= 0)
-		return -1;
-	t = btf__type_by_id(btf, btf__resolve_type(btf, id));
-	if (!t || !btf_is_ptr(t) || !(t = btf__type_by_id(btf, t->type)) ||
-	    !btf_is_func_proto(t))
-		return -1;
-	return btf_vlen(t);
-}
+#define TP_QUERY(tp) { "btf_trace_" tp, BTF_KIND_TYPEDEF, NULL, 0 }
+static const struct kbtf_query btf_questions[Q_COUNT] = {
+	[Q_FAULT_USER] = TP_QUERY("page_fault_user"),
+	[Q_FAULT_KERNEL] = TP_QUERY("page_fault_kernel"),
+	[Q_FILEMAP_FAULT] = TP_QUERY("mm_filemap_fault"),
+	[Q_MAP_PAGES] = TP_QUERY("mm_filemap_map_pages"),
+	[Q_DIRTY_FOLIO] = TP_QUERY("writeback_dirty_folio"),
+	[Q_URING_CREATE] = TP_QUERY("io_uring_create"),
+	[Q_URING_REQ] = TP_QUERY("io_uring_submit_req"),
+	[Q_URING_SQE] = TP_QUERY("io_uring_submit_sqe"),
+	[Q_URING_COMPLETE] = TP_QUERY("io_uring_complete"),
+	[Q_RDONLY_CAST] = { "bpf_rdonly_cast", BTF_KIND_FUNC, NULL, 0 },
+	[Q_FIND_VMA] = { "bpf_func_id", BTF_KIND_ENUM, "BPF_FUNC_find_vma", 0 },
+};
+#undef TP_QUERY
 
 /* io_uring requests: one program for the ring's creation, one of two for
  * the submission (io_uring_submit_req, or io_uring_submit_sqe before it)
  * and one of two for the completion (the CQE, or its fields before it),
  * each chosen by what the kernel's BTF says of its tracepoint. Without
  * them (or io_uring) no requests are recorded rather than no capture. */
-static void probe_uring(struct riot_bpf *skel, const struct btf *btf,
+static void probe_uring(struct riot_bpf *skel, const struct kbtf_query *q,
 			struct capture_load *cl)
 {
-	int create = tp_nargs(btf, "io_uring_create") == 6;
-	int req = tp_nargs(btf, "io_uring_submit_req") == 2;
-	int sqe = !req && tp_nargs(btf, "io_uring_submit_sqe") == 3;
-	int done = tp_nargs(btf, "io_uring_complete");
+	int create = q[Q_URING_CREATE].found == 6;
+	int req = q[Q_URING_REQ].found == 2;
+	int sqe = !req && q[Q_URING_SQE].found == 3;
+	int done = q[Q_URING_COMPLETE].found;
 	int ok = create && (req || sqe) && (done == 4 || done == 8);
 
 	bpf_program__set_autoload(skel->progs.uring_create, ok);
@@ -411,39 +398,35 @@ static void probe_uring(struct riot_bpf *skel, const struct btf *btf,
 static void probe_optional(struct riot_bpf *skel, struct capture_load *cl)
 {
 	const struct {
-		struct bpf_program *prog[3];
-		const char *tp[3];
+		struct bpf_program *prog;
+		unsigned q;
 		const char *fallback;
 	} opt[] = {
-		{ { skel->progs.mmap_fault_user }, { "page_fault_user" }, "no-fault-address" },
-		{ { skel->progs.mmap_fault_kernel }, { "page_fault_kernel" }, "no-fault-address" },
-		{ { skel->progs.mmap_filemap_fault }, { "mm_filemap_fault" }, "no-mmap-fault" },
-		{ { skel->progs.mmap_map_pages }, { "mm_filemap_map_pages" }, "no-fault-around" },
-		{ { skel->progs.mmap_dirty_folio }, { "writeback_dirty_folio" }, "no-mmap-write" },
+		{ skel->progs.mmap_fault_user, Q_FAULT_USER, "no-fault-address" },
+		{ skel->progs.mmap_fault_kernel, Q_FAULT_KERNEL, "no-fault-address" },
+		{ skel->progs.mmap_filemap_fault, Q_FILEMAP_FAULT, "no-mmap-fault" },
+		{ skel->progs.mmap_map_pages, Q_MAP_PAGES, "no-fault-around" },
+		{ skel->progs.mmap_dirty_folio, Q_DIRTY_FOLIO, "no-mmap-write" },
 	};
+	struct kbtf_query q[Q_COUNT];
 	struct bpf_program *prog;
-	/* Parsed once: each parse of the kernel's BTF costs milliseconds. */
-	struct btf *btf = btf__load_vmlinux_btf();
 
 	memset(cl, 0, sizeof(*cl));
+	memcpy(q, btf_questions, sizeof(q));
+	/* unreadable BTF: every answer is "absent", and the load says why */
+	kbtf_scan(VMLINUX_BTF, q, Q_COUNT);
 	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
-		bool ok = true;
+		bool ok = q[opt[i].q].found >= 0;
 
-		for (unsigned k = 0; k < 3 && opt[i].tp[k]; k++)
-			ok &= tp_nargs(btf, opt[i].tp[k]) >= 0;
-		for (unsigned k = 0; k < 3 && opt[i].prog[k]; k++)
-			bpf_program__set_autoload(opt[i].prog[k], ok);
+		bpf_program__set_autoload(opt[i].prog, ok);
 		if (!ok && !strstr(cl->fallbacks, opt[i].fallback))
 			add_fallback(cl, opt[i].fallback);
 	}
-	probe_uring(skel, btf, cl);
-	if (btf) {
-		if (!btf_has(btf, "bpf_rdonly_cast", NULL))
-			add_fallback(cl, "probe-read-files");
-		if (!btf_has(btf, NULL, "BPF_FUNC_find_vma"))
-			add_fallback(cl, "no-find-vma");
-		btf__free(btf);
-	}
+	probe_uring(skel, q, cl);
+	if (!q[Q_RDONLY_CAST].found)
+		add_fallback(cl, "probe-read-files");
+	if (!q[Q_FIND_VMA].found)
+		add_fallback(cl, "no-find-vma");
 	bpf_object__for_each_program(prog, skel->obj) {
 		cl->total++;
 		cl->loaded += bpf_program__autoload(prog);
