@@ -481,6 +481,11 @@ static int load_skel(struct riot_bpf *skel, const struct capture_opts *o, int nc
 	err = bpf_map__set_max_entries(skel->maps.events, o->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.batches, ncpus);
+	/* An LRU map is made whole at creation, 65,536 entries in lists:
+	 * about 5 ms of start-up each. Without a --path the kernel filters
+	 * on, the map of files outside it is never used. */
+	if (!err && !skel->rodata->path_prefix_len)
+		err = bpf_map__set_max_entries(skel->maps.outside, 1);
 	if (!err) {
 		struct timespec a, b;
 
