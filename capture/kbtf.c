@@ -100,11 +100,16 @@ static bool at_end(const struct stream *s)
 static int find_names(struct stream *s, const struct kbtf_query *q, unsigned n,
 		      uint32_t *name_off, uint32_t *member_off)
 {
+	uint64_t lens = 0;	/* bit len % 64 set: a name of that length is asked */
 	uint32_t off = 0;
 	int rc;
 
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		name_off[i] = member_off[i] = UINT32_MAX;
+		lens |= 1ull << (strlen(q[i].name) % 64);
+		if (q[i].member)
+			lens |= 1ull << (strlen(q[i].member) % 64);
+	}
 	while (!at_end(s)) {
 		const char *p, *nul;
 		size_t len;
@@ -119,7 +124,7 @@ static int find_names(struct stream *s, const struct kbtf_query *q, unsigned n,
 			continue;
 		}
 		len = (size_t)(nul - p);
-		for (unsigned i = 0; i < n; i++) {
+		for (unsigned i = 0; (lens >> (len % 64) & 1) && i < n; i++) {
 			if (name_off[i] == UINT32_MAX && is_name(p, len, q[i].name))
 				name_off[i] = off;
 			if (q[i].member && member_off[i] == UINT32_MAX &&
@@ -205,7 +210,12 @@ static int read_types(struct stream *s, struct kbtf_query *q, unsigned n,
 {
 	size_t cap = 4096;
 	uint32_t *ref = malloc(cap * sizeof(*ref)), id = 1;
+	uint64_t offs = 0;	/* bit name_off % 64 set: a name asked is there */
 	int rc = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (name_off[i] != UINT32_MAX)
+			offs |= 1ull << (name_off[i] % 64);
 
 	if (!ref)
 		return -ENOMEM;
@@ -239,7 +249,7 @@ static int read_types(struct stream *s, struct kbtf_query *q, unsigned n,
 			  (kind == BTF_KIND_FUNC_PROTO ? vlen : t.type & REF_MASK);
 		bool members = false;
 
-		for (unsigned i = 0; i < n; i++) {
+		for (unsigned i = 0; (offs >> (t.name_off % 64) & 1) && i < n; i++) {
 			if (ids[i] || t.name_off != name_off[i] || kind != q[i].kind)
 				continue;
 			ids[i] = id;
