@@ -121,8 +121,13 @@ int kbtf_scan(const char *path, struct kbtf_query *q, unsigned n);
 
 struct tracer;
 /* data: one event, or a CPU's batch of events, each at an 8-byte
- * boundary (bpf/events.h). */
-typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size);
+ * boundary (bpf/events.h). lent: the bytes stay valid, where they are,
+ * until the keep callback or tracer_release() (a record of the ring);
+ * else only during the call. */
+typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size, bool lent);
+/* Copies whatever lent bytes the receiver still holds: the ring's room is
+ * about to be handed back. 0 or -errno. */
+typedef int (*tracer_keep_fn)(void *ctx);
 
 /* Checks privileges and kernel features; on failure writes one line saying
  * what is missing into why and returns -errno. */
@@ -132,8 +137,8 @@ struct probe_calib;
  * pc (calib.c) as it attaches. child: a process to trace from the start
  * (-- CMD), or 0. NULL + errno, with why filled. */
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
-			    tracer_event_fn fn, void *ctx, struct probe_calib *pc,
-			    char *why, size_t len);
+			    tracer_event_fn fn, tracer_keep_fn keep, void *ctx,
+			    struct probe_calib *pc, char *why, size_t len);
 /* From libbpf's message with a refused program's log ("prog 'NAME': --
  * BEGIN PROG LOAD LOG --\n...-- END PROG LOAD LOG --"): the program, and
  * the log's last line that is the verifier's verdict rather than its
@@ -150,6 +155,9 @@ const struct capture_load *tracer_load(const struct tracer *t);
  * idle has progressed to the time it looked (where riot can tell: x86). */
 #define TRACER_WAKE_MAX 2
 int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake);
+/* Hands the room of the records read back to the programs: the receiver
+ * holds none of their bytes lent any more. */
+void tracer_release(struct tracer *t);
 /* Whether some CPU's batch holds events a kick would hand over (true
  * when capture cannot tell). */
 bool tracer_batched(const struct tracer *t);
@@ -275,6 +283,14 @@ struct reorder *reorder_new(size_t max_bytes);
 int reorder_push(struct reorder *r, const void *data, size_t len,
 		 reorder_key_fn key_of, reorder_size_fn size_of,
 		 reorder_fn fn, void *ctx);
+/* The same, the bytes lent, not copied: they stay where they are until
+ * the events leave or reorder_keep() copies them. */
+int reorder_lend(struct reorder *r, const void *data, size_t len,
+		 reorder_key_fn key_of, reorder_size_fn size_of,
+		 reorder_fn fn, void *ctx);
+/* Copies the bytes of every lent batch whose events have not all left:
+ * after it, the lender may reuse its memory. 0 or -ENOMEM. */
+int reorder_keep(struct reorder *r);
 /* Hands to fn, in key order, every event with key < until. */
 int reorder_release(struct reorder *r, uint64_t until, reorder_fn fn,
 		    void *ctx);

@@ -6,7 +6,12 @@
  * allocation), and runs are merged through a small heap keyed by each
  * run's next event. The caller releases events below
  * the point every CPU has handed over (tracer_progress()). Memory is
- * bounded: beyond max_bytes the earliest events leave early. */
+ * bounded: beyond max_bytes the earliest events leave early.
+ *
+ * A batch can also be lent rather than copied (reorder_lend()): the run
+ * then points into the caller's memory (the ring buffer, not yet handed
+ * back), and most of its events are released from there, never copied;
+ * reorder_keep() copies what is left before the caller takes it back. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +28,8 @@ struct run {
 	uint64_t seq;		/* arrival: ties keep arrival order */
 	size_t n, pos;
 	size_t bytes;
-	uint8_t *data;		/* after the items */
+	uint8_t *data;		/* after the items, or the lender's */
+	bool lent;
 	struct item items[];
 };
 
@@ -146,9 +152,10 @@ static int add_run(struct reorder *r, struct run *run)
 	return 0;
 }
 
-int reorder_push(struct reorder *r, const void *data, size_t len,
-		 reorder_key_fn key_of, reorder_size_fn size_of,
-		 reorder_fn fn, void *ctx)
+/* The batch as a run: its items and, unless lent, a copy of its bytes. */
+static int push(struct reorder *r, const void *data, size_t len, bool lent,
+		reorder_key_fn key_of, reorder_size_fn size_of,
+		reorder_fn fn, void *ctx)
 {
 	struct run *run;
 	size_t n;
@@ -159,13 +166,14 @@ int reorder_push(struct reorder *r, const void *data, size_t len,
 	bad = err == -EINVAL;
 	if (!n)
 		return bad;
-	run = malloc(sizeof(*run) + n * sizeof(struct item) + len);
+	run = malloc(sizeof(*run) + n * sizeof(struct item) + (lent ? 0 : len));
 	if (!run)
 		return -ENOMEM;
-	*run = (struct run){ .n = n, .bytes = len,
-			     .data = (uint8_t *)(run->items + n) };
+	*run = (struct run){ .n = n, .bytes = len, .lent = lent,
+			     .data = lent ? (uint8_t *)data : (uint8_t *)(run->items + n) };
 	memcpy(run->items, r->index, n * sizeof(struct item));
-	memcpy(run->data, data, len);
+	if (!lent)
+		memcpy(run->data, data, len);
 	err = add_run(r, run);
 	if (err) {
 		free(run);
@@ -175,6 +183,41 @@ int reorder_push(struct reorder *r, const void *data, size_t len,
 		if ((err = pop(r, fn, ctx)))
 			return err;
 	return bad;
+}
+
+int reorder_push(struct reorder *r, const void *data, size_t len,
+		 reorder_key_fn key_of, reorder_size_fn size_of,
+		 reorder_fn fn, void *ctx)
+{
+	return push(r, data, len, false, key_of, size_of, fn, ctx);
+}
+
+int reorder_lend(struct reorder *r, const void *data, size_t len,
+		 reorder_key_fn key_of, reorder_size_fn size_of,
+		 reorder_fn fn, void *ctx)
+{
+	return push(r, data, len, true, key_of, size_of, fn, ctx);
+}
+
+int reorder_keep(struct reorder *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct run *old = r->heap[i], *run;
+		size_t items = old->n * sizeof(struct item);
+
+		if (!old->lent)
+			continue;
+		run = malloc(sizeof(*run) + items + old->bytes);
+		if (!run)
+			return -ENOMEM;
+		memcpy(run, old, sizeof(*run) + items);
+		run->data = (uint8_t *)run->items + items;
+		run->lent = false;
+		memcpy(run->data, old->data, old->bytes);
+		r->heap[i] = run;	/* the same keys: the heap holds */
+		free(old);
+	}
+	return 0;
 }
 
 int reorder_release(struct reorder *r, uint64_t until, reorder_fn fn, void *ctx)

@@ -243,7 +243,7 @@ static int log_event(void *ctx, const void *data, size_t size)
 }
 
 /* Events from the ring buffer, in the order CPUs handed them over. */
-static int on_event(void *ctx, const void *data, size_t size)
+static int on_event(void *ctx, const void *data, size_t size, bool lent)
 {
 	struct capture *c = ctx;
 	int rc;
@@ -252,13 +252,24 @@ static int on_event(void *ctx, const void *data, size_t size)
 		c->malformed++;
 		return 0;
 	}
-	rc = reorder_push(c->ro, data, size, event_time, event_size,
-			  log_event, c);
+	rc = (lent ? reorder_lend : reorder_push)(c->ro, data, size, event_time,
+						  event_size, log_event, c);
 	if (rc > 0)
 		c->malformed++;
 	if (rc < 0 && !c->err)
 		c->err = rc;
 	return rc < 0 ? rc : 0;
+}
+
+/* The ring's room goes back to the programs: what waits is copied. */
+static int on_keep(void *ctx)
+{
+	struct capture *c = ctx;
+	int rc = reorder_keep(c->ro);
+
+	if (rc && !c->err)
+		c->err = rc;
+	return rc;
 }
 
 static int on_loss(void *ctx, unsigned cpu, uint64_t ring, uint64_t slot,
@@ -445,8 +456,11 @@ static int drain(struct capture *c, struct run *r, int wake_fd)
 		err = reorder_release(c->ro,
 				      tracer_progress(r->t, boot - REORDER_NS),
 				      log_event, c);
+		if (!err)
+			err = on_keep(c);
 		if (err)
 			return err;
+		tracer_release(r->t);
 		if (c->rot && (rotate_signals || rotation_timed_out(c->rot, riot_now_ns(CLOCK_BOOTTIME)))) {
 			rotate_signals = 0;
 			if ((err = rotate(c)))
@@ -634,7 +648,7 @@ int capture_session(struct capture_opts *o, int argc, char **argv, const struct 
 		riot_err("out of memory");
 		goto out;
 	}
-	r.t = tracer_start(o, r.child, on_event, &c, &pc, why, sizeof(why));
+	r.t = tracer_start(o, r.child, on_event, on_keep, &c, &pc, why, sizeof(why));
 	if (!r.t) {
 		riot_err("%s", why);
 		goto out;

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sched.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -18,6 +19,7 @@
 #include <linux/capability.h>
 
 #include <bpf/bpf.h>
+#include <linux/bpf.h>
 #include <linux/btf.h>
 #include <bpf/libbpf.h>
 
@@ -28,8 +30,8 @@
 
 struct tracer {
 	struct riot_bpf *skel;
-	struct ring_buffer *rb;
 	tracer_event_fn fn;
+	tracer_keep_fn keep;
 	void *ctx;
 	int cgroup_fd;
 	int ncpus;
@@ -41,9 +43,19 @@ struct tracer {
 	uint8_t *idle;			/* per CPU: found idle (idle_sample()) */
 	cpu_set_t reach;		/* CPUs tracer_kick() visits */
 	const uint8_t *batches;		/* the batches map, mapped (NULL: not) */
-	/* the ring's consumer and producer positions, mapped (NULL: not) */
-	const unsigned long *cons_pos, *prod_pos;
+	/* The ring buffer, read by riot (ring_read()): its consumer position
+	 * (riot's to write), its producer position and its data, mapped twice
+	 * in a row so that a record that wraps around reads straight. */
+	unsigned long *cons_pos;
+	const unsigned long *prod_pos;
+	const uint8_t *ring_data;
+	size_t ring_size;		/* a power of two */
+	size_t ring_map_len;		/* of the producer's page and the data */
+	unsigned long cons;		/* read up to here */
+	unsigned long released;		/* handed back up to here */
+	size_t lend_max;		/* read bytes lent before handing back */
 	unsigned long prod_at;		/* the producer's, at idle_sample() */
+	int epoll_fd;			/* ready when the programs wake riot */
 	size_t batches_len, batch_stride;
 	bool detached;
 	struct capture_load load;	/* what loading found */
@@ -278,25 +290,25 @@ static int set_targets(struct tracer *t, const struct capture_opts *o,
 	return 0;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+/* A record of the ring: a CPU's batch, or one event written on its own;
+ * lent: it stays where it is until tracer_release(). */
+static int on_record(struct tracer *t, const void *data, size_t size, bool lent)
 {
 	const struct riot_ev_batch *b = data;
-	struct tracer *t = ctx;
-
 	int err = 0;
 
 	if (size >= sizeof(*b) && b->type == RIOT_EV_BATCH) {
 		if (b->len > size - RIOT_BATCH_HDR)
-			return t->fn(t->ctx, data, 0);
+			return t->fn(t->ctx, data, 0, false);
 		if (b->len)
 			err = t->fn(t->ctx, (const uint8_t *)data + RIOT_BATCH_HDR,
-				    b->len);
+				    b->len, lent);
 		/* After the events: the progress covers them. */
 		if (b->cpu < (uint32_t)t->ncpus && b->upto > t->upto[b->cpu])
 			t->upto[b->cpu] = b->upto;
 		return err;
 	}
-	return t->fn(t->ctx, data, size);
+	return t->fn(t->ctx, data, size, lent);
 }
 
 /* What capture does where the kernel lacks something its programs use:
@@ -540,27 +552,94 @@ static const struct batch_view *batch_at(const struct tracer *t, int cpu)
 	return (const void *)(t->batches + (size_t)cpu * t->batch_stride);
 }
 
-/* The ring's two positions, read-only: the consumer's page at offset 0,
- * the producer's at the next page (the kernel's layout, as libbpf maps
- * it). Without them riot visits CPUs for their progress. */
-static void map_ring_pos(struct tracer *t)
+/* The ring buffer as the kernel lays it out for its reader: the
+ * consumer's page at offset 0 (the reader writes it), then the producer's
+ * page and the data, mapped twice. */
+static int map_ring(struct tracer *t, size_t size)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	int fd = bpf_map__fd(t->skel->maps.events);
 	void *c, *p;
 
 	if (page <= 0)
-		return;
-	c = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+		return -EINVAL;
+	c = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (c == MAP_FAILED)
-		return;
-	p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, page);
+		return -errno;
+	t->ring_map_len = (size_t)page + 2 * size;
+	p = mmap(NULL, t->ring_map_len, PROT_READ, MAP_SHARED, fd, page);
 	if (p == MAP_FAILED) {
+		int err = -errno;
+
 		munmap(c, (size_t)page);
-		return;
+		return err;
 	}
 	t->cons_pos = c;
 	t->prod_pos = p;
+	/* Polled through epoll, as libbpf does: epoll reports the ring
+	 * ready when the programs wake it (as it fills), whereas the map's
+	 * own poll says ready whenever a record waits, which would end
+	 * every wait at once on a busy host. */
+	struct epoll_event ev = { .events = EPOLLIN };
+	t->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (t->epoll_fd < 0 || epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, fd, &ev))
+		return -errno;
+	t->ring_data = (const uint8_t *)p + page;
+	t->ring_size = size;
+	t->cons = t->released = __atomic_load_n(t->cons_pos, __ATOMIC_ACQUIRE);
+	/* The programs wake riot once a sixteenth of the ring waits
+	 * (set_rodata()); what riot holds lent counts as waiting, so a
+	 * quarter lets a wake-up's worth be logged in place with room to
+	 * spare, and leaves the programs three quarters in a backlog. */
+	t->lend_max = size / 4;
+	return 0;
+}
+
+void tracer_release(struct tracer *t)
+{
+	if (t->released != t->cons) {
+		__atomic_store_n(t->cons_pos, t->cons, __ATOMIC_RELEASE);
+		t->released = t->cons;
+	}
+}
+
+/* Hands every record written to on_record, in the ring's order, up to one
+ * still being written; lent, so most of them are logged from where they
+ * are. What was read is handed back to the programs by tracer_release(),
+ * and here, once it is more than lend_max bytes, after keep() copied what
+ * was not logged yet: a backlog leaves the programs the room they need.
+ * Returns the records read, or the callbacks' -errno. */
+static int ring_read(struct tracer *t)
+{
+	unsigned long prod = __atomic_load_n(t->prod_pos, __ATOMIC_ACQUIRE);
+	int n = 0, err;
+
+	for (;;) {
+		if (t->cons >= prod) {
+			prod = __atomic_load_n(t->prod_pos, __ATOMIC_ACQUIRE);
+			if (t->cons >= prod)
+				break;
+		}
+		const uint32_t *hdr = (const void *)(t->ring_data + (t->cons & (t->ring_size - 1)));
+		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+
+		if (len & BPF_RINGBUF_BUSY_BIT)
+			break;
+		size_t size = len & ~BPF_RINGBUF_DISCARD_BIT;
+
+		t->cons += (size + BPF_RINGBUF_HDR_SZ + 7) & ~7ul;
+		if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
+			n++;
+			if ((err = on_record(t, (const uint8_t *)hdr + BPF_RINGBUF_HDR_SZ, size, true)))
+				return err;
+		}
+		if (t->cons - t->released >= t->lend_max) {
+			if ((err = t->keep(t->ctx)))
+				return err;
+			tracer_release(t);
+		}
+	}
+	return n;
 }
 
 bool tracer_batched(const struct tracer *t)
@@ -591,7 +670,7 @@ bool tracer_batched(const struct tracer *t)
 /* Whether riot can tell idle CPUs from their batches here. */
 static bool idle_readable(const struct tracer *t)
 {
-	return IDLE_SAMPLE && t->batches && t->prod_pos;
+	return IDLE_SAMPLE && t->batches;
 }
 
 static bool batch_idle(const struct batch_view *b)
@@ -627,7 +706,7 @@ static uint64_t idle_sample(struct tracer *t)
  * stops early at a record still being written). */
 static void idle_progress(struct tracer *t, uint64_t at)
 {
-	if (!at || __atomic_load_n(t->cons_pos, __ATOMIC_ACQUIRE) < t->prod_at)
+	if (!at || t->cons < t->prod_at)
 		return;
 	for (int cpu = 0; cpu < t->ncpus; cpu++)
 		if (t->idle[cpu] && t->upto[cpu] < at)
@@ -635,8 +714,8 @@ static void idle_progress(struct tracer *t, uint64_t at)
 }
 
 struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
-			    tracer_event_fn fn, void *ctx, struct probe_calib *pc,
-			    char *why, size_t len)
+			    tracer_event_fn fn, tracer_keep_fn keep, void *ctx,
+			    struct probe_calib *pc, char *why, size_t len)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 	int err = -ENOMEM;
@@ -648,7 +727,9 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 		goto fail;
 	}
 	t->cgroup_fd = -1;
+	t->epoll_fd = -1;
 	t->fn = fn;
+	t->keep = keep;
 	t->ctx = ctx;
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
@@ -683,12 +764,9 @@ struct tracer *tracer_start(const struct capture_opts *o, pid_t child,
 	if (err)
 		goto fail;
 	map_batches(t);
-	map_ring_pos(t);
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record,
-				 t, NULL);
-	if (!t->rb) {
-		err = -errno;
-		snprintf(why, len, "cannot map the ring buffer: %s", strerror(errno));
+	err = map_ring(t, bpf_map__max_entries(t->skel->maps.events));
+	if (err) {
+		snprintf(why, len, "cannot map the ring buffer: %s", strerror(-err));
 		goto fail;
 	}
 	/* the calls untraced and traced a moment apart: the machine's load
@@ -745,7 +823,7 @@ int capture_check_load(struct capture_load *cl, char *why, size_t len)
 int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake)
 {
 	struct pollfd p[1 + TRACER_WAKE_MAX] = {
-		{ .fd = ring_buffer__epoll_fd(t->rb), .events = POLLIN },
+		{ .fd = t->epoll_fd, .events = POLLIN },
 	};
 
 	if (nwake > TRACER_WAKE_MAX)
@@ -762,7 +840,7 @@ int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake)
 		if (p[1 + i].revents & (POLLERR | POLLHUP | POLLNVAL))
 			wake_fds[i] = -1;
 	uint64_t at = idle_sample(t);
-	int n = ring_buffer__consume(t->rb);
+	int n = ring_read(t);
 
 	if (n >= 0)
 		idle_progress(t, at);
@@ -867,7 +945,7 @@ static int drain_batches(struct tracer *t)
 		if (b->len <= RIOT_BATCH_HDR || b->len > RIOT_BATCH_BYTES)
 			continue;
 		err = t->fn(t->ctx, b->buf + RIOT_BATCH_HDR,
-			    b->len - RIOT_BATCH_HDR);
+			    b->len - RIOT_BATCH_HDR, false);
 		if (err)
 			return err;
 	}
@@ -888,7 +966,7 @@ int tracer_stop(struct tracer *t)
 
 	tracer_detach(t);
 	do
-		n = ring_buffer__consume(t->rb);
+		n = ring_read(t);
 	while (n > 0);
 	return n < 0 ? n : drain_batches(t);
 }
@@ -968,16 +1046,17 @@ void tracer_destroy(struct tracer *t)
 {
 	if (!t)
 		return;
-	ring_buffer__free(t->rb);
 	if (t->batches)
 		munmap((void *)t->batches, t->batches_len);
 	if (t->cons_pos) {
-		munmap((void *)t->cons_pos, (size_t)sysconf(_SC_PAGESIZE));
-		munmap((void *)t->prod_pos, (size_t)sysconf(_SC_PAGESIZE));
+		munmap(t->cons_pos, (size_t)sysconf(_SC_PAGESIZE));
+		munmap((void *)t->prod_pos, t->ring_map_len);
 	}
 	riot_bpf__destroy(t->skel);
 	if (t->cgroup_fd >= 0)
 		close(t->cgroup_fd);
+	if (t->epoll_fd >= 0)
+		close(t->epoll_fd);
 	free(t->seen);
 	free(t->now);
 	free(t->upto);

@@ -196,9 +196,51 @@ static void test_error(void)
 	reorder_free(NULL);
 }
 
+/* Lent batches: the events leave from the lender's memory; what is left
+ * when reorder_keep() runs is copied, so the lender may then overwrite
+ * its memory and the events still leave as they were; a batch pushed
+ * (copied) beside them is not touched by keep. */
+static void test_lend(void)
+{
+	static const uint64_t a[] = { 10, 20, 30, 40 }, b[] = { 15, 35 }, c[] = { 25 };
+	uint8_t la[256], lb[256], pc[256];
+	struct out o = { 0 };
+	uint32_t id = 0;
+	size_t len_a = batch(la, a, 4, &id), len_b, len_c;	/* ids 0..3 */
+	struct reorder *r = reorder_new(1 << 20);
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	len_b = batch(lb, b, 2, &id);	/* ids 4, 5 */
+	len_c = batch(pc, c, 1, &id);	/* id 6 */
+	CHECK_EQ(reorder_lend(r, la, len_a, key_of, size_of, take, &o), 0);
+	CHECK_EQ(reorder_lend(r, lb, len_b, key_of, size_of, take, &o), 0);
+	CHECK_EQ(reorder_push(r, pc, len_c, key_of, size_of, take, &o), 0);
+	memset(pc, 0, sizeof(pc));	/* pushed: copied at once */
+	CHECK_U64(reorder_bytes(r), len_a + len_b + len_c);
+	CHECK_EQ(reorder_release(r, 21, take, &o), 0);
+	CHECK_U64(o.n, 3);		/* 10 15 20, from the lent bytes */
+	CHECK_EQ(reorder_keep(r), 0);
+	memset(la, 0, sizeof(la));
+	memset(lb, 0, sizeof(lb));
+	CHECK_EQ(reorder_release(r, UINT64_MAX, take, &o), 0);
+	static const uint64_t want[] = { 10, 15, 20, 25, 30, 35, 40 };
+	static const uint32_t ids[] = { 0, 4, 1, 6, 2, 5, 3 };
+	CHECK_U64(o.n, 7);
+	for (size_t i = 0; i < 7 && i < o.n; i++) {
+		CHECK_U64(o.key[i], want[i]);
+		CHECK_U64(o.id[i], ids[i]);
+	}
+	CHECK_U64(reorder_bytes(r), 0);
+	CHECK_EQ(reorder_keep(r), 0);	/* nothing held: nothing to do */
+	reorder_free(r);
+}
+
 int main(void)
 {
 	test_merge();
+	test_lend();
 	test_bound();
 	test_malformed();
 	test_error();
