@@ -2,16 +2,19 @@
 # benchmarks/top.sh: what watching costs over recording. riot top runs in
 # a tmux window (120x40), the way a user runs it.
 #
-# 1. CPU: riot's own CPU (user+sys of its threads, not the traced
-#    loop's) in `riot capture -o LOG -- LOOP`, `riot top -- LOOP` (no log)
-#    and `riot top -o LOG -- LOOP`, for an N- and a 4N-call pread loop at
-#    full speed; their difference per recorded event, so start-up
-#    cancels out. LOOP is a shell that runs the loop, waits a second
-#    (the drain catches up) and copies riot's /proc/PID/stat: its
-#    parent's. What top adds is its figure less capture's; at 1M events/s
-#    that many ns per event is that many thousandths of a core. riot top
-#    is quit (q) as soon as it shows the loop exited. Median (min-max)
-#    of ROUNDS.
+# 1. CPU, what the goal asks: riot's CPU while it records, as its summary
+#    states it (its threads' CPU clock from the start of the drain to its
+#    end: start-up, the traced loop and the terminal's set-up are not in
+#    it), per recorded event, in `riot capture -o LOG -- LOOP` and `riot
+#    top -o LOG -- LOOP` of a 4N-call pread loop at full speed, run in
+#    turn; what top adds is each round's difference. At 1M events/s that
+#    many ns per event is that many thousandths of a core. Then `riot
+#    top -- LOOP` (no log, no summary): riot's user+sys from /proc in
+#    clock ticks, for an N- and a 4N-call loop differenced, against
+#    capture's measured the same way. LOOP is a shell that runs the
+#    loop, waits a second (the drain catches up) and copies riot's
+#    /proc/PID/stat: its parent's. riot top is quit (q) as soon as it
+#    shows the loop exited. Median (min-max) of ROUNDS.
 # 2. Memory: the maximum resident set of `riot top LOG` (browsing, drawn
 #    to the end) and `riot info LOG` on genlog's log of PATHS distinct
 #    paths of 210 bytes: the resolver of paths holds every one, the
@@ -34,14 +37,15 @@ trap 'tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$work"' EXIT
 spread() { grep -v n/a | sort -g | awk '{a[NR] = $1} END {if (NR) printf "%s (%s-%s)", a[int((NR + 1) / 2)], a[1], a[NR]; else print "n/a"}'; }
 
 # in_tmux DONE_ERE CMD...: CMD in a tmux window under GNU time ("%U %S
-# %M" in $work/time); q once the screen shows DONE_ERE. Fails after 600 s.
+# %M" in $work/time), its standard error in $work/err; q once the screen
+# shows DONE_ERE. Fails after 600 s.
 in_tmux() {
 	local ere=$1 n=6000 q
 	shift
 	printf -v q ' %q' "$@"
-	rm -f "$work/time" "$work/rc"
+	rm -f "$work/time" "$work/rc" "$work/err"
 	tmux -S "$sock" new-session -d -s b -x 120 -y 40 \
-		"/usr/bin/time -f '%U %S %M' -o '$work/time'$q; echo \$? >'$work/rc'" || return 1
+		"/usr/bin/time -f '%U %S %M' -o '$work/time'$q 2>'$work/err'; echo \$? >'$work/rc'" || return 1
 	while [ "$n" -gt 0 ] && [ ! -s "$work/rc" ]; do
 		if tmux -S "$sock" capture-pane -p -t b 2>/dev/null | grep -Eq -- "$ere"; then
 			tmux -S "$sock" send-keys -t b q
@@ -63,7 +67,6 @@ run() {
 	rm -f "$work/l.riot" "$work/stat"
 	case $1 in
 	capture) "$RIOT" capture -q -o "$work/l.riot" -- "${loop[@]}" >/dev/null 2>&1 || return 1 ;;
-	top) in_tmux "exited 0" "$RIOT" top -o "$work/l.riot" -- "${loop[@]}" || return 1 ;;
 	top-nolog) in_tmux "exited 0" "$RIOT" top -- "${loop[@]}" || return 1 ;;
 	esac
 	[ -s "$work/stat" ] || return 1
@@ -72,39 +75,38 @@ run() {
 		'{printf "%.0f %s\n", ($12 + $13) * 1e9 / t, e}'
 }
 
+# recording KIND: riot's recording CPU per event of a 4N-call loop, as
+# its summary states it ("riot CPU S s recording (N ns/event)"), from
+# the seconds and the events for a finer figure
+recording() {
+	local loop=("$BIN/sysloop" pread $((N * 4)) "$target")
+	case $1 in
+	capture) "$RIOT" capture -o "$work/l.riot" -- "${loop[@]}" >/dev/null 2>"$work/err" || return 1 ;;
+	top) in_tmux "exited 0" "$RIOT" top -o "$work/l.riot" -- "${loop[@]}" || return 1 ;;
+	esac
+	awk '$1 == "events" {e = $2} $1 == "riot" && $2 == "CPU" {s = $3}
+		END {if (e > 0 && s != "") printf "%.1f\n", s * 1e9 / e; else print "n/a"}' "$work/err"
+}
+
 printf 'riot top benchmark: N=%d, median (min-max) of %d rounds, %s, %s CPUs, load %s\n' \
 	"$N" "$ROUNDS" "$(uname -r)" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
 echo
-echo "1. riot's own CPU per recorded event of a pread loop, ns (from an N- and a"
-echo "   4N-call run): what top adds is the difference to capture"
+echo "1. riot's CPU while recording, per event of a $((N * 4))-call pread loop, ns"
+echo "   (each run's summary; capture and top -o in turn, each round's difference)"
 rm -f "$work"/d-* "$work"/a-*
 for _ in $(seq "$ROUNDS"); do
-	rm -f "$work"/x-*
-	for k in capture top top-nolog; do
-		read -r a e < <(run "$k" "$N") || continue
-		read -r b f < <(run "$k" $((N * 4))) || continue
-		[ -n "$e" ] && echo "$e $f" >"$work/ev"
-		# without a log, the events are the capture's of the same loops
-		[ -z "$e" ] && [ -s "$work/ev" ] && read -r e f <"$work/ev"
-		awk -v a="$a" -v e="$e" -v b="$b" -v f="$f" \
-			'BEGIN {if (f > e) printf "%.1f\n", (b - a) / (f - e); else print "n/a"}' >"$work/x-$k"
-		cat "$work/x-$k" >>"$work/d-$k"
-	done
-	# the difference of this round's pair, top's less capture's
-	for k in top top-nolog; do
-		[ -s "$work/x-$k" ] && [ -s "$work/x-capture" ] &&
-			awk -v t="$(cat "$work/x-$k")" -v c="$(cat "$work/x-capture")" \
-				'BEGIN {printf "%.1f\n", t - c}' >>"$work/a-$k"
-	done
+	c=$(recording capture) && t=$(recording top) || continue
+	echo "$c" >>"$work/d-capture"
+	echo "$t" >>"$work/d-top"
+	awk -v t="$t" -v c="$c" 'BEGIN {if (t != "n/a" && c != "n/a") printf "%.1f\n", t - c; else print "n/a"}' >>"$work/a-top"
 done
 printf '   %-28s %24s %24s\n' run "ns/event" "top adds, ns/event"
 printf '   %-28s %24s %24s\n' "riot capture -o LOG" "$(spread <"$work/d-capture")" -
 printf '   %-28s %24s %24s\n' "riot top -o LOG" "$(spread <"$work/d-top")" "$(spread <"$work/a-top")"
-printf '   %-28s %24s %24s\n' "riot top (no log)" "$(spread <"$work/d-top-nolog")" "$(spread <"$work/a-top-nolog")"
 add=$(spread <"$work/a-top"); add=${add%% *}
 cap=$(spread <"$work/d-capture"); cap=${cap%% *}
 echo "   at 1M events/s, top -o adds $(awk -v a="$add" 'BEGIN {if (a == "n/a") print "n/a"; else printf "%.1f %%", a / 10}') of a core over capture," \
-	"$(awk -v a="$add" -v c="$cap" 'BEGIN {if (a == "n/a" || c == "n/a" || c <= 0) print "n/a"; else printf "%.0f %%", 100 * a / c}') of capture's own CPU"
+	"$(awk -v a="$add" -v c="$cap" 'BEGIN {if (a == "n/a" || c == "n/a" || c <= 0) print "n/a"; else printf "%.1f %%", 100 * a / c}') of capture's own CPU"
 {
 	echo "top_pread_cpu_ns_per_event $(spread <"$work/d-top" | cut -d' ' -f1)"
 	echo "top_pread_capture_cpu_ns_per_event $(spread <"$work/d-capture" | cut -d' ' -f1)"
@@ -112,6 +114,27 @@ echo "   at 1M events/s, top -o adds $(awk -v a="$add" 'BEGIN {if (a == "n/a") p
 	echo "top_pread_adds_pct $(awk -v a="$add" -v c="$cap" 'BEGIN {if (a == "n/a" || c <= 0) print "n/a"; else printf "%.1f", 100 * a / c}')"
 } >>"$out"
 
+echo
+echo "   riot top without a log (no summary): riot's user+sys from /proc, ns per"
+echo "   event (from an N- and a 4N-call run), against capture's the same way"
+for _ in $(seq "$ROUNDS"); do
+	rm -f "$work"/x-*
+	for k in capture top-nolog; do
+		read -r a e < <(run "$k" "$N") || continue
+		read -r b f < <(run "$k" $((N * 4))) || continue
+		[ -n "$e" ] && echo "$e $f" >"$work/ev"
+		# without a log, the events are the capture's of the same loops
+		[ -z "$e" ] && [ -s "$work/ev" ] && read -r e f <"$work/ev"
+		awk -v a="$a" -v e="$e" -v b="$b" -v f="$f" \
+			'BEGIN {if (f > e) printf "%.1f\n", (b - a) / (f - e); else print "n/a"}' >"$work/x-$k"
+		cat "$work/x-$k" >>"$work/p-$k"
+	done
+	[ -s "$work/x-top-nolog" ] && [ -s "$work/x-capture" ] &&
+		awk -v t="$(cat "$work/x-top-nolog")" -v c="$(cat "$work/x-capture")" \
+			'BEGIN {printf "%.1f\n", t - c}' >>"$work/a-top-nolog"
+done
+printf '   %-28s %24s %24s\n' "riot capture -q -o LOG" "$(spread <"$work/p-capture")" -
+printf '   %-28s %24s %24s\n' "riot top (no log)" "$(spread <"$work/p-top-nolog")" "$(spread <"$work/a-top-nolog")"
 echo
 echo "2. maximum RSS on a log of $PATHS distinct paths of 210 bytes, MiB"
 "$BIN/genlog" -o "$work/p.riot" -n "$PATHS" --shape paths --path-bytes 210 || exit 1
