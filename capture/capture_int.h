@@ -96,8 +96,6 @@ void capture_live_end(struct live *l);
 void capture_print_summary(const struct capture *c, const char *out, const struct log_totals *lt,
 			   uint64_t bytes);
 
-/* ---- tracer.c: the BPF side's lifecycle ---- */
-
 /* ---- kbtf.c: what the kernel's BTF has ---- */
 
 /* One question: the first type called name of BTF kind `kind`. found:
@@ -118,6 +116,8 @@ struct kbtf_query {
  * /sys/kernel/btf/vmlinux), read once in a small window: 0, or -errno
  * for a file that cannot be read or is no BTF (every answer "absent"). */
 int kbtf_scan(const char *path, struct kbtf_query *q, unsigned n);
+
+/* ---- tracer.c: the BPF side's lifecycle ---- */
 
 struct tracer;
 /* data: one event, or a CPU's batch of events, each at an 8-byte
