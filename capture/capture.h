@@ -94,8 +94,8 @@ struct capture_hooks {
 	/* Every record as the log gets it (after --path), in log order, the
 	 * start state first; also without a log. */
 	int (*rec)(void *ctx, const struct riot_rec *rec);
-	/* From the drain loop: at least every 100 ms, and as soon as
-	 * input_fd has input. */
+	/* From the drain loop: every 10 ms while it runs (at most 100 ms
+	 * apart when it waits), and as soon as input_fd has input. */
 	int (*tick)(void *ctx, struct capture_watch *w);
 	/* Once the drain has ended and before the log's summary. */
 	void (*end)(void *ctx, struct capture_watch *w);

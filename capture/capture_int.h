@@ -149,12 +149,14 @@ const struct capture_load *tracer_load(const struct tracer *t);
 /* Waits up to timeout_ms for records, or for one of the nwake wake_fds (at
  * most TRACER_WAKE_MAX; those < 0 are left out) to be readable, or for a
  * signal, then hands each record there is to fn; a wake fd that reports
- * an error or a hang-up is set to -1 there. Returns how many records,
+ * an error or a hang-up is set to -1 there, and bit i of *ready is set
+ * when wake_fds[i] was readable. Returns how many records,
  * or -errno (the callback's error included). A
  * malformed record is handed over with size 0. A CPU whose batch it finds
  * idle has progressed to the time it looked (where riot can tell: x86). */
 #define TRACER_WAKE_MAX 2
-int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake);
+int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake,
+		unsigned *ready);
 /* Hands the room of the records read back to the programs: the receiver
  * holds none of their bytes lent any more. */
 void tracer_release(struct tracer *t);

@@ -36,6 +36,10 @@
  * command's exit is looked for as often. */
 #define POLL_MS 10
 #define POLL_IDLE_MS 100
+/* A viewer's tick: when its input is readable, else at most every
+ * TICK_NS (a busy drain ends its wait hundreds of times a second; each
+ * tick costs the viewer a look at its input). */
+#define TICK_NS (POLL_MS * 1000000ull)
 #define LOSS_POLL_NS 100000000ull	/* drop records every 100 ms */
 #define FLUSH_NS 1000000000ull		/* a killed capture loses <= 1 s */
 /* An event is logged once every CPU has handed over all it timed before
@@ -419,7 +423,8 @@ static int next_wait_ms(int max_ms, const struct run *r, uint64_t start, uint64_
 static int drain(struct capture *c, struct run *r, int wake_fd)
 {
 	uint64_t start = riot_now_ns(CLOCK_MONOTONIC), last_loss = start,
-		 last_flush = start, last_kick = start, now;
+		 last_flush = start, last_kick = start, last_tick = 0, now;
+	unsigned ready;
 	int wake[TRACER_WAKE_MAX] = { wake_fd, c->hooks ? c->hooks->input_fd : -1 };
 	int n, err, max_ms = wait_max_ms(c, r, wake), wait_ms = max_ms;
 
@@ -432,7 +437,7 @@ static int drain(struct capture *c, struct run *r, int wake_fd)
 	for (;;) {
 		uint64_t boot = riot_now_ns(CLOCK_BOOTTIME);
 
-		n = tracer_poll(r->t, wait_ms, wake, TRACER_WAKE_MAX);
+		n = tracer_poll(r->t, wait_ms, wake, TRACER_WAKE_MAX, &ready);
 		if (n < 0)
 			return c->err ? c->err : n;
 		now = riot_now_ns(CLOCK_MONOTONIC);
@@ -473,11 +478,15 @@ static int drain(struct capture *c, struct run *r, int wake_fd)
 			if (!c->hooks)
 				capture_live_show(&r->live, c, now);
 		}
-		if (c->hooks && c->hooks->tick && (err = c->hooks->tick(c->hooks->ctx, &watch))) {
-			if (err < 0)
-				return err;
-			r->viewed_stop = true;
-			return 0;
+		if (c->hooks && c->hooks->tick &&
+		    ((ready & 2) || now - last_tick >= TICK_NS)) {
+			last_tick = now;
+			if ((err = c->hooks->tick(c->hooks->ctx, &watch))) {
+				if (err < 0)
+					return err;
+				r->viewed_stop = true;
+				return 0;
+			}
 		}
 		if (should_stop(r, start, now, tick))
 			return 0;

@@ -820,7 +820,8 @@ int capture_check_load(struct capture_load *cl, char *why, size_t len)
 	return err;
 }
 
-int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake)
+int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake,
+		unsigned *ready)
 {
 	struct pollfd p[1 + TRACER_WAKE_MAX] = {
 		{ .fd = t->epoll_fd, .events = POLLIN },
@@ -836,9 +837,13 @@ int tracer_poll(struct tracer *t, int timeout_ms, int *wake_fds, unsigned nwake)
 		return -errno;
 	/* a wake fd that can only ever be ready again would make every
 	 * wait end at once */
-	for (unsigned i = 0; i < nwake; i++)
+	*ready = 0;
+	for (unsigned i = 0; i < nwake; i++) {
 		if (p[1 + i].revents & (POLLERR | POLLHUP | POLLNVAL))
 			wake_fds[i] = -1;
+		else if (p[1 + i].revents & POLLIN)
+			*ready |= 1u << i;
+	}
 	uint64_t at = idle_sample(t);
 	int n = ring_read(t);
 
