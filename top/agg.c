@@ -189,11 +189,14 @@ static void hh_clear(struct top_hh *h)
 	map_clear(&h->idx);
 }
 
+/* Frees without clearing: rows never touched stay untouched (a clear
+ * would fault every page of them in on the way out). */
 static void hh_fini(struct top_hh *h)
 {
 	if (!h->rows)
 		return;
-	hh_clear(h);
+	for (uint32_t i = 0; i < h->n; i++)
+		free(h->rows[i].text);
 	free(h->rows);
 	map_fini(&h->idx);
 }
@@ -329,6 +332,7 @@ void top_agg_sample(struct top_agg *a)
 void top_agg_reset(struct top_agg *a)
 {
 	memset(a->sys, 0, sizeof(a->sys));
+	memset(a->skipped, 0, sizeof(a->skipped));
 	memset(a->cls, 0, sizeof(a->cls));
 	hh_clear(&a->files);
 	hh_clear(&a->procs_hh);
@@ -354,6 +358,18 @@ void top_agg_settle(struct top_agg *a)
 	for (unsigned c = 0; c < TOP_NCLASS; c++) {
 		ops[c] = a->cls[c].count;
 		bytes[c] = a->cls[c].bytes;
+	}
+	for (unsigned s = 0; s <= RIOT_SYS_COUNT; s++) {
+		struct top_tally *k = &a->skipped[s];
+
+		if (!k->count)
+			continue;
+		a->syscalls += k->count;
+		if (s < RIOT_SYS_COUNT) {
+			a->sys[s].count += k->count;
+			a->sys[s].bytes += k->bytes;
+		}
+		k->count = k->bytes = 0;
 	}
 	memset(a->cls, 0, sizeof(a->cls));
 	a->think_ns = a->busy_ns = 0;
@@ -737,15 +753,13 @@ static __attribute__((noinline, cold)) int skip_tables(struct top_agg *a,
 static int skip_call(struct top_agg *a, const struct riot_rec *rec)
 {
 	const struct riot_syscall *sc = &rec->sc;
-	unsigned facts = facts_of(sc->sys);
+	unsigned s = sc->sys < RIOT_SYS_COUNT ? sc->sys : RIOT_SYS_COUNT;
+	unsigned facts = sys_facts[s];
 
 	/* t_last moves with the sample: a call of it is at most `every`
 	 * calls behind */
-	a->syscalls++;
-	if (sc->sys < RIOT_SYS_COUNT) {
-		a->sys[sc->sys].count++;
-		a->sys[sc->sys].bytes += bytes_moved(sc, facts);
-	}
+	a->skipped[s].count++;
+	a->skipped[s].bytes += bytes_moved(sc, facts);
 	if (!(facts & FACT_ASYNC))	/* the thread's end, for its next call */
 		tid_end_note(&a->tid_end[sc->tid % TOP_TIDS], sc);
 	return facts & FACT_TABLES ? skip_tables(a, rec) : 0;
@@ -763,6 +777,8 @@ static int add_syscall(struct top_agg *a, const struct riot_rec *rec)
 
 	if (a->sampling)
 		resample(a, sc->t + sc->dur);
+	else
+		a->countdown = 1;
 	bytes = bytes_moved(sc, facts);
 	gap = tid_gap(a, sc, facts & FACT_ASYNC);
 	note_call(a, sc, bytes, gap, facts, w);
@@ -800,7 +816,7 @@ static __attribute__((noinline)) int add_whole(struct top_agg *a, const struct r
 
 int top_agg_add(struct top_agg *a, const struct riot_rec *rec)
 {
-	if (rec->type == RIOT_REC_SYSCALL && a->sampling && --a->countdown)
+	if (rec->type == RIOT_REC_SYSCALL && --a->countdown)
 		return skip_call(a, rec);	/* the most frequent path */
 	return add_whole(a, rec);
 }

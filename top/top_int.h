@@ -143,7 +143,15 @@ struct top_agg {
 	 * rows. Their calls and bytes, and the rates, count every call; the
 	 * resolver is fed every call that may change its tables. */
 	bool sampling;
-	uint32_t every, countdown;
+	uint32_t every;
+	uint32_t countdown;	/* syscall records to the next taken whole
+				 * (1 when not sampling) */
+	/* the calls and bytes of the calls the sample skipped, by syscall
+	 * ([RIOT_SYS_COUNT]: one riot does not know), not yet in sys[] and
+	 * `syscalls` (top_agg_settle() moves them) */
+	struct top_tally {
+		uint64_t count, bytes;
+	} skipped[RIOT_SYS_COUNT + 1];
 	uint64_t win_lo, win_n;	/* the current tenth of a second, its calls */
 	uint32_t win_taken;	/* calls taken since win_lo or since `every`
 				 * last grew */
@@ -170,7 +178,8 @@ void top_agg_reset(struct top_agg *a);
  * TOP_DETAIL_RATE a second (a live capture: what the view costs must not
  * grow with the rate). */
 void top_agg_sample(struct top_agg *a);
-/* The class rows, from the syscall rows: call before reading a->cls. */
+/* The syscall rows and `syscalls` brought up to date, and the class rows
+ * from them: call before reading a->sys, a->syscalls or a->cls. */
 void top_agg_settle(struct top_agg *a);
 /* One record, in log order. 0, or -ENOMEM. A resolver error (too many
  * distinct paths) is kept in model_err and paths are then shown as
