@@ -158,12 +158,13 @@ struct top_agg {
 	uint64_t sampled_calls;	/* calls the details saw */
 };
 
-/* Live views (riot top with a capture) sample past this rate: 5,000
- * calls a second is over a thousand a refresh, and a call taken whole
- * costs what about 30 skipped ones do (perf: 260 ns against 9 on the
- * bench's VM), a cost over capture's that grows with this rate: 20,000
- * made it about 5 % of capture's own at 1M calls/s. */
-#define TOP_DETAIL_RATE 5000
+/* Live views (riot top with a capture) sample past this rate: 2,500
+ * calls a second is over 600 a refresh, and a call taken whole costs
+ * what about a hundred skipped ones do (benchmarks/top_agg: about 300 ns
+ * against one), a cost over capture's that grows with this rate: the
+ * aggregate costs a 1M-call/s pread loop 1.8 ns a call at 2,500, and
+ * cost it 2.4 at 5,000. */
+#define TOP_DETAIL_RATE 2500
 /* A tenth of a second takes at most this many calls whole before its rate
  * so far sets the sample (a capture's start, a burst): a short burst is
  * seen whole, a long one costs no more than the rest. */

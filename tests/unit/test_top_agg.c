@@ -162,8 +162,9 @@ int main(void)
 	/* sampling (a live view): 200,000 preads of one fd in 0.2 s, 1 us
 	 * apart, 400 ns each, after the open that names its file. The
 	 * syscall and class rows count every call and its bytes; the rest
-	 * takes one call in 256 (the rate is 200 times TOP_DETAIL_RATE) and
-	 * counts it 256 times; the resolver, fed an open the sample skipped,
+	 * takes one call in 512 (a tenth of a second's share of
+	 * TOP_DETAIL_RATE is 250 calls, and it brings 100,000: 400 to one,
+	 * up to a power of two) and counts it 512 times; the resolver, fed an open the sample skipped,
 	 * names the file of the sampled reads after it. */
 	{
 		uint64_t t0 = 5000000000ull, sampled;
@@ -186,24 +187,24 @@ int main(void)
 		{
 			const struct top_row *r = &a.sys[RIOT_SYS_pread64];
 
-			CHECK(r->gaps >= 200000 - 512 && r->gaps <= 200000 + 512);
+			CHECK(r->gaps >= 200000 - 1024 && r->gaps <= 200000 + 1024);
 			CHECK_U64(r->gap_ns, r->gaps * 600 + 400);
 			CHECK_U64(r->gap.n, r->gaps);
 			CHECK_U64(r->lat.n, r->gaps);
 			CHECK_U64(r->time_ns, r->gaps * 400);
 			CHECK_U64(a.think_ns, r->gap_ns);
 		}
-		CHECK_U64(a.every, 256);
+		CHECK_U64(a.every, 512);
 		sampled = a.sampled_calls;
 		/* the calls taken: the first TOP_BURST_WHOLE (4,096) whole,
-		 * whose rate (about 1M calls/s) then sets N to 256 at once;
-		 * the remaining 195,906 reads at 1 in 256 */
-		CHECK(sampled >= 4096 + (200000 - 4094) / 256 - 2 &&
-		      sampled <= 4096 + (200000 - 4094) / 256 + 2);
+		 * whose rate (about 1M calls/s) then sets N to 512 at once;
+		 * the remaining 195,906 reads at 1 in 512 */
+		CHECK(sampled >= 4096 + (200000 - 4094) / 512 - 2 &&
+		      sampled <= 4096 + (200000 - 4094) / 512 + 2);
 		f = file_row(&a, "/data/table");
 		CHECK(f != NULL);
-		if (f)	/* each sampled read counted 256 times */
-			CHECK(f->count >= 200000 - 512 && f->count <= 200000 + 512);
+		if (f)	/* each sampled read counted 512 times */
+			CHECK(f->count >= 200000 - 1024 && f->count <= 200000 + 1024);
 		CHECK(a.ev_total == sampled);
 		/* an open the sample skips still names the file of the reads
 		 * that follow it */
@@ -212,13 +213,15 @@ int main(void)
 		sampled = a.sampled_calls;
 		err |= add_rec(&a, t0 + 200000ull * 1000, 500, RIOT_SYS_openat, -1, 5, "/data/late");
 		CHECK_U64(a.sampled_calls, sampled);
-		for (int i = 0; i < 6400; i++)
+		/* 13 x 512 reads: 13 of them sampled, wherever the count
+		 * stood after the open */
+		for (int i = 0; i < 6656; i++)
 			err |= add_rec(&a, t0 + 200001ull * 1000 + (uint64_t)i * 1000, 400, RIOT_SYS_read,
 				       5, 100, NULL);
 		CHECK_EQ(err, 0);
-		CHECK_U64(a.sampled_calls - sampled, 25);
+		CHECK_U64(a.sampled_calls - sampled, 13);
 		f = file_row(&a, "/data/late");
-		CHECK(f != NULL && f->count == 6400);
+		CHECK(f != NULL && f->count == 6656);
 		top_agg_fini(&a);
 	}
 
