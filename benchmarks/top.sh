@@ -15,15 +15,29 @@
 #    loop, waits a second (the drain catches up) and copies riot's
 #    /proc/PID/stat: its parent's. riot top is quit (q) as soon as it
 #    shows the loop exited. Median (min-max) of ROUNDS.
-# 2. Memory: the maximum resident set of `riot top LOG` (browsing, drawn
+# 2. The same cost taken apart, each part measured where noise does not
+#    drown it, then put together at 1M events/s: per record, what riot
+#    top's aggregate adds to the drain's hook (benchmarks/top_agg: the
+#    records of a log in memory, its times moved to 1M calls/s, the
+#    aggregate against a hook that does nothing), on the pread loop's log
+#    of part 1 and on a capture of tar -xf of TAR_FILES files; per second,
+#    what the view costs whatever the rate (drawing, the terminal, its
+#    ticks): riot's recording CPU in `riot top -o` less `riot capture -o`
+#    of `sleep IDLE_S`. Each against capture's own recording CPU per event
+#    of the same workload (its summary).
+# 3. Memory: the maximum resident set of `riot top LOG` (browsing, drawn
 #    to the end) and `riot info LOG` on genlog's log of PATHS distinct
 #    paths of 210 bytes: the resolver of paths holds every one, the
 #    view's tables only their heavy hitters.
 #
-# Environment: RIOT, BIN; N (default 1000000), ROUNDS (3), PATHS (1000000).
+# Environment: RIOT, BIN, BENCH (benchmarks/*.c built); N (default
+# 1000000), ROUNDS (3), PATHS (1000000), TAR_FILES (40000), IDLE_S (10).
 set -uo pipefail
 : "${RIOT:?set RIOT to the riot binary}" "${BIN:?set BIN to the tools directory}"
+: "${BENCH:?set BENCH to the built benchmarks directory}"
 N=${N:-1000000}
+TAR_FILES=${TAR_FILES:-40000}
+IDLE_S=${IDLE_S:-10}
 ROUNDS=${ROUNDS:-3}
 PATHS=${PATHS:-1000000}
 out=${BENCH_OUT:-/dev/null}
@@ -136,7 +150,59 @@ done
 printf '   %-28s %24s %24s\n' "riot capture -q -o LOG" "$(spread <"$work/p-capture")" -
 printf '   %-28s %24s %24s\n' "riot top (no log)" "$(spread <"$work/p-top-nolog")" "$(spread <"$work/a-top-nolog")"
 echo
-echo "2. maximum RSS on a log of $PATHS distinct paths of 210 bytes, MiB"
+echo "2. taken apart, at 1M events/s: what top adds per record and per second,"
+echo "   ns/event, against capture's own recording CPU per event"
+# recording_s KIND CMD...: riot's recording CPU, seconds, from its summary
+recording_s() {
+	local kind=$1
+	shift
+	rm -f "$work/l.riot"
+	case $kind in
+	capture) "$RIOT" capture -o "$work/l.riot" -- "$@" >/dev/null 2>"$work/err" || return 1 ;;
+	top) in_tmux "exited 0" "$RIOT" top -o "$work/l.riot" -- "$@" || return 1 ;;
+	esac
+	awk '$1 == "riot" && $2 == "CPU" {print $3}' "$work/err"
+}
+rm -f "$work"/i-*
+for _ in $(seq "$ROUNDS"); do
+	c=$(recording_s capture sleep "$IDLE_S") && t=$(recording_s top sleep "$IDLE_S") || continue
+	awk -v c="$c" -v t="$t" -v s="$IDLE_S" 'BEGIN {printf "%.0f\n", (t - c) * 1e6 / s}' >>"$work/i-sec"
+done
+sec=$(spread <"$work/i-sec")
+# the pread loop's log, and tar's, with capture's recording CPU per event
+"$RIOT" capture -o "$work/pread.riot" -- "$BIN/sysloop" pread $((N * 4)) "$target" >/dev/null 2>"$work/err" &&
+	cap_pread=$(awk '$1 == "events" {e = $2} $1 == "riot" && $2 == "CPU" {s = $3}
+		END {if (e > 0) printf "%.1f\n", s * 1e9 / e}' "$work/err")
+make_big_tar "$work/big.tar" "$TAR_FILES"
+rm -f "$work"/c-tar
+for _ in $(seq "$ROUNDS"); do
+	rm -rf "$work/u"; mkdir "$work/u"
+	"$RIOT" capture -o "$work/tar.riot" -- tar -xf "$work/big.tar" -C "$work/u" >/dev/null 2>"$work/err" &&
+		awk '$1 == "events" {e = $2} $1 == "riot" && $2 == "CPU" {s = $3}
+			END {if (e > 0) printf "%.1f\n", s * 1e9 / e}' "$work/err" >>"$work/c-tar"
+done
+rm -rf "$work/u"
+cap_tar=$(spread <"$work/c-tar")
+printf '   %-14s %16s %20s %14s %22s %9s\n' workload "aggregate/record" "view, us/s" "top adds" "capture's own" "share"
+for w in pread tar; do
+	read -r _ _ _ _ _ agg q < <("$BENCH/top_agg" "$work/$w.riot") || continue
+	cap=$([ "$w" = pread ] && echo "${cap_pread:-n/a}" || echo "${cap_tar%% *}")
+	add=$(awk -v a="$agg" -v s="${sec%% *}" 'BEGIN {if (s == "n/a") print "n/a"; else printf "%.1f", a + s / 1000}')
+	pct=$(awk -v a="$add" -v c="$cap" 'BEGIN {if (a == "n/a" || c == "n/a" || c <= 0) print "n/a"; else printf "%.1f %%", 100 * a / c}')
+	printf '   %-14s %16s %20s %14s %22s %9s\n' "$w" "$agg $q" "$sec" "$add" \
+		"$([ "$w" = pread ] && echo "$cap" || echo "$cap_tar")" "$pct"
+	{
+		echo "top_${w}_agg_ns_per_record $agg"
+		echo "top_${w}_apart_adds_ns_per_event $add"
+		echo "top_${w}_apart_adds_pct ${pct% %}"
+	} >>"$out"
+done
+echo "top_view_us_per_s ${sec%% *}" >>"$out"
+echo "   (view/s: microseconds of CPU a second, which at 1M events/s are as many"
+echo "   thousandths of a ns per event; top adds: the aggregate plus that)"
+
+echo
+echo "3. maximum RSS on a log of $PATHS distinct paths of 210 bytes, MiB"
 "$BIN/genlog" -o "$work/p.riot" -n "$PATHS" --shape paths --path-bytes 210 || exit 1
 in_tmux "at [0-9.]+ of" "$RIOT" top "$work/p.riot" && top_kb=$(awk '{print $3}' "$work/time")
 /usr/bin/time -f '%U %S %M' -o "$work/time" "$RIOT" info "$work/p.riot" >/dev/null && info_kb=$(awk '{print $3}' "$work/time")
