@@ -298,10 +298,11 @@ int top_agg_init(struct top_agg *a)
 	a->ev = calloc(TOP_EVENTS, sizeof(*a->ev));
 	a->comms = calloc(TOP_COMMS, sizeof(*a->comms));
 	a->tid_end = calloc(TOP_TIDS, sizeof(*a->tid_end));
+	a->pend = malloc(TOP_PEND * sizeof(*a->pend));
 	a->every = a->countdown = 1;
 	map_init(&a->comm_of, seed);
 	map_init(&a->comm_idx, seed);
-	if (!a->m || !a->ev || !a->comms || !a->tid_end || hh_init(&a->files, TOP_FILES, seed) ||
+	if (!a->m || !a->ev || !a->comms || !a->tid_end || !a->pend || hh_init(&a->files, TOP_FILES, seed) ||
 	    hh_init(&a->procs_hh, TOP_PROCS, seed + 1) || hh_init(&a->stacks, TOP_STACKS, seed + 2)) {
 		top_agg_fini(a);
 		return -ENOMEM;
@@ -321,6 +322,7 @@ void top_agg_fini(struct top_agg *a)
 	free(a->ev);
 	free(a->comms);
 	free(a->tid_end);
+	free(a->pend);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -713,10 +715,9 @@ static void resample(struct top_agg *a, uint64_t t)
 	a->countdown = a->every;
 }
 
-/* The resolver's view of rec, into *op; false when it has none (it
- * failed, or was not fed this call). -ENOMEM. */
-static int model_feed(struct top_agg *a, const struct riot_rec *rec, struct model_op *op,
-		      bool *have)
+/* rec to the resolver, into *op (*have: it has a view of rec). -ENOMEM. */
+static int model_feed_one(struct top_agg *a, const struct riot_rec *rec, struct model_op *op,
+			  bool *have)
 {
 	int err;
 
@@ -736,14 +737,67 @@ static int model_feed(struct top_agg *a, const struct riot_rec *rec, struct mode
 	return 0;
 }
 
+/* The resolver's view of rec, into *op; false when it has none (it
+ * failed, or was not fed this call). The opens it has been spared so far
+ * go first, in their order. -ENOMEM. */
+static int model_feed(struct top_agg *a, const struct riot_rec *rec, struct model_op *op,
+		      bool *have)
+{
+	for (uint32_t i = 0; i < a->npend; i++) {
+		int err = model_feed_one(a, &a->pend[i].rec, op, have);
+
+		if (err)
+			return err;
+	}
+	a->npend = 0;
+	return model_feed_one(a, rec, op, have);
+}
+
+/* A skipped open the resolver can be spared until it is needed: one that
+ * gave an fd, with a path of its own (no other record's text). */
+static bool open_deferrable(const struct riot_syscall *sc)
+{
+	return (sc->sys == RIOT_SYS_openat || sc->sys == RIOT_SYS_open ||
+		sc->sys == RIOT_SYS_openat2 || sc->sys == RIOT_SYS_creat) &&
+	       sc->ret >= 0 && sc->ret <= INT32_MAX && (sc->has & RIOT_HAS_PATH) && sc->path.s &&
+	       !sc->path2.s && !sc->value;
+}
+
 /* The resolver fed a call it must see though the sample skips it: apart,
- * so that the skip itself saves no registers. */
+ * so that the skip itself saves no registers. A skipped open waits
+ * (TOP_PEND of them, newest last); a skipped close of the fd the newest
+ * waiting open gave, in the same thread, cancels both: nothing looked
+ * the file up between them, and nothing after the close can name it
+ * through that fd, so the resolver never needs either (most of what
+ * the view would cost a program that opens many files, such as tar). */
 static __attribute__((noinline, cold)) int skip_tables(struct top_agg *a,
 						       const struct riot_rec *rec)
 {
+	const struct riot_syscall *sc = &rec->sc;
 	struct model_op op;
 	bool have;
 
+	if (a->m && a->pend && open_deferrable(sc) && a->npend < TOP_PEND) {
+		struct top_pend *p = &a->pend[a->npend];
+		size_t len = strlen(sc->path.s);
+
+		if (len < sizeof(p->path)) {
+			p->rec = *rec;
+			memcpy(p->path, sc->path.s, len + 1);
+			p->rec.sc.path.s = p->path;
+			a->npend++;
+			return 0;
+		}
+	}
+	if (a->npend && sc->sys == RIOT_SYS_close && sc->ret == 0 && (sc->has & RIOT_HAS_FD)) {
+		const struct riot_syscall *o = &a->pend[a->npend - 1].rec.sc;
+
+		if (o->tid == sc->tid && o->ret == sc->fd) {
+			a->npend--;
+			a->spared++;
+			return 0;
+		}
+	}
 	return model_feed(a, rec, &op, &have);
 }
 

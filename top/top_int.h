@@ -156,7 +156,17 @@ struct top_agg {
 	uint32_t win_taken;	/* calls taken since win_lo or since `every`
 				 * last grew */
 	uint64_t sampled_calls;	/* calls the details saw */
+	/* Sampling: skipped opens the resolver has not been fed yet, oldest
+	 * first (it is fed them before anything else), and the opens it was
+	 * spared with their closes */
+	struct top_pend {
+		struct riot_rec rec;
+		char path[4096];
+	} *pend;		/* TOP_PEND */
+	uint32_t npend;
+	uint64_t spared;
 };
+#define TOP_PEND 16
 
 /* Live views (riot top with a capture) sample past this rate: 2,500
  * calls a second is over 600 a refresh, and a call taken whole costs
