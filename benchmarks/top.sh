@@ -185,7 +185,7 @@ rm -rf "$work/u"
 cap_tar=$(spread <"$work/c-tar")
 printf '   %-14s %16s %20s %14s %22s %9s\n' workload "aggregate/record" "view, us/s" "top adds" "capture's own" "share"
 for w in pread tar; do
-	read -r _ _ _ _ _ agg q < <("$BENCH/top_agg" "$work/$w.riot") || continue
+	read -r _ _ _ _ _ _ _ agg q < <("$BENCH/top_agg" "$work/$w.riot") || continue
 	cap=$([ "$w" = pread ] && echo "${cap_pread:-n/a}" || echo "${cap_tar%% *}")
 	add=$(awk -v a="$agg" -v s="${sec%% *}" 'BEGIN {if (s == "n/a") print "n/a"; else printf "%.1f", a + s / 1000}')
 	pct=$(awk -v a="$add" -v c="$cap" 'BEGIN {if (a == "n/a" || c == "n/a" || c <= 0) print "n/a"; else printf "%.1f %%", 100 * a / c}')
