@@ -1318,7 +1318,8 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 16384);	/* made whole at load: 65,536 cost
+					 * start-up 5 ms */
 	__type(key, struct fd_key);
 	__type(value, __u64);
 } known_fds SEC(".maps");

@@ -26,7 +26,7 @@
 #define ASYNC_INFLIGHT_MAX 16384
 #define ASYNC_PATHS_MAX 1024
 #define ASYNC_RINGS_MAX 4096
-#define ASYNC_FIXED_MAX 65536
+#define ASYNC_FIXED_MAX 16384
 #define IOSQE_FIXED_FILE_FLAG 0x01u
 #define IOSQE_CQE_SKIP_FLAG 0x40u
 #define IOSQE_FLAGS_MASK 0x7fu	/* the low bits of req->flags are the SQE's */

@@ -3,6 +3,7 @@
  * the ring buffer, read the loss counters, detach. */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -479,6 +480,40 @@ static void skip_unwanted(struct riot_bpf *skel, const struct capture_opts *o)
 			bpf_program__set_autoload(uring[i], false);
 }
 
+/* Loading, libbpf reads the kernel's BTF (5-6 MB) into fresh memory and
+ * copies it into more: a page fault each 4 KiB, about 3,000, which on a
+ * virtual machine cost more than reading it (perf: a quarter of
+ * start-up). For the while, large blocks come from the heap, a region of
+ * which is advised for huge pages: a fault each 2 MiB where the kernel
+ * has them (transparent huge pages "madvise" or "always"), as before where
+ * not. glibc's defaults come back after; the memory goes back with the
+ * BTF. */
+#define LOAD_HEAP (32u << 20)
+static void load_heap_begin(void)
+{
+	const uintptr_t huge = 2u << 20;
+	uintptr_t lo, hi;
+	void *p;
+
+	mallopt(M_MMAP_THRESHOLD, LOAD_HEAP);
+	mallopt(M_TOP_PAD, LOAD_HEAP);
+	p = malloc(huge);	/* grows the heap by LOAD_HEAP past it */
+	if (!p)
+		return;
+	lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	hi = (uintptr_t)sbrk(0) & ~(huge - 1);
+	if ((uintptr_t)p < hi && lo < hi)	/* p from the heap, not a mapping */
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	free(p);
+}
+
+static void load_heap_end(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 128u << 10);	/* glibc's defaults */
+	mallopt(M_TOP_PAD, 128u << 10);
+	malloc_trim(0);
+}
+
 /* Configures skel for o, picks its programs and fallbacks for this kernel
  * into cl, loads it; on failure says why in one line. */
 static int load_skel(struct riot_bpf *skel, const struct capture_opts *o, int ncpus,
@@ -493,16 +528,22 @@ static int load_skel(struct riot_bpf *skel, const struct capture_opts *o, int nc
 	err = bpf_map__set_max_entries(skel->maps.events, o->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.batches, ncpus);
-	/* An LRU map is made whole at creation, 65,536 entries in lists:
-	 * about 5 ms of start-up each. Without a --path the kernel filters
-	 * on, the map of files outside it is never used. */
+	/* An LRU map is made whole at creation, each entry put in lists:
+	 * about 5 ms of start-up for 65,536. Without a --path the kernel
+	 * filters on, the map of files outside it is never used. */
 	if (!err && !skel->rodata->path_prefix_len)
 		err = bpf_map__set_max_entries(skel->maps.outside, 1);
+	/* nor, without io_uring's completions, its registered files' */
+	if (!err && !bpf_program__autoload(skel->progs.uring_complete) &&
+	    !bpf_program__autoload(skel->progs.uring_complete_res))
+		err = bpf_map__set_max_entries(skel->maps.async_fixed, 1);
 	if (!err) {
 		struct timespec a, b;
 
 		clock_gettime(CLOCK_MONOTONIC, &a);
+		load_heap_begin();
 		err = riot_bpf__load(skel);
+		load_heap_end();
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		cl->load_s = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
 	}
