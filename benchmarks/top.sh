@@ -19,8 +19,9 @@
 #    drown it, then put together at 1M events/s: per record, what riot
 #    top's aggregate adds to the drain's hook (benchmarks/top_agg: the
 #    records of a log in memory, its times moved to 1M calls/s, the
-#    aggregate against a hook that does nothing), on the pread loop's log
-#    of part 1 and on a capture of tar -xf of TAR_FILES files; per second,
+#    aggregate against a hook that does nothing; over the whole log and
+#    over its second half, past the start), on a 4N-call pread loop's log
+#    and on a capture of tar -xf of TAR_FILES files; per second,
 #    what the view costs whatever the rate (drawing, the terminal, its
 #    ticks): riot's recording CPU in `riot top -o` less `riot capture -o`
 #    of `sleep IDLE_S`. Each against capture's own recording CPU per event
@@ -183,23 +184,26 @@ for _ in $(seq "$ROUNDS"); do
 done
 rm -rf "$work/u"
 cap_tar=$(spread <"$work/c-tar")
-printf '   %-14s %16s %20s %14s %22s %9s\n' workload "aggregate/record" "view, us/s" "top adds" "capture's own" "share"
+printf '   %-8s %18s %18s %11s %9s %20s %7s\n' workload "aggregate/record" "its second half" "view, us/s" \
+	"top adds" "capture's own" share
 for w in pread tar; do
-	read -r _ _ _ _ _ _ _ agg q < <("$BENCH/top_agg" "$work/$w.riot") || continue
+	read -r _ _ _ _ _ _ _ all q _ agg aq < <("$BENCH/top_agg" "$work/$w.riot") || continue
 	cap=$([ "$w" = pread ] && echo "${cap_pread:-n/a}" || echo "${cap_tar%% *}")
 	add=$(awk -v a="$agg" -v s="${sec%% *}" 'BEGIN {if (s == "n/a") print "n/a"; else printf "%.1f", a + s / 1000}')
 	pct=$(awk -v a="$add" -v c="$cap" 'BEGIN {if (a == "n/a" || c == "n/a" || c <= 0) print "n/a"; else printf "%.1f %%", 100 * a / c}')
-	printf '   %-14s %16s %20s %14s %22s %9s\n' "$w" "$agg $q" "$sec" "$add" \
+	printf '   %-8s %18s %18s %11s %9s %20s %7s\n' "$w" "$all $q" "$agg $aq" "${sec%% *}" "$add" \
 		"$([ "$w" = pread ] && echo "$cap" || echo "$cap_tar")" "$pct"
 	{
-		echo "top_${w}_agg_ns_per_record $agg"
+		echo "top_${w}_agg_ns_per_record $all"
+		echo "top_${w}_agg_steady_ns_per_record $agg"
 		echo "top_${w}_apart_adds_ns_per_event $add"
 		echo "top_${w}_apart_adds_pct ${pct% %}"
 	} >>"$out"
 done
 echo "top_view_us_per_s ${sec%% *}" >>"$out"
-echo "   (view/s: microseconds of CPU a second, which at 1M events/s are as many"
-echo "   thousandths of a ns per event; top adds: the aggregate plus that)"
+echo "   view: $sec us of CPU a second (at 1M events/s, as many thousandths of a"
+echo "   ns per event); top adds: the aggregate's second half (past the first"
+echo "   tenth of a second, which takes up to 4,096 calls whole) plus the view"
 
 echo
 echo "3. maximum RSS on a log of $PATHS distinct paths of 210 bytes, MiB"
