@@ -482,8 +482,8 @@ static void skip_unwanted(struct riot_bpf *skel, const struct capture_opts *o)
 
 /* Loading, libbpf reads the kernel's BTF (5-6 MB) into fresh memory and
  * copies it into more: a page fault each 4 KiB, about 3,000, which on a
- * virtual machine cost more than reading it (perf: a quarter of
- * start-up). For the while, large blocks come from the heap, a region of
+ * virtual machine cost more than reading it (perf: 13 % of start-up).
+ * For the while, large blocks come from the heap, a region of
  * which is advised for huge pages: a fault each 2 MiB where the kernel
  * has them (transparent huge pages "madvise" or "always"), as before where
  * not. glibc's defaults come back after; the memory goes back with the
