@@ -133,8 +133,9 @@ for mode in pread openclose stat; do
 		fi
 	done
 	r=$(spread <"$work/d-riot")
-	b=$(spread <"$work/d-bt" 2>/dev/null || echo n/a)
-	p=$(spread <"$work/d-perf" 2>/dev/null || echo n/a)
+	b=n/a p=n/a	# PEERS=0, or the peer is missing
+	[ -f "$work/d-bt" ] && b=$(spread <"$work/d-bt")
+	[ -f "$work/d-perf" ] && p=$(spread <"$work/d-perf")
 	printf '%-10s %22s %22s %22s%s\n' "$mode" "$r" "$b" "$p" \
 		"${BEFORE:+ $(printf '%22s' "$(spread <"$work/d-before")")}"
 	printf 'capture_%s_drain_ns_per_event %s\n' "$mode" "${r%% *}" >>"$out"
