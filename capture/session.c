@@ -482,8 +482,9 @@ static int drain(struct capture *c, struct run *r, int wake_fd)
 			if (!c->hooks)
 				capture_live_show(&r->live, c, now);
 		}
+		/* ready bit 1: wake[1], the viewer's input */
 		if (c->hooks && c->hooks->tick &&
-		    ((ready & 2) || now - last_tick >= TICK_NS)) {
+		    ((ready & 1u << 1) || now - last_tick >= TICK_NS)) {
 			last_tick = now;
 			if ((err = c->hooks->tick(c->hooks->ctx, &watch))) {
 				if (err < 0)
