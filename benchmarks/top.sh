@@ -171,28 +171,31 @@ for _ in $(seq "$ROUNDS"); do
 done
 sec=$(spread <"$work/i-sec")
 # the pread loop's log, and tar's, with capture's recording CPU per event
-"$RIOT" capture -o "$work/pread.riot" -- "$BIN/sysloop" pread $((N * 4)) "$target" >/dev/null 2>"$work/err" &&
-	cap_pread=$(awk '$1 == "events" {e = $2} $1 == "riot" && $2 == "CPU" {s = $3}
-		END {if (e > 0) printf "%.1f\n", s * 1e9 / e}' "$work/err")
+# (median of ROUNDS)
+per_event_of_err() {
+	awk '$1 == "events" {e = $2} $1 == "riot" && $2 == "CPU" {s = $3}
+		END {if (e > 0) printf "%.1f\n", s * 1e9 / e}' "$work/err"
+}
 make_big_tar "$work/big.tar" "$TAR_FILES"
-rm -f "$work"/c-tar
+rm -f "$work"/c-tar "$work"/c-pread
 for _ in $(seq "$ROUNDS"); do
+	"$RIOT" capture -o "$work/pread.riot" -- "$BIN/sysloop" pread $((N * 4)) "$target" \
+		>/dev/null 2>"$work/err" && per_event_of_err >>"$work/c-pread"
 	rm -rf "$work/u"; mkdir "$work/u"
 	"$RIOT" capture -o "$work/tar.riot" -- tar -xf "$work/big.tar" -C "$work/u" >/dev/null 2>"$work/err" &&
-		awk '$1 == "events" {e = $2} $1 == "riot" && $2 == "CPU" {s = $3}
-			END {if (e > 0) printf "%.1f\n", s * 1e9 / e}' "$work/err" >>"$work/c-tar"
+		per_event_of_err >>"$work/c-tar"
 done
 rm -rf "$work/u"
-cap_tar=$(spread <"$work/c-tar")
+cap_pread=$(spread <"$work/c-pread") cap_tar=$(spread <"$work/c-tar")
 printf '   %-8s %18s %18s %11s %9s %20s %7s\n' workload "aggregate/record" "its second half" "view, us/s" \
 	"top adds" "capture's own" share
 for w in pread tar; do
 	read -r _ _ _ _ _ _ _ all q _ agg aq < <("$BENCH/top_agg" "$work/$w.riot") || continue
-	cap=$([ "$w" = pread ] && echo "${cap_pread:-n/a}" || echo "${cap_tar%% *}")
+	cap=$([ "$w" = pread ] && echo "${cap_pread%% *}" || echo "${cap_tar%% *}")
 	add=$(awk -v a="$agg" -v s="${sec%% *}" 'BEGIN {if (s == "n/a") print "n/a"; else printf "%.1f", a + s / 1000}')
 	pct=$(awk -v a="$add" -v c="$cap" 'BEGIN {if (a == "n/a" || c == "n/a" || c <= 0) print "n/a"; else printf "%.1f %%", 100 * a / c}')
 	printf '   %-8s %18s %18s %11s %9s %20s %7s\n' "$w" "$all $q" "$agg $aq" "${sec%% *}" "$add" \
-		"$([ "$w" = pread ] && echo "$cap" || echo "$cap_tar")" "$pct"
+		"$([ "$w" = pread ] && echo "$cap_pread" || echo "$cap_tar")" "$pct"
 	{
 		echo "top_${w}_agg_ns_per_record $all"
 		echo "top_${w}_agg_steady_ns_per_record $agg"
