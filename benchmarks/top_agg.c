@@ -19,12 +19,13 @@
  * same over the log's second half alone, past the start (a view's
  * first tenth of a second takes up to 4,096 calls whole); W: the calls
  * the last round took whole (the rest cost only the skip); S: the opens
- * the resolver was spared (closed before any call taken whole). Each round's
- * aggregate is made anew in memory an earlier round used and freed: the
- * first touch of its tables' pages, which a view pays once, is outside
- * the rounds after the first. What the view
- * costs per second whatever the rate (drawing, the terminal) is not in
- * it: benchmarks/top.sh measures that on an idle target. Exits 1 on any
+ * the resolver was spared (closed before any call taken whole).
+ *
+ * Each round's aggregate is made anew in memory an earlier round used
+ * and freed: the first touch of its tables' pages, which a view pays
+ * once, is outside the rounds after the first. What the view costs per
+ * second whatever the rate (drawing, the terminal) is not in it:
+ * benchmarks/top.sh measures that on an idle target. Exits 1 on any
  * error.
  */
 #include <getopt.h>

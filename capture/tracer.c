@@ -486,8 +486,9 @@ static void skip_unwanted(struct riot_bpf *skel, const struct capture_opts *o)
  * For the while, large blocks come from the heap, a region of
  * which is advised for huge pages: a fault each 2 MiB where the kernel
  * has them (transparent huge pages "madvise" or "always"), as before where
- * not. glibc's defaults come back after; the memory goes back with the
- * BTF. */
+ * not. The two thresholds get their first values back after, but glibc's
+ * mmap threshold no longer slides up as large blocks are freed (any
+ * mallopt of it ends that); the memory goes back with the BTF. */
 #define LOAD_HEAP (32u << 20)
 static void load_heap_begin(void)
 {

@@ -170,8 +170,8 @@ struct top_agg {
 
 /* Live views (riot top with a capture) sample past this rate: 2,500
  * calls a second is over 600 a refresh, and a call taken whole costs
- * what about a hundred skipped ones do (benchmarks/top_agg: about 300 ns
- * against one), a cost over capture's that grows with this rate: the
+ * what over a hundred skipped ones do (benchmarks/top_agg: about 300 ns
+ * against 1 to 2), a cost over capture's that grows with this rate: the
  * aggregate costs a 1M-call/s pread loop 1.8 ns a call at 2,500, and
  * cost it 2.4 at 5,000. */
 #define TOP_DETAIL_RATE 2500
